@@ -1,0 +1,64 @@
+"""One-step maps theta' = f(theta, grad estimate, noise; h) in the workbench convention
+
+    theta' = theta + (h/2) g + sqrt(h) xi,   xi ~ N(0, I_d)
+
+(Welling & Teh 2011; Vollmer et al. 2016 eq. 2/5). ``g`` is an estimate of grad log posterior.
+Updates are done in place on ``theta`` (M, d) and return it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Langevin:
+    """Euler-Maruyama step of d theta = (1/2) grad log pi dt + dW (Vollmer et al. eq. 2; SGLD eq. 5)."""
+
+    name = "langevin"
+    needs_noise_cov = False
+
+    def noise_scale(self, h: float) -> float:
+        """Standard deviation of the injected noise per coordinate: sqrt(h)."""
+        return float(np.sqrt(h))
+
+    def noise_matrix(self, h: float, noise_cov: np.ndarray | None) -> float:
+        return self.noise_scale(h)
+
+    def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise) -> np.ndarray:
+        grad *= 0.5 * h
+        theta += grad
+        xi *= noise
+        theta += xi
+        return theta
+
+
+@dataclass(frozen=True)
+class ModifiedLangevin:
+    """mSGLD, Vollmer et al. eq. (9)/(54): theta' = theta + h fhat + sqrt(h) (I - (h/2) Cov fhat) xi.
+
+    fhat = (1/2) g, so Cov fhat = Cov(g)/4 and the noise matrix is sqrt(h) (I - (h/8) Cov g).
+    ``noise_cov`` is the exact covariance of the gradient estimate, (d, d) or per chain (M, d, d).
+    (Eq. (9) as printed uses Cov of g; the derivation (53) and the toy model (20) need Cov fhat.)
+    """
+
+    name = "modified_langevin"
+    needs_noise_cov = True
+
+    def noise_matrix(self, h: float, noise_cov: np.ndarray) -> np.ndarray:
+        d = noise_cov.shape[-1]
+        return np.sqrt(h) * (np.eye(d) - (h / 8.0) * noise_cov)
+
+    def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise) -> np.ndarray:
+        grad *= 0.5 * h
+        theta += grad
+        if noise.ndim == 2 and noise.shape == (1, 1):
+            xi *= noise[0, 0]
+            theta += xi
+        elif noise.ndim == 2:
+            theta += xi @ noise.T
+        else:
+            theta += np.einsum("mij,mj->mi", noise, xi)
+        return theta

@@ -1,0 +1,224 @@
+"""Advance M chains at once and stream statistics.
+
+Reproducibility contract: chains are split into blocks of ``block_size`` consecutive chains; block b draws
+every random number (initial state, minibatches, noise) from its own generator
+``PCG64(SeedSequence(seed, spawn_key=(b,)))``. So a run is a function of (seed, n_chains, block_size) only:
+running all blocks at once, a subset of blocks (``blocks=``), or blocks on different workers and joining
+them with :meth:`RunResult.concatenate` gives bit-identical numbers.
+
+Time averages follow Vollmer et al. eq. (7)/(22): phi_hat = (1/L) sum_{k=b}^{b+L-1} phi(theta_k), where b is
+``burn_in`` and L is ``n_steps`` (with b = 0 the sum includes the initial state theta_0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .sampler import Sampler
+from .validation import ParameterError, check_int
+
+DEFAULT_BLOCK_SIZE = 16384
+
+TestFunction = Callable[[np.ndarray], np.ndarray]
+
+BUILTIN_TEST_FUNCTIONS: dict[str, TestFunction] = {
+    "theta": lambda th: th,
+    "theta2": lambda th: th * th,
+}
+
+
+def block_rng(seed: int, block: int) -> np.random.Generator:
+    """The generator of chain block ``block`` for run seed ``seed``."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(block,))))
+
+
+@dataclass
+class RunResult:
+    """Per-chain outputs of :func:`run` (chains on axis 0, or axis 1 for snapshots/traces)."""
+
+    seed: int
+    n_chains: int
+    chain_offset: int
+    burn_in: int
+    n_steps: int
+    total_steps: int
+    block_size: int
+    grads_per_chain: float
+    time_averages: dict[str, np.ndarray] = field(default_factory=dict)  # name -> (M, ...)
+    snapshots: dict[int, np.ndarray] = field(default_factory=dict)  # step k -> (M, d)
+    trace_steps: np.ndarray | None = None
+    trace: np.ndarray | None = None  # (len(trace_steps), M, d)
+    final: np.ndarray | None = None  # (M, d)
+
+    @staticmethod
+    def concatenate(parts: Sequence[RunResult]) -> RunResult:
+        """Join results of consecutive chain ranges (e.g. blocks run on different workers)."""
+        parts = sorted(parts, key=lambda p: p.chain_offset)
+        first = parts[0]
+        pos = first.chain_offset
+        for p in parts:
+            if p.chain_offset != pos:
+                raise ParameterError("parts must cover consecutive chain ranges without gaps or overlap")
+            pos += p.n_chains
+        cat = lambda xs, axis=0: np.concatenate(xs, axis=axis)  # noqa: E731
+        return RunResult(
+            seed=first.seed, n_chains=pos - first.chain_offset, chain_offset=first.chain_offset,
+            burn_in=first.burn_in, n_steps=first.n_steps, total_steps=first.total_steps,
+            block_size=first.block_size, grads_per_chain=first.grads_per_chain,
+            time_averages={k: cat([p.time_averages[k] for p in parts]) for k in first.time_averages},
+            snapshots={k: cat([p.snapshots[k] for p in parts]) for k in first.snapshots},
+            trace_steps=first.trace_steps,
+            trace=None if first.trace is None else cat([p.trace for p in parts], axis=1),
+            final=cat([p.final for p in parts]),
+        )
+
+
+def _resolve_test_functions(test_functions) -> dict[str, TestFunction]:
+    if isinstance(test_functions, Mapping):
+        return dict(test_functions)
+    out = {}
+    for name in test_functions:
+        if name not in BUILTIN_TEST_FUNCTIONS:
+            raise ParameterError(
+                f"test_functions: unknown name {name!r}; valid names are {sorted(BUILTIN_TEST_FUNCTIONS)} "
+                "(or pass a mapping name -> callable)")
+        out[name] = BUILTIN_TEST_FUNCTIONS[name]
+    return out
+
+
+def _initial_state(theta0, rng: np.random.Generator, start: int, stop: int, dim: int) -> np.ndarray:
+    m = stop - start
+    if theta0 is None:
+        return np.zeros((m, dim))
+    if callable(theta0):
+        th = np.asarray(theta0(rng, m), dtype=np.float64)
+        return th.reshape(m, dim) if th.ndim < 2 else th
+    arr = np.asarray(theta0, dtype=np.float64)
+    if arr.ndim <= 1:
+        return np.broadcast_to(arr.reshape(1, -1) if arr.ndim else arr.reshape(1, 1), (m, dim)).copy()
+    return arr[start:stop].copy()
+
+
+def run(
+    sampler: Sampler,
+    n_chains: int,
+    n_steps: int,
+    *,
+    seed: int = 0,
+    theta0=None,
+    burn_in: int = 0,
+    test_functions: Iterable[str] | Mapping[str, TestFunction] = ("theta", "theta2"),
+    record_at: Iterable[int] = (),
+    trace_stride: int | None = None,
+    block_size: int = DEFAULT_BLOCK_SIZE,
+    blocks: Iterable[int] | None = None,
+    progress: bool = False,
+) -> RunResult:
+    """Run ``n_chains`` chains of ``sampler`` and return per-chain statistics.
+
+    theta0: None (zeros), a (d,) point, an (M, d) array, or ``f(rng, m) -> (m, d)`` drawn per block.
+    burn_in, n_steps: time averages use states theta_k, k = burn_in .. burn_in + n_steps - 1.
+    record_at: steps k whose states theta_k are kept for every chain (``snapshots``).
+    trace_stride: keep theta_k for k = 0, s, 2s, ... (opt-in; memory grows with the number of steps).
+    blocks: run only these chain blocks (for chunked or distributed runs; join with ``concatenate``).
+    """
+    n_chains = check_int("n_chains", n_chains, 1)
+    n_steps = check_int("n_steps", n_steps, 0)
+    burn_in = check_int("burn_in", burn_in, 0)
+    block_size = check_int("block_size", block_size, 1)
+    seed = check_int("seed", seed, 0)
+    record_at = sorted({check_int("record_at", int(k), 0) for k in record_at})
+    if trace_stride is not None:
+        trace_stride = check_int("trace_stride", trace_stride, 1)
+    if n_steps == 0 and not record_at and trace_stride is None:
+        raise ParameterError("n_steps must be >= 1 unless record_at or trace_stride asks for states")
+    if theta0 is not None and not callable(theta0):
+        arr = np.asarray(theta0, dtype=np.float64)
+        if arr.ndim == 2:
+            sampler.model.check_theta(arr, "theta0")
+            if arr.shape[0] != n_chains:
+                raise ParameterError(f"theta0 must have shape ({n_chains}, d) or (d,), got {arr.shape}")
+        elif arr.ndim > 2:
+            raise ParameterError(f"theta0 must have shape (n_chains, d) or (d,), got {arr.shape}")
+    phis = _resolve_test_functions(test_functions)
+    n_blocks = -(-n_chains // block_size)
+    blocks = list(range(n_blocks)) if blocks is None else sorted(set(blocks))
+    for b in blocks:
+        check_int("blocks[i]", b, 0, n_blocks - 1)
+    if blocks != list(range(blocks[0], blocks[-1] + 1)):
+        raise ParameterError("blocks must be a consecutive range of block indices")
+    total = max(burn_in + n_steps - 1, record_at[-1] if record_at else 0)
+    trace_steps = None if trace_stride is None else np.arange(0, total + 1, trace_stride)
+
+    parts = []
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(blocks) * total, unit="step", leave=False)
+    for b in blocks:
+        start, stop = b * block_size, min(n_chains, (b + 1) * block_size)
+        rng = block_rng(seed, b)
+        th0 = _initial_state(theta0, rng, start, stop, sampler.model.dim)
+        state = sampler.init(th0, rng)
+        parts.append(_run_block(sampler, state, rng, start, stop, burn_in, n_steps, total, phis,
+                                record_at, trace_steps, bar))
+    if bar is not None:
+        bar.close()
+    res = RunResult.concatenate(parts)
+    res.seed, res.block_size = seed, block_size
+    res.grads_per_chain = total * sampler.grads_per_step()
+    return res
+
+
+def _run_block(sampler, state, rng, start, stop, burn_in, n_steps, total, phis, record_at, trace_steps, bar):
+    m = stop - start
+    sums: dict[str, np.ndarray] = {}
+    snaps: dict[int, np.ndarray] = {}
+    trace = None if trace_steps is None else np.empty((len(trace_steps), m, sampler.model.dim))
+    ti = 0
+    rec = set(record_at)
+    fast = set(phis) <= set(BUILTIN_TEST_FUNCTIONS) and all(
+        phis[k] is BUILTIN_TEST_FUNCTIONS[k] for k in phis)
+    tmp = np.empty_like(state.theta)
+    for k in range(total + 1):
+        th = state.theta
+        if burn_in <= k < burn_in + n_steps:
+            if fast:
+                for name in phis:
+                    if name == "theta":
+                        val = th
+                    else:
+                        np.multiply(th, th, out=tmp)
+                        val = tmp
+                    if name in sums:
+                        sums[name] += val
+                    else:
+                        sums[name] = val.copy()
+            else:
+                for name, phi in phis.items():
+                    val = np.asarray(phi(th), dtype=np.float64)
+                    if name in sums:
+                        sums[name] += val
+                    else:
+                        sums[name] = np.array(val, copy=True)
+        if k in rec:
+            snaps[k] = th.copy()
+        if trace is not None and ti < len(trace_steps) and trace_steps[ti] == k:
+            trace[ti] = th
+            ti += 1
+        if k < total:
+            state = sampler.step(state, rng)
+            if bar is not None:
+                bar.update(1)
+    if n_steps:
+        for name in sums:
+            sums[name] /= n_steps
+    return RunResult(
+        seed=0, n_chains=m, chain_offset=start, burn_in=burn_in, n_steps=n_steps, total_steps=total,
+        block_size=0, grads_per_chain=0.0, time_averages=sums, snapshots=snaps,
+        trace_steps=trace_steps, trace=trace, final=state.theta,
+    )

@@ -1,0 +1,96 @@
+"""Exact minibatch index draws for many chains at once.
+
+Every function returns indices of shape ``(n, M)``: column m is chain m's minibatch.
+
+Without replacement: draw n iid uniform indices per chain, then, while a column holds a repeated index, redraw
+every later copy of it uniformly from all N indices. The procedure treats all labels alike, so the law of the
+final set is invariant under relabelling of {0..N-1}, and the only such law on n-subsets is the uniform one:
+the set is an exact uniform n-subset (the order inside a column carries no meaning). Expected cost
+O(n log n) per chain-step. When n >= N/10 the n smallest of N uniform keys are taken instead (O(N) = O(n)),
+and when n > N/2 the complement (N - n indices) is drawn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Largest n for which repeated indices are detected by pairwise row comparisons instead of sorting.
+PAIRWISE_MAX_N = 16
+#: When N <= KEYS_MAX_RATIO * n, the subset is the positions of the n smallest of N uniform keys (O(N) = O(n)).
+KEYS_MAX_RATIO = 10
+#: Memory cap (number of float64 keys) for one slice of the key-based sampler.
+KEYS_PER_SLICE = 1 << 21
+
+
+def with_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
+    """n iid uniform indices per chain."""
+    return rng.integers(0, n_data, size=(n, n_chains))
+
+
+def _columns_with_repeats(idx: np.ndarray) -> np.ndarray:
+    """Indices of the columns of idx (n, M), n small, that contain a repeated value."""
+    n = idx.shape[0]
+    bad = np.zeros(idx.shape[1], dtype=bool)
+    for i in range(idx.shape[0] - 1):
+        bad |= (idx[i + 1 :] == idx[i]).any(axis=0)
+    return np.flatnonzero(bad)
+
+
+def _redraw_repeats(rng: np.random.Generator, sub: np.ndarray, n_data: int) -> np.ndarray:
+    """Until every row of sub (m, n) is repeat-free, redraw all later copies of a value; returns sub."""
+    rows = np.arange(sub.shape[0])
+    block = sub
+    while True:
+        order = np.argsort(block, axis=1, kind="stable")
+        s = np.take_along_axis(block, order, axis=1)
+        r, c = np.nonzero(s[:, 1:] == s[:, :-1])
+        if r.size == 0:
+            break
+        block[r, order[r, c + 1]] = rng.integers(0, n_data, size=r.size)
+        if block is not sub:
+            sub[rows] = block
+        keep = np.unique(r)
+        rows = rows[keep]
+        block = sub[rows]
+    if block is not sub:
+        sub[rows] = block
+    return sub
+
+
+def _smallest_keys(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
+    out = np.empty((n, n_chains), dtype=np.int64)
+    step = max(1, KEYS_PER_SLICE // n_data)
+    for start in range(0, n_chains, step):
+        stop = min(n_chains, start + step)
+        keys = rng.random((stop - start, n_data))
+        out[:, start:stop] = np.argpartition(keys, n - 1, axis=1)[:, :n].T
+    return out
+
+
+def without_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
+    """A uniformly random n-subset of range(n_data) per chain (exact, vectorized)."""
+    if n == n_data:
+        return np.broadcast_to(np.arange(n_data)[:, None], (n_data, n_chains))
+    if 2 * n > n_data:
+        drop = without_replacement(rng, n_data, n_data - n, n_chains)
+        keep = np.ones((n_chains, n_data), dtype=bool)
+        keep[np.arange(n_chains)[None, :], drop] = False
+        return np.nonzero(keep)[1].reshape(n_chains, n).T
+    if n_data <= KEYS_MAX_RATIO * n:
+        return _smallest_keys(rng, n_data, n, n_chains)
+    idx = rng.integers(0, n_data, size=(n, n_chains))
+    if n > PAIRWISE_MAX_N:
+        return np.ascontiguousarray(_redraw_repeats(rng, np.ascontiguousarray(idx.T), n_data).T)
+    bad = _columns_with_repeats(idx)
+    if bad.size:
+        idx[:, bad] = _redraw_repeats(rng, np.ascontiguousarray(idx[:, bad].T), n_data).T
+    return idx
+
+
+def sample_indices(
+    rng: np.random.Generator, n_data: int, n: int, n_chains: int, replace: bool
+) -> np.ndarray:
+    """Minibatch indices (n, M), with or without replacement."""
+    if replace:
+        return with_replacement(rng, n_data, n, n_chains)
+    return without_replacement(rng, n_data, n, n_chains)

@@ -1,0 +1,53 @@
+"""Input checks shared by the public API: each error names the parameter and its valid range."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+class ParameterError(ValueError):
+    """A parameter is outside its valid range; the message names it and the range."""
+
+
+def check_positive(name: str, value: float) -> float:
+    """Return ``value`` as a float if it is finite and > 0."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a positive real number, got {value!r}") from None
+    if not np.isfinite(v) or v <= 0.0:
+        raise ParameterError(f"{name} must satisfy 0 < {name} < inf, got {value!r}")
+    return v
+
+
+def check_int(name: str, value: int, lo: int, hi: int | None = None) -> int:
+    """Return ``value`` if it is an integer with lo <= value <= hi (hi=None: no upper bound)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ParameterError(f"{name} must be an integer, got {value!r}")
+    v = int(value)
+    if v < lo or (hi is not None and v > hi):
+        rng = f"{lo} <= {name}" + (f" <= {hi}" if hi is not None else "")
+        raise ParameterError(f"{name} must satisfy {rng}, got {v}")
+    return v
+
+
+def check_finite_array(name: str, value, ndim: tuple[int, ...] | None = None) -> np.ndarray:
+    """Return ``value`` as a float64 array; reject NaN/inf and unexpected numbers of dimensions."""
+    arr = np.asarray(value, dtype=np.float64)
+    if ndim is not None and arr.ndim not in ndim:
+        raise ParameterError(f"{name} must have ndim in {ndim}, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ParameterError(f"{name} must not be empty")
+    if not np.all(np.isfinite(arr)):
+        raise ParameterError(f"{name} contains NaN or infinite values")
+    return arr
+
+
+def check_step_size(h: float, h_max: float, why: str) -> float:
+    """Return ``h`` if 0 < h < h_max; ``why`` says where the bound comes from."""
+    v = check_positive("h", h)
+    if v >= h_max:
+        raise ParameterError(f"h must satisfy 0 < h < {h_max:.6g} ({why}), got {v:.6g}")
+    return v
