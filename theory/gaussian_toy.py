@@ -1,0 +1,81 @@
+"""Constants of the 1-D Gaussian toy model (Vollmer, Zygalakis & Teh 2016, eqs. 11-16).
+
+Model: theta ~ N(0, sigma_theta^2), x_i | theta ~ N(theta, sigma_x^2), i = 1..N.  In the workbench
+convention an SGLD step on this model is (eq. 14)
+
+    theta' = (1 - A h) theta + h B + sqrt(h) xi,   B = (N/n) sum_{j in tau} x_j / (2 sigma_x^2),
+
+so everything the chain's first two moments need is A, E(B) and Var(B).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from simulate.validation import ParameterError, check_finite_array, check_int, check_positive
+
+from . import symbols as s
+
+
+def A_expr() -> sp.Expr:
+    """A = (1/2)(1/sigma_theta^2 + N/sigma_x^2), eq. (15)."""
+    return (1 / s.sigma_theta**2 + s.N / s.sigma_x**2) / 2
+
+
+def var_B_expr(replace: bool) -> sp.Expr:
+    """Var(B), eq. (16): N(N-1)/n VarX / (4 sigma_x^4) with replacement, N(N-n)/n VarX / (4 sigma_x^4) without."""
+    factor = (s.N - 1) if replace else (s.N - s.n)
+    return s.N * factor / s.n * s.var_x / (4 * s.sigma_x**4)
+
+
+@dataclass(frozen=True)
+class ToyConstants:
+    """Numbers that define the toy chain for one data set, subset size and sampling scheme."""
+
+    A: float
+    EB: float
+    VB: float
+    N: int
+    n: int
+    replace: bool
+
+    @property
+    def posterior_mean(self) -> float:
+        """mu_p = E(B)/A, eq. (12)."""
+        return self.EB / self.A
+
+    @property
+    def posterior_var(self) -> float:
+        """sigma_p^2 = 1/(2A), eq. (12)."""
+        return 1.0 / (2.0 * self.A)
+
+    def subs(self) -> dict:
+        return {s.A: self.A, s.EB: self.EB, s.VB: self.VB}
+
+
+def toy_constants(
+    data, n: int, replace: bool = False, sigma_x: float = 1.0, sigma_theta: float = 1.0
+) -> ToyConstants:
+    """A, E(B), Var(B) of eqs. (15)-(16) for a 1-D data set, subset size n and sampling scheme.
+
+    n = N without replacement gives Var(B) = 0 (Euler).
+    """
+    x = check_finite_array("data", data, ndim=(1, 2))
+    if x.ndim == 2:
+        if x.shape[1] != 1:
+            raise ParameterError(f"data must be 1-D for the toy model, got shape {x.shape}")
+        x = x[:, 0]
+    N = x.size
+    if N < 2:
+        raise ParameterError(f"data must hold N >= 2 points, got N = {N}")
+    n = check_int("n", n, 1, N)
+    sigma_x = check_positive("sigma_x", sigma_x)
+    sigma_theta = check_positive("sigma_theta", sigma_theta)
+    vals = {s.N: N, s.n: n, s.var_x: float(np.var(x, ddof=1)), s.sigma_x: sigma_x, s.sigma_theta: sigma_theta}
+    A = float(A_expr().subs(vals))
+    VB = float(var_B_expr(bool(replace)).subs(vals))
+    EB = float(x.sum() / (2.0 * sigma_x**2))
+    return ToyConstants(A=A, EB=EB, VB=VB, N=N, n=n, replace=bool(replace))

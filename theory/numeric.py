@@ -1,0 +1,34 @@
+"""Numeric evaluation of the symbolic results: numpy callables (lambdify) and mpmath at high precision."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from .symbols import EB, VB, A, h, k, m0, v0
+
+#: Argument order of every lambdified toy-model expression.
+TOY_ARGS = (A, EB, VB, h, k, m0, v0)
+
+
+@cache
+def lambdify_toy(expr: sp.Expr, modules: str = "numpy") -> Callable:
+    """f(A, E_B, V_B, h, k, m_0, v_0) -> value, vectorized over numpy arrays (or mpmath numbers)."""
+    return sp.lambdify(TOY_ARGS, expr, modules=modules)
+
+
+def evaluate_mp(expr: sp.Expr, values: dict, dps: int = 50) -> mpmath.mpf:
+    """Evaluate ``expr`` with mpmath at ``dps`` decimal digits; ``values`` maps symbols to numbers."""
+    f = lambdify_toy(expr, modules="mpmath")
+    with mpmath.workdps(dps):
+        args = [mpmath.mpf(values.get(s, 0)) if not isinstance(values.get(s, 0), mpmath.mpf)
+                else values[s] for s in TOY_ARGS]
+        return +f(*args)
+
+
+def as_array(value) -> np.ndarray:
+    return np.asarray(value, dtype=np.float64)

@@ -1,0 +1,91 @@
+"""Numeric theory of one toy chain (method, data constants, h), read off a simulate sampler or given directly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from simulate.validation import ParameterError, check_step_size
+
+from . import toy_moments as tm
+from .gaussian_toy import ToyConstants, toy_constants
+from .numeric import evaluate_mp, lambdify_toy
+from .symbols import EB, VB, A, h, k, m0, v0
+
+
+@dataclass(frozen=True)
+class ToyChain:
+    """Exact mean/variance of theta_k for Euler, SGLD or mSGLD on the Gaussian toy (Vollmer et al. Section 2)."""
+
+    method: str
+    constants: ToyConstants
+    h: float
+
+    def __post_init__(self) -> None:
+        if self.method not in tm.METHODS:
+            raise ParameterError(f"method must be one of {tm.METHODS}, got {self.method!r}")
+        check_step_size(self.h, 2.0 / self.constants.A, "stability of the toy chain, h < 2/A")
+
+    def _args(self, kk=0, mm0=0.0, vv0=0.0):
+        c = self.constants
+        return (c.A, c.EB, c.VB, self.h, kk, mm0, vv0)
+
+    def mean(self, k_steps, theta0_mean: float) -> np.ndarray:
+        """E theta_k from E theta_0 (closed form in k)."""
+        k_steps = np.asarray(k_steps, dtype=np.float64)
+        return np.asarray(lambdify_toy(tm.mean_at_step(self.method))(*self._args(k_steps, theta0_mean)))
+
+    def variance(self, k_steps, theta0_var: float = 0.0) -> np.ndarray:
+        """Var theta_k from Var theta_0 (closed form in k)."""
+        k_steps = np.asarray(k_steps, dtype=np.float64)
+        f = lambdify_toy(tm.variance_at_step(self.method))
+        return np.asarray(f(*self._args(k_steps, 0.0, theta0_var)))
+
+    def stationary_mean(self) -> float:
+        return float(lambdify_toy(tm.stationary_mean(self.method))(*self._args()))
+
+    def stationary_variance(self) -> float:
+        return float(lambdify_toy(tm.stationary_variance(self.method))(*self._args()))
+
+    def bias_theta2(self, dps: int | None = None) -> float:
+        """Asymptotic bias of phi = theta^2 (Var_inf - sigma_p^2); with ``dps`` evaluated in mpmath."""
+        expr = tm.asymptotic_bias_theta2(self.method)
+        if dps is None:
+            return float(lambdify_toy(expr)(*self._args()))
+        c = self.constants
+        return float(evaluate_mp(expr, {A: c.A, EB: c.EB, VB: c.VB, h: self.h, k: 0, m0: 0, v0: 0}, dps))
+
+    def mixing_factor(self) -> float:
+        """|1 - A h|: the mean's contraction per step (the variance contracts by its square)."""
+        return abs(1.0 - self.constants.A * self.h)
+
+
+def method_of(sampler) -> str:
+    """'euler', 'sgld' or 'msgld' from a simulate sampler's integrator and estimator."""
+    from simulate.estimators import FullGradient, Minibatch
+    from simulate.integrators import Langevin, ModifiedLangevin
+
+    est, integ = sampler.estimator, sampler.integrator
+    if isinstance(integ, Langevin) and isinstance(est, FullGradient):
+        return "euler"
+    if isinstance(integ, Langevin) and isinstance(est, Minibatch):
+        return "sgld"
+    if isinstance(integ, ModifiedLangevin) and isinstance(est, Minibatch):
+        return "msgld"
+    raise ParameterError(f"no toy-model theory for sampler {sampler.name!r}")
+
+
+def toy_chain(sampler) -> ToyChain:
+    """The toy theory of a simulate sampler on a 1-D GaussianMeanModel (reads the same description)."""
+    from simulate.models import GaussianMeanModel
+
+    model = sampler.model
+    if not isinstance(model, GaussianMeanModel) or model.dim != 1:
+        raise ParameterError("toy theory needs a 1-D GaussianMeanModel")
+    method = method_of(sampler)
+    est = sampler.estimator
+    n = model.n_data if method == "euler" else est.n
+    replace = False if method == "euler" else est.replace
+    consts = toy_constants(model.data, n, replace, model.sigma_x, model.sigma_theta)
+    return ToyChain(method, consts, sampler.h)

@@ -1,0 +1,134 @@
+"""Exact first two moments of Euler / SGLD / mSGLD on the 1-D Gaussian toy model, derived with sympy.
+
+One step of every method is theta' = a theta + h B + s xi with a = 1 - A h (Vollmer et al. eq. 14), B
+independent of theta with mean E_B and variance V_B (eq. 16), xi ~ N(0, 1) and
+
+    Euler:  V_B = 0, s^2 = h;    SGLD: s^2 = h;    mSGLD (eq. 20): s = sqrt(h) (1 - h V_B / 2).
+
+Hence (law of total variance, Section 2.1)  m_{k+1} = a m_k + h E_B,  v_{k+1} = a^2 v_k + h^2 V_B + s^2.
+Everything below is derived from these two recurrences; :mod:`theory.vollmer_printed` holds the paper's
+printed closed forms (eqs. 17-21), and the tests check that both agree exactly.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import sympy as sp
+
+from simulate.validation import ParameterError
+
+from .symbols import EB, VB, A, h, k, m0, v0
+
+METHODS = ("euler", "sgld", "msgld")
+
+
+def _check_method(method: str) -> str:
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
+    return method
+
+
+def one_step(method: str) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """(a, c, q): theta' = a theta + (c + noise) with E noise = 0 and q = per-step variance added."""
+    _check_method(method)
+    a = 1 - A * h
+    vb = 0 if method == "euler" else VB
+    s2 = h * (1 - h * VB / 2) ** 2 if method == "msgld" else h
+    return a, h * EB, h**2 * vb + s2
+
+
+def mean_recurrence(method: str) -> sp.Lambda:
+    """m -> E theta_{k+1} given E theta_k = m (eq. 17, first line)."""
+    a, c, _ = one_step(method)
+    m = sp.Symbol("m")
+    return sp.Lambda(m, a * m + c)
+
+
+def variance_recurrence(method: str) -> sp.Lambda:
+    """v -> Var theta_{k+1} given Var theta_k = v (Section 2.1: (1-Ah)^2 v + h + h^2 Var(B) for SGLD)."""
+    a, _, q = one_step(method)
+    v = sp.Symbol("v")
+    return sp.Lambda(v, a**2 * v + q)
+
+
+@cache
+def mean_at_step(method: str) -> sp.Expr:
+    """E theta_k in closed form, from E theta_0 = m_0 (solved with sympy.rsolve)."""
+    a, c, _ = one_step(method)
+    f = sp.Function("f")
+    sol = sp.rsolve(f(k + 1) - a * f(k) - c, f(k), {f(0): m0})
+    return sp.simplify(sol)
+
+
+@cache
+def variance_at_step(method: str) -> sp.Expr:
+    """Var theta_k in closed form, from Var theta_0 = v_0 (solved with sympy.rsolve)."""
+    a, _, q = one_step(method)
+    f = sp.Function("f")
+    sol = sp.rsolve(f(k + 1) - a**2 * f(k) - q, f(k), {f(0): v0})
+    return sp.simplify(sol)
+
+
+@cache
+def stationary_mean(method: str) -> sp.Expr:
+    """Fixed point of the mean recurrence (eq. 17: E_B/A = mu_p for every h and method)."""
+    m = sp.Symbol("m")
+    (sol,) = sp.solve(sp.Eq(m, mean_recurrence(method)(m)), m)
+    return sp.simplify(sol)
+
+
+@cache
+def stationary_variance(method: str) -> sp.Expr:
+    """Fixed point of the variance recurrence (eqs. 18 and 21)."""
+    v = sp.Symbol("v")
+    (sol,) = sp.solve(sp.Eq(v, variance_recurrence(method)(v)), v)
+    return sp.simplify(sol)
+
+
+def posterior_variance() -> sp.Expr:
+    """sigma_p^2 = 1/(2A), eq. (12)."""
+    return 1 / (2 * A)
+
+
+@cache
+def asymptotic_bias_theta2(method: str) -> sp.Expr:
+    """lim_k E theta_k^2 - E_pi theta^2 = Var_inf - sigma_p^2 (the mean is exact, eq. 17)."""
+    return sp.simplify(stationary_variance(method) - posterior_variance())
+
+
+@cache
+def excess_over_euler(method: str) -> sp.Expr:
+    """Var_inf(method) - Var_inf(Euler): the part of the bias due to gradient noise (eqs. 19, 21)."""
+    return sp.simplify(stationary_variance(method) - stationary_variance("euler"))
+
+
+def bias_series(method: str, order: int = 2, expr: sp.Expr | None = None) -> sp.Expr:
+    """Taylor polynomial in h of the theta^2 bias (default) or of ``expr``, up to h**order."""
+    e = asymptotic_bias_theta2(method) if expr is None else expr
+    return sp.expand(sp.series(e, h, 0, order + 1).removeO())
+
+
+@cache
+def leading_bias_coefficient(method: str) -> sp.Expr:
+    """c_1 in bias = c_1 h + O(h^2): 1/4 for Euler and mSGLD, 1/4 + V_B/(2A) for SGLD (eq. 19)."""
+    return sp.simplify(sp.diff(asymptotic_bias_theta2(method), h).subs(h, 0))
+
+
+@cache
+def leading_excess_order(method: str) -> int:
+    """Smallest p with a nonzero h^p coefficient in the excess over Euler (SGLD: 1, mSGLD: 2)."""
+    e = excess_over_euler(method)
+    for p in range(1, 6):
+        if sp.simplify(sp.diff(e, h, p).subs(h, 0)) != 0:
+            return p
+    return 0
+
+
+def stability_bound() -> sp.Expr:
+    """Largest h with |1 - A h| < 1, so that both recurrences contract: h < 2/A.
+
+    (The paper restricts itself to r = A h < 1; the moments stay finite up to 2/A.)
+    """
+    sol = sp.solve_univariate_inequality(sp.Abs(1 - A * h) < 1, h, relational=False)
+    return sol.sup
