@@ -2,12 +2,18 @@
 
 Every function returns indices of shape ``(n, M)``: column m is chain m's minibatch.
 
-Without replacement: draw n iid uniform indices per chain, then, while a column holds a repeated index, redraw
-every later copy of it uniformly from all N indices. The procedure treats all labels alike, so the law of the
-final set is invariant under relabelling of {0..N-1}, and the only such law on n-subsets is the uniform one:
-the set is an exact uniform n-subset (the order inside a column carries no meaning). Expected cost
-O(n log n) per chain-step. When n >= N/10 the n smallest of N uniform keys are taken instead (O(N) = O(n)),
-and when n > N/2 the complement (N - n indices) is drawn.
+Without replacement (n <= N/2; for n > N/2 the complement of an (N - n)-subset is returned):
+
+* n <= PAIRWISE_MAX_N: draw n iid uniform indices per chain, find the columns with a repeat by pairwise row
+  comparisons, and in those columns redraw every later copy of a value uniformly from all N indices until no
+  repeat is left. The procedure treats all labels alike, so the law of the final set is invariant under
+  relabelling of {0..N-1}; the only such law on n-subsets is the uniform one, so the set is an exact uniform
+  n-subset (the order inside a column carries no meaning).
+* larger n: sequential draws, each redrawn while it hits an index already taken by its chain (a per-chain
+  bitmap, reset after use): the textbook exact sequential scheme, vectorized over chains.
+
+Cost per chain-step is O(n^2) vector comparisons or O(n) expected draws; never O(N) per chain-step unless n is
+a fixed fraction of N.
 """
 
 from __future__ import annotations
@@ -16,10 +22,8 @@ import numpy as np
 
 #: Largest n for which repeated indices are detected by pairwise row comparisons instead of sorting.
 PAIRWISE_MAX_N = 16
-#: When N <= KEYS_MAX_RATIO * n, the subset is the positions of the n smallest of N uniform keys (O(N) = O(n)).
-KEYS_MAX_RATIO = 10
-#: Memory cap (number of float64 keys) for one slice of the key-based sampler.
-KEYS_PER_SLICE = 1 << 21
+#: Bytes of per-chain bitmaps used at once by the sequential sampler.
+BITMAP_BYTES = 1 << 24
 
 
 def with_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
@@ -57,13 +61,25 @@ def _redraw_repeats(rng: np.random.Generator, sub: np.ndarray, n_data: int) -> n
     return sub
 
 
-def _smallest_keys(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
+def _sequential_bitmap(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
+    """Exact sequential draws: position j is redrawn while it hits an index its chain already holds."""
     out = np.empty((n, n_chains), dtype=np.int64)
-    step = max(1, KEYS_PER_SLICE // n_data)
+    step = max(1, BITMAP_BYTES // n_data)
     for start in range(0, n_chains, step):
-        stop = min(n_chains, start + step)
-        keys = rng.random((stop - start, n_data))
-        out[:, start:stop] = np.argpartition(keys, n - 1, axis=1)[:, :n].T
+        m = min(n_chains, start + step) - start
+        taken = np.zeros(m * n_data, dtype=bool)
+        base = np.arange(m, dtype=np.int64) * n_data
+        for j in range(n):
+            cand = rng.integers(0, n_data, size=m)
+            flat = base + cand
+            clash = np.flatnonzero(taken[flat])
+            while clash.size:
+                redo = rng.integers(0, n_data, size=clash.size)
+                cand[clash] = redo
+                flat[clash] = base[clash] + redo
+                clash = clash[taken[flat[clash]]]
+            taken[flat] = True
+            out[j, start : start + m] = cand
     return out
 
 
@@ -76,11 +92,9 @@ def without_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains:
         keep = np.ones((n_chains, n_data), dtype=bool)
         keep[np.arange(n_chains)[None, :], drop] = False
         return np.nonzero(keep)[1].reshape(n_chains, n).T
-    if n_data <= KEYS_MAX_RATIO * n:
-        return _smallest_keys(rng, n_data, n, n_chains)
-    idx = rng.integers(0, n_data, size=(n, n_chains))
     if n > PAIRWISE_MAX_N:
-        return np.ascontiguousarray(_redraw_repeats(rng, np.ascontiguousarray(idx.T), n_data).T)
+        return _sequential_bitmap(rng, n_data, n, n_chains)
+    idx = rng.integers(0, n_data, size=(n, n_chains))
     bad = _columns_with_repeats(idx)
     if bad.size:
         idx[:, bad] = _redraw_repeats(rng, np.ascontiguousarray(idx[:, bad].T), n_data).T
