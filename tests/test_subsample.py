@@ -1,0 +1,182 @@
+"""Exactness of the minibatch index draws in simulate.subsample (chi-square tests over all subsets)."""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import simulate.subsample
+from simulate.subsample import sample_indices, with_replacement, without_replacement
+
+P_MIN = 1e-4
+DRAWS = 100_000
+
+
+def _subset_codes(idx: np.ndarray) -> np.ndarray:
+    """Encode each column (an index set) as the bitmask sum_j 2**idx[j]; shape (M,)."""
+    return (np.int64(1) << idx.astype(np.int64)).sum(axis=0)
+
+
+def _assert_distinct_columns(idx: np.ndarray) -> None:
+    s = np.sort(idx, axis=0)
+    assert not np.any(s[1:] == s[:-1]), "a column holds a repeated index"
+
+
+def _chi2_uniform_subsets(idx: np.ndarray, n_data: int, n: int) -> float:
+    """p-value of the chi-square test that the column sets are uniform over all n-subsets of range(N)."""
+    _assert_distinct_columns(idx)
+    counts = np.bincount(_subset_codes(idx), minlength=1 << n_data)
+    popcount = np.array([bin(c).count("1") for c in range(1 << n_data)])
+    # Every column is an n-set, so no code with another popcount can occur.
+    assert counts[popcount != n].sum() == 0
+    cells = counts[popcount == n]
+    assert cells.size == comb(n_data, n)
+    return stats.chisquare(cells).pvalue
+
+
+def _check_shape_range(idx: np.ndarray, n_data: int, n: int, m: int) -> None:
+    assert idx.shape == (n, m)
+    assert np.issubdtype(idx.dtype, np.integer)
+    assert idx.min() >= 0 and idx.max() < n_data
+
+
+@pytest.mark.parametrize("replace", [True, False])
+@pytest.mark.parametrize(("n_data", "n"), [(10, 1), (10, 3), (10, 7), (100, 20), (100, 60), (7, 7)])
+def test_shape_range_dtype(replace, n_data, n):
+    rng = np.random.default_rng(1)
+    idx = sample_indices(rng, n_data, n, 257, replace)
+    _check_shape_range(idx, n_data, n, 257)
+    if not replace:
+        _assert_distinct_columns(idx)
+
+
+# Pairwise + redraw path: n <= PAIRWISE_MAX_N and 2 n <= N.  Cases where repeats in the first iid draw
+# are frequent (n close to N/2) exercise the redraw loop hardest.
+PAIRWISE_CASES = [(6, 2), (6, 3), (8, 4), (10, 4), (12, 5), (12, 6)]
+# Complement path: n > N/2 (draws the N - n dropped indices and returns the rest).
+COMPLEMENT_CASES = [(6, 4), (7, 5), (8, 6), (9, 5), (12, 7), (10, 9)]
+
+
+@pytest.mark.parametrize(("n_data", "n"), PAIRWISE_CASES + COMPLEMENT_CASES)
+def test_without_replacement_uniform_pairwise(n_data, n):
+    assert min(n, n_data - n) <= simulate.subsample.PAIRWISE_MAX_N
+    rng = np.random.default_rng(1000 * n_data + n)
+    idx = without_replacement(rng, n_data, n, DRAWS)
+    _check_shape_range(idx, n_data, n, DRAWS)
+    p = _chi2_uniform_subsets(idx, n_data, n)
+    assert p > P_MIN, f"subset frequencies not uniform (N={n_data}, n={n}): p = {p:.3g}"
+
+
+@pytest.mark.parametrize(("n_data", "n"), [(6, 2), (6, 3), (9, 4), (12, 5), (12, 6)] + COMPLEMENT_CASES)
+def test_without_replacement_uniform_sequential_bitmap(monkeypatch, n_data, n):
+    monkeypatch.setattr(simulate.subsample, "PAIRWISE_MAX_N", 1)
+    called = []
+    orig = simulate.subsample._sequential_bitmap
+
+    def spy(*args, **kwargs):
+        called.append(args)
+        return orig(*args, **kwargs)
+
+    monkeypatch.setattr(simulate.subsample, "_sequential_bitmap", spy)
+    rng = np.random.default_rng(2000 * n_data + n)
+    idx = without_replacement(rng, n_data, n, DRAWS)
+    if min(n, n_data - n) > 1:
+        assert called, "the sequential bitmap path was not taken"
+    _check_shape_range(idx, n_data, n, DRAWS)
+    p = _chi2_uniform_subsets(idx, n_data, n)
+    assert p > P_MIN, f"subset frequencies not uniform (N={n_data}, n={n}): p = {p:.3g}"
+
+
+def test_sequential_bitmap_chunks(monkeypatch):
+    """Several bitmap chunks (BITMAP_BYTES small) still give exact uniform subsets."""
+    monkeypatch.setattr(simulate.subsample, "PAIRWISE_MAX_N", 1)
+    monkeypatch.setattr(simulate.subsample, "BITMAP_BYTES", 9 * 1000 + 5)
+    rng = np.random.default_rng(7)
+    idx = without_replacement(rng, 9, 4, DRAWS)
+    p = _chi2_uniform_subsets(idx, 9, 4)
+    assert p > P_MIN
+
+
+def test_large_n_paths_distinct():
+    """Both large-n paths (bitmap for n > PAIRWISE_MAX_N; complement) give distinct in-range indices."""
+    rng = np.random.default_rng(3)
+    for n_data, n in [(1000, 17), (1000, 400), (1000, 900), (50, 25), (50, 26)]:
+        idx = without_replacement(rng, n_data, n, 500)
+        _check_shape_range(idx, n_data, n, 500)
+        _assert_distinct_columns(idx)
+
+
+def test_sequential_bitmap_position_marginals():
+    """Each position of the sequential path is uniform on range(N) (n > PAIRWISE_MAX_N, no monkeypatch)."""
+    n_data, n = 60, 20
+    assert n > simulate.subsample.PAIRWISE_MAX_N and 2 * n <= n_data
+    rng = np.random.default_rng(11)
+    idx = without_replacement(rng, n_data, n, 20_000)
+    _assert_distinct_columns(idx)
+    for j in (0, n // 2, n - 1):
+        p = stats.chisquare(np.bincount(idx[j], minlength=n_data)).pvalue
+        assert p > P_MIN
+    # Pairs (i, j) in one column: uniform over ordered pairs of distinct indices.
+    pair = idx[0] * n_data + idx[-1]
+    counts = np.bincount(pair, minlength=n_data * n_data).reshape(n_data, n_data)
+    assert np.all(np.diag(counts) == 0)
+    off = counts[~np.eye(n_data, dtype=bool)]
+    assert stats.chisquare(off).pvalue > P_MIN
+
+
+def test_with_replacement_uniform():
+    n_data, n = 9, 4
+    rng = np.random.default_rng(5)
+    idx = with_replacement(rng, n_data, n, DRAWS)
+    _check_shape_range(idx, n_data, n, DRAWS)
+    p = stats.chisquare(np.bincount(idx.ravel(), minlength=n_data)).pvalue
+    assert p > P_MIN
+    # Independence within a column: ordered pairs (idx[0], idx[1]) uniform over all N^2 cells,
+    # including the diagonal (repeats must occur at rate 1/N).
+    pair = np.bincount(idx[0] * n_data + idx[1], minlength=n_data * n_data)
+    assert stats.chisquare(pair).pvalue > P_MIN
+
+
+def test_with_replacement_has_repeats():
+    rng = np.random.default_rng(6)
+    idx = sample_indices(rng, 10, 5, 10_000, True)
+    s = np.sort(idx, axis=0)
+    frac = np.any(s[1:] == s[:-1], axis=0).mean()
+    exact = 1.0 - np.prod([(10 - j) / 10 for j in range(5)])
+    se = np.sqrt(exact * (1 - exact) / idx.shape[1])
+    assert abs(frac - exact) / se < 4.5
+
+
+@pytest.mark.parametrize("n_data", [1, 5, 40])
+def test_n_equals_N(n_data):
+    rng = np.random.default_rng(0)
+    idx = sample_indices(rng, n_data, n_data, 13, False)
+    _check_shape_range(idx, n_data, n_data, 13)
+    np.testing.assert_array_equal(np.sort(idx, axis=0), np.broadcast_to(np.arange(n_data)[:, None], idx.shape))
+
+
+@pytest.mark.parametrize("replace", [True, False])
+@pytest.mark.parametrize("n", [3, 20, 70])
+def test_deterministic(replace, n):
+    a = sample_indices(np.random.default_rng(42), 100, n, 300, replace)
+    b = sample_indices(np.random.default_rng(42), 100, n, 300, replace)
+    c = sample_indices(np.random.default_rng(43), 100, n, 300, replace)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_chi2_harness_detects_a_biased_sampler():
+    """'Can fail' check: linear probing (a repeat moves to the next free index) is not uniform on subsets,
+    and the same chi-square harness rejects it."""
+    n_data, n = 8, 4
+    rng = np.random.default_rng(9)
+    idx = rng.integers(0, n_data, size=(n, DRAWS))
+    for j in range(1, n):
+        clash = np.any(idx[:j] == idx[j], axis=0)
+        while clash.any():
+            idx[j, clash] = (idx[j, clash] + 1) % n_data
+            clash = np.any(idx[:j] == idx[j], axis=0)
+    assert _chi2_uniform_subsets(idx, n_data, n) < 1e-12

@@ -1,0 +1,52 @@
+"""``python -m verify``: run the claim registry, print a table, write a report; exit 0 only if all hold."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from simulate.validation import ParameterError, check_int
+
+from .registry import Settings, select
+from .report import console_table, write_report
+from .runner import all_hold, run_claims
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    p = argparse.ArgumentParser(prog="python -m verify", description=__doc__)
+    p.add_argument("--paper", action="append", help="run only this paper's claims (repeatable)")
+    p.add_argument("--claim", action="append", help="run only this claim id (repeatable)")
+    p.add_argument("--chains", type=int, default=Settings.chains, help="chains per simulation")
+    p.add_argument("--seed", type=int, default=Settings.seed, help="base seed")
+    p.add_argument("--alpha", type=float, default=Settings.alpha, help="family-wise false-alarm level")
+    p.add_argument("--out", default="output/verify", help="report folder (default: output/verify)")
+    p.add_argument("--no-figures", action="store_true", help="skip the figures")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--list", action="store_true", help="list the claims and exit")
+    args = p.parse_args(argv)
+    try:
+        check_int("--chains", args.chains, 4)
+        check_int("--seed", args.seed, 0)
+        if not 0.0 < args.alpha < 1.0:
+            raise ParameterError(f"--alpha must satisfy 0 < alpha < 1, got {args.alpha}")
+        claims = select(args.paper, args.claim)
+    except ParameterError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if args.list:
+        for c in claims:
+            print(f"{c.id:45s} {c.source}")
+        return 0
+    settings = Settings(chains=args.chains, seed=args.seed, alpha=args.alpha, progress=not args.no_progress)
+    rows = run_claims(claims, settings)
+    n_checks = sum(len(r.checks) for _, r in rows if r is not None)
+    print(console_table(rows, settings, n_checks))
+    path = write_report(rows, settings, Path(args.out), argv, figures=not args.no_figures)
+    print(f"report: {path}")
+    return 0 if all_hold(rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

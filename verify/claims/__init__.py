@@ -1,0 +1,3 @@
+"""Claim modules; importing this package registers every claim."""
+
+from . import vollmer_toy  # noqa: F401

@@ -1,0 +1,107 @@
+"""The claim registry: each claim pairs a closed form with a simulation and a statistical test.
+
+A claim's ``run(settings)`` returns a :class:`ClaimResult` holding
+
+* statistical checks (theory, estimate, s.e. across independent chains, z, p); the harness applies Holm's
+  procedure to all checks of a run, so the family-wise false-alarm rate of a run is at most ``alpha``;
+* exact checks (symbolic identities, enumeration), which pass or fail deterministically.
+
+Verdicts: ``holds`` (no check rejected), ``fails`` (some check rejected: the report shows the
+counter-example), ``out of scope`` (with the reason).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from simulate.validation import ParameterError
+
+from .stats import z_test
+
+
+@dataclass
+class Check:
+    label: str
+    theory: float
+    estimate: float
+    se: float
+    params: dict = field(default_factory=dict)
+    z: float = 0.0
+    p: float = 1.0
+    rejected: bool = False
+
+    def __post_init__(self) -> None:
+        self.z, self.p = z_test(self.estimate, self.se, self.theory)
+
+
+@dataclass
+class ExactCheck:
+    label: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass
+class ClaimResult:
+    checks: list[Check] = field(default_factory=list)
+    exact: list[ExactCheck] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    figure: Callable | None = None  # figure(ax_or_fig) draws this claim's figure
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Run-wide settings: number of chains per simulation, base seed, family-wise level."""
+
+    chains: int = 10_000
+    seed: int = 20161
+    alpha: float = 0.01
+    progress: bool = False
+
+    def seed_for(self, key: str) -> int:
+        """A seed for one simulation, stable across runs that select different claims."""
+        return (self.seed * 1_000_003 + zlib.crc32(key.encode())) % (2**63)
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    paper: str
+    source: str  # paper and equation
+    statement: str
+    family: str  # claims of one family share a figure in the report
+    run: Callable[[Settings], ClaimResult]
+    out_of_scope: str | None = None
+
+
+REGISTRY: dict[str, Claim] = {}
+
+
+def register(claim: Claim) -> Claim:
+    if claim.id in REGISTRY:
+        raise ValueError(f"duplicate claim id {claim.id!r}")
+    REGISTRY[claim.id] = claim
+    return claim
+
+
+def load_all() -> dict[str, Claim]:
+    """Import every claim module (they register themselves) and return the registry."""
+    from . import claims  # noqa: F401
+
+    return REGISTRY
+
+
+def select(papers: list[str] | None = None, ids: list[str] | None = None) -> list[Claim]:
+    reg = load_all()
+    known_papers = sorted({c.paper for c in reg.values()})
+    for p in papers or []:
+        if p not in known_papers:
+            raise ParameterError(f"paper must be one of {known_papers}, got {p!r}")
+    for i in ids or []:
+        if i not in reg:
+            raise ParameterError(f"unknown claim id {i!r}; list them with `python -m verify --list`")
+    out = [c for c in reg.values() if (not papers or c.paper in papers) and (not ids or c.id in ids)]
+    return out

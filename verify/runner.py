@@ -1,0 +1,32 @@
+"""Run a selection of claims, apply Holm's procedure across all their checks, and return verdicts."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Claim, ClaimResult, Settings
+from .report import verdict
+from .stats import holm
+
+
+def run_claims(claims: list[Claim], settings: Settings) -> list[tuple[Claim, ClaimResult | None]]:
+    rows: list[tuple[Claim, ClaimResult | None]] = []
+    it = claims
+    if settings.progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(claims, desc="claims", unit="claim")
+    for claim in it:
+        if settings.progress:
+            it.set_postfix_str(claim.id)
+        rows.append((claim, None if claim.out_of_scope else claim.run(settings)))
+    checks = [c for _, r in rows if r is not None for c in r.checks]
+    if checks:
+        rejected = holm(np.array([c.p for c in checks]), settings.alpha)
+        for c, rej in zip(checks, rejected, strict=True):
+            c.rejected = bool(rej)
+    return rows
+
+
+def all_hold(rows) -> bool:
+    return all(verdict(c, r) in ("holds", "out of scope") for c, r in rows)

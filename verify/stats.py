@@ -1,0 +1,83 @@
+"""Standard errors across independent chains, z-tests, and family-wise error control (Holm 1979)."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats as sps
+
+from simulate.validation import ParameterError
+
+
+def mean_and_se(x: np.ndarray) -> tuple[float, float]:
+    """Sample mean of per-chain values and its standard error sd / sqrt(M)."""
+    x = np.asarray(x, dtype=np.float64).ravel()
+    if x.size < 2:
+        raise ParameterError(f"need at least 2 independent chains for a standard error, got {x.size}")
+    return float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
+
+
+def variance_and_se(x: np.ndarray) -> tuple[float, float]:
+    """Unbiased sample variance of i.i.d. values (one per chain) and its delta-method s.e.
+
+    se^2 = (m4 - s^4 (M - 3)/(M - 1)) / M, m4 the fourth central sample moment.
+    """
+    x = np.asarray(x, dtype=np.float64).ravel()
+    M = x.size
+    if M < 4:
+        raise ParameterError(f"need at least 4 independent chains for a variance s.e., got {M}")
+    c = x - x.mean()
+    s2 = float(c @ c / (M - 1))
+    m4 = float(np.mean(c**4))
+    return s2, float(np.sqrt(max(m4 - s2 * s2 * (M - 3) / (M - 1), 0.0) / M))
+
+
+def stationary_variance_and_se(avg_theta2: np.ndarray, avg_theta: np.ndarray) -> tuple[float, float]:
+    """Var_pi(theta) from per-chain time averages of theta^2 and theta (chains independent).
+
+    Estimate: mean(a2) - [mean(a1)^2 - var(a1)/M]  (the bracket is unbiased for (E a1)^2);
+    s.e. by the delta method with gradient (1, -2 mean(a1)) and the sample covariance of (a2, a1).
+    """
+    a2 = np.asarray(avg_theta2, dtype=np.float64).ravel()
+    a1 = np.asarray(avg_theta, dtype=np.float64).ravel()
+    M = a1.size
+    if M < 4 or a2.size != M:
+        raise ParameterError("need matching per-chain averages for at least 4 chains")
+    m1 = a1.mean()
+    cov = np.cov(np.vstack([a2, a1]))
+    est = float(a2.mean() - (m1 * m1 - cov[1, 1] / M))
+    g = np.array([1.0, -2.0 * m1])
+    return est, float(np.sqrt(g @ cov @ g / M))
+
+
+def z_test(estimate: float, se: float, theory: float) -> tuple[float, float]:
+    """z = (estimate - theory)/se and its two-sided normal p-value."""
+    if not (np.isfinite(se) and se > 0):
+        raise ParameterError(f"se must be finite and > 0, got {se!r}")
+    z = (estimate - theory) / se
+    return float(z), float(2.0 * sps.norm.sf(abs(z)))
+
+
+def holm(pvalues, alpha: float) -> np.ndarray:
+    """Holm's step-down procedure: boolean mask of rejected hypotheses at family-wise level ``alpha``."""
+    p = np.asarray(pvalues, dtype=np.float64)
+    m = p.size
+    order = np.argsort(p)
+    rejected = np.zeros(m, dtype=bool)
+    for rank, i in enumerate(order):
+        if p[i] <= alpha / (m - rank):
+            rejected[i] = True
+        else:
+            break
+    return rejected
+
+
+def weighted_polyfit(x, y, se, degree: int) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted least squares y ~ sum_{j=1..degree} c_j x^j (no intercept); returns (c, cov(c))."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    w = 1.0 / np.asarray(se, dtype=np.float64)
+    X = np.vstack([x**j for j in range(1, degree + 1)]).T
+    Xw = X * w[:, None]
+    cov = np.linalg.inv(Xw.T @ Xw)
+    c = cov @ (Xw.T @ (y * w))
+    return c, cov
