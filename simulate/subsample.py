@@ -33,7 +33,6 @@ def with_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: in
 
 def _columns_with_repeats(idx: np.ndarray) -> np.ndarray:
     """Indices of the columns of idx (n, M), n small, that contain a repeated value."""
-    n = idx.shape[0]
     bad = np.zeros(idx.shape[1], dtype=bool)
     for i in range(idx.shape[0] - 1):
         bad |= (idx[i + 1 :] == idx[i]).any(axis=0)
