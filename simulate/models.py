@@ -123,14 +123,14 @@ class GaussianMeanModel(Model):
         return theta * (-1.0 / self.sigma_theta**2)
 
     def grad_log_lik(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        return (self.data[idx] - theta[None, :, :]) / self.sigma_x**2
+        return (self.data.take(idx, axis=0) - theta[None, :, :]) / self.sigma_x**2
 
     def grad_log_lik_sum(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
         n = idx.shape[0]
         if self._flat is not None:
-            xsum = self._flat[idx].sum(axis=0)[:, None]
+            xsum = self._flat.take(idx).sum(axis=0)[:, None]
         else:
-            xsum = self.data[idx].sum(axis=0)
+            xsum = self.data.take(idx, axis=0).sum(axis=0)
         return (xsum - n * theta) / self.sigma_x**2
 
     def grad_log_lik_full(self, theta: np.ndarray) -> np.ndarray:

@@ -12,6 +12,9 @@ Time averages follow Vollmer et al. eq. (7)/(22): phi_hat = (1/L) sum_{k=b}^{b+L
 
 from __future__ import annotations
 
+import ctypes
+import os
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -20,7 +23,7 @@ import numpy as np
 from .sampler import Sampler
 from .validation import ParameterError, check_int
 
-DEFAULT_BLOCK_SIZE = 16384
+DEFAULT_BLOCK_SIZE = 32768
 
 TestFunction = Callable[[np.ndarray], np.ndarray]
 
@@ -28,6 +31,30 @@ BUILTIN_TEST_FUNCTIONS: dict[str, TestFunction] = {
     "theta": lambda th: th,
     "theta2": lambda th: th * th,
 }
+
+
+_ALLOCATOR_TUNED = False
+
+
+def tune_allocator() -> None:
+    """Keep large temporaries on the heap (glibc ``mallopt``) instead of fresh ``mmap`` pages every step.
+
+    A step allocates arrays of about 1 MB per block; by default glibc maps fresh zeroed pages for each, and the
+    page faults double the cost of a step. Raising M_MMAP_THRESHOLD (and M_TRIM_THRESHOLD) to 64/256 MiB avoids
+    that. Called once by :func:`run`; a no-op off glibc or when SIMULATE_NO_MALLOPT is set.
+    """
+    global _ALLOCATOR_TUNED
+    if _ALLOCATOR_TUNED:
+        return
+    _ALLOCATOR_TUNED = True
+    if os.environ.get("SIMULATE_NO_MALLOPT") or not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 1 << 26)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 1 << 28)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        pass
 
 
 def block_rng(seed: int, block: int) -> np.random.Generator:
@@ -95,7 +122,10 @@ def _initial_state(theta0, rng: np.random.Generator, start: int, stop: int, dim:
         return np.zeros((m, dim))
     if callable(theta0):
         th = np.asarray(theta0(rng, m), dtype=np.float64)
-        return th.reshape(m, dim) if th.ndim < 2 else th
+        if th.size != m * dim or (th.ndim == 2 and th.shape != (m, dim)) or th.ndim > 2:
+            raise ParameterError(f"theta0(rng, m) must return shape ({m}, {dim}) for a block of m = {m} chains, "
+                                 f"got {th.shape}")
+        return th.reshape(m, dim)
     arr = np.asarray(theta0, dtype=np.float64)
     if arr.ndim <= 1:
         return np.broadcast_to(arr.reshape(1, -1) if arr.ndim else arr.reshape(1, 1), (m, dim)).copy()
@@ -141,9 +171,10 @@ def run(
             sampler.model.check_theta(arr, "theta0")
             if arr.shape[0] != n_chains:
                 raise ParameterError(f"theta0 must have shape ({n_chains}, d) or (d,), got {arr.shape}")
-        elif arr.ndim > 2:
+        elif arr.ndim > 2 or (arr.ndim == 1 and arr.shape[0] != sampler.model.dim):
             raise ParameterError(f"theta0 must have shape (n_chains, d) or (d,), got {arr.shape}")
     phis = _resolve_test_functions(test_functions)
+    tune_allocator()
     n_blocks = -(-n_chains // block_size)
     blocks = list(range(n_blocks)) if blocks is None else sorted(set(blocks))
     for b in blocks:

@@ -1,19 +1,18 @@
 """Exact minibatch index draws for many chains at once.
 
-Every function returns indices of shape ``(n, M)``: column m is chain m's minibatch.
+Every function returns indices of shape ``(n, M)``: column m is chain m's minibatch. Indices have the narrowest
+integer dtype that holds N (narrow draws and comparisons are cheaper); consumers should index with ``take``.
 
 Without replacement (n <= N/2; for n > N/2 the complement of an (N - n)-subset is returned):
 
-* n <= PAIRWISE_MAX_N: draw n iid uniform indices per chain, find the columns with a repeat by pairwise row
-  comparisons, and in those columns redraw every later copy of a value uniformly from all N indices until no
-  repeat is left. The procedure treats all labels alike, so the law of the final set is invariant under
-  relabelling of {0..N-1}; the only such law on n-subsets is the uniform one, so the set is an exact uniform
-  n-subset (the order inside a column carries no meaning).
-* larger n: sequential draws, each redrawn while it hits an index already taken by its chain (a per-chain
+* n <= PAIRWISE_MAX_N and n(n-1)/(2N) <= REJECTION_MAX_PAIRS: draw n iid uniform indices per chain, find the
+  columns with a repeat by pairwise row comparisons, and redraw those whole columns until none is left
+  (rejection: given distinct entries, an iid tuple is a uniform ordered n-subset). Acceptance >= exp(-1/2).
+* otherwise: sequential draws, each redrawn while it hits an index already taken by its chain (a per-chain
   bitmap, reset after use): the textbook exact sequential scheme, vectorized over chains.
 
-Cost per chain-step is O(n^2) vector comparisons or O(n) expected draws; never O(N) per chain-step unless n is
-a fixed fraction of N.
+Cost per chain-step is O(n^2) cheap vector comparisons (n <= 16) or O(n) expected draws; never O(N) per
+chain-step unless n is a fixed fraction of N.
 """
 
 from __future__ import annotations
@@ -22,13 +21,24 @@ import numpy as np
 
 #: Largest n for which repeated indices are detected by pairwise row comparisons instead of sorting.
 PAIRWISE_MAX_N = 16
+#: Largest expected number of colliding pairs n(n-1)/(2N) for which whole-column rejection is used.
+REJECTION_MAX_PAIRS = 0.5
 #: Bytes of per-chain bitmaps used at once by the sequential sampler.
 BITMAP_BYTES = 1 << 24
 
 
+def draw_dtype(n_data: int) -> type:
+    """Narrowest integer type for raw index draws (narrow draws and comparisons are cheaper)."""
+    if n_data <= np.iinfo(np.int16).max:
+        return np.int16
+    if n_data <= np.iinfo(np.int32).max:
+        return np.int32
+    return np.int64
+
+
 def with_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
     """n iid uniform indices per chain."""
-    return rng.integers(0, n_data, size=(n, n_chains))
+    return rng.integers(0, n_data, size=(n, n_chains), dtype=draw_dtype(n_data))
 
 
 def _columns_with_repeats(idx: np.ndarray) -> np.ndarray:
@@ -37,27 +47,6 @@ def _columns_with_repeats(idx: np.ndarray) -> np.ndarray:
     for i in range(idx.shape[0] - 1):
         bad |= (idx[i + 1 :] == idx[i]).any(axis=0)
     return np.flatnonzero(bad)
-
-
-def _redraw_repeats(rng: np.random.Generator, sub: np.ndarray, n_data: int) -> np.ndarray:
-    """Until every row of sub (m, n) is repeat-free, redraw all later copies of a value; returns sub."""
-    rows = np.arange(sub.shape[0])
-    block = sub
-    while True:
-        order = np.argsort(block, axis=1, kind="stable")
-        s = np.take_along_axis(block, order, axis=1)
-        r, c = np.nonzero(s[:, 1:] == s[:, :-1])
-        if r.size == 0:
-            break
-        block[r, order[r, c + 1]] = rng.integers(0, n_data, size=r.size)
-        if block is not sub:
-            sub[rows] = block
-        keep = np.unique(r)
-        rows = rows[keep]
-        block = sub[rows]
-    if block is not sub:
-        sub[rows] = block
-    return sub
 
 
 def _sequential_bitmap(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
@@ -91,12 +80,15 @@ def without_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains:
         keep = np.ones((n_chains, n_data), dtype=bool)
         keep[np.arange(n_chains)[None, :], drop] = False
         return np.nonzero(keep)[1].reshape(n_chains, n).T
-    if n > PAIRWISE_MAX_N:
+    if n > PAIRWISE_MAX_N or n * (n - 1) > REJECTION_MAX_PAIRS * 2 * n_data:
         return _sequential_bitmap(rng, n_data, n, n_chains)
-    idx = rng.integers(0, n_data, size=(n, n_chains))
+    dt = draw_dtype(n_data)
+    idx = rng.integers(0, n_data, size=(n, n_chains), dtype=dt)
     bad = _columns_with_repeats(idx)
-    if bad.size:
-        idx[:, bad] = _redraw_repeats(rng, np.ascontiguousarray(idx[:, bad].T), n_data).T
+    while bad.size:
+        redo = rng.integers(0, n_data, size=(n, bad.size), dtype=dt)
+        idx[:, bad] = redo
+        bad = bad[_columns_with_repeats(redo)]
     return idx
 
 

@@ -53,41 +53,57 @@ def test_shape_range_dtype(replace, n_data, n):
         _assert_distinct_columns(idx)
 
 
-# Pairwise + redraw path: n <= PAIRWISE_MAX_N and 2 n <= N.  Cases where repeats in the first iid draw
-# are frequent (n close to N/2) exercise the redraw loop hardest.
+# Pairwise-check path: n <= PAIRWISE_MAX_N and 2 n <= N (columns with a repeat found by pairwise row
+# comparisons, then redrawn).  Cases where repeats in the first iid draw are frequent (n close to N/2)
+# exercise the redraw loop hardest.
 PAIRWISE_CASES = [(6, 2), (6, 3), (8, 4), (10, 4), (12, 5), (12, 6)]
 # Complement path: n > N/2 (draws the N - n dropped indices and returns the rest).
 COMPLEMENT_CASES = [(6, 4), (7, 5), (8, 6), (9, 5), (12, 7), (10, 9)]
 
 
-@pytest.mark.parametrize(("n_data", "n"), PAIRWISE_CASES + COMPLEMENT_CASES)
-def test_without_replacement_uniform_pairwise(n_data, n):
-    assert min(n, n_data - n) <= simulate.subsample.PAIRWISE_MAX_N
-    rng = np.random.default_rng(1000 * n_data + n)
-    idx = without_replacement(rng, n_data, n, DRAWS)
-    _check_shape_range(idx, n_data, n, DRAWS)
-    p = _chi2_uniform_subsets(idx, n_data, n)
-    assert p > P_MIN, f"subset frequencies not uniform (N={n_data}, n={n}): p = {p:.3g}"
-
-
-@pytest.mark.parametrize(("n_data", "n"), [(6, 2), (6, 3), (9, 4), (12, 5), (12, 6)] + COMPLEMENT_CASES)
-def test_without_replacement_uniform_sequential_bitmap(monkeypatch, n_data, n):
-    monkeypatch.setattr(simulate.subsample, "PAIRWISE_MAX_N", 1)
-    called = []
+@pytest.fixture
+def bitmap_calls(monkeypatch):
+    """Records the calls of the sequential bitmap sampler (the numbers it returns are unchanged)."""
+    calls = []
     orig = simulate.subsample._sequential_bitmap
 
     def spy(*args, **kwargs):
-        called.append(args)
+        calls.append(args)
         return orig(*args, **kwargs)
 
     monkeypatch.setattr(simulate.subsample, "_sequential_bitmap", spy)
-    rng = np.random.default_rng(2000 * n_data + n)
+    return calls
+
+
+def _check_exact_uniform(n_data, n, seed):
+    rng = np.random.default_rng(seed)
     idx = without_replacement(rng, n_data, n, DRAWS)
-    if min(n, n_data - n) > 1:
-        assert called, "the sequential bitmap path was not taken"
     _check_shape_range(idx, n_data, n, DRAWS)
     p = _chi2_uniform_subsets(idx, n_data, n)
     assert p > P_MIN, f"subset frequencies not uniform (N={n_data}, n={n}): p = {p:.3g}"
+
+
+@pytest.mark.parametrize(("n_data", "n"), PAIRWISE_CASES + COMPLEMENT_CASES)
+def test_without_replacement_uniform_pairwise(monkeypatch, bitmap_calls, n_data, n):
+    # Force the pairwise path whatever its collision-rate threshold (if the module has one).
+    monkeypatch.setattr(simulate.subsample, "REJECTION_MAX_PAIRS", np.inf, raising=False)
+    assert min(n, n_data - n) <= simulate.subsample.PAIRWISE_MAX_N
+    _check_exact_uniform(n_data, n, 1000 * n_data + n)
+    assert not bitmap_calls, "the pairwise path was not taken"
+
+
+@pytest.mark.parametrize(("n_data", "n"), [(6, 2), (6, 3), (9, 4), (12, 5), (12, 6)] + COMPLEMENT_CASES)
+def test_without_replacement_uniform_sequential_bitmap(monkeypatch, bitmap_calls, n_data, n):
+    monkeypatch.setattr(simulate.subsample, "PAIRWISE_MAX_N", 1)
+    _check_exact_uniform(n_data, n, 2000 * n_data + n)
+    if min(n, n_data - n) > 1:
+        assert bitmap_calls, "the sequential bitmap path was not taken"
+
+
+@pytest.mark.parametrize(("n_data", "n"), [(6, 3), (10, 2), (10, 4), (12, 6), (9, 6)])
+def test_without_replacement_uniform_default_dispatch(n_data, n):
+    """Whatever path the default thresholds pick, the subsets are exactly uniform."""
+    _check_exact_uniform(n_data, n, 3000 * n_data + n)
 
 
 def test_sequential_bitmap_chunks(monkeypatch):
