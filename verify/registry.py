@@ -78,6 +78,22 @@ class Claim:
 
 
 REGISTRY: dict[str, Claim] = {}
+_CACHES: list[Callable] = []
+
+
+def simulation_cache(func: Callable) -> Callable:
+    """Memoize a simulation shared by several claims within one run; cleared at the start of every run,
+    so that a run never reuses numbers from code that has changed since (e.g. a planted bug)."""
+    from functools import cache
+
+    cached = cache(func)
+    _CACHES.append(cached.cache_clear)
+    return cached
+
+
+def clear_caches() -> None:
+    for clear in _CACHES:
+        clear()
 
 
 def register(claim: Claim) -> Claim:

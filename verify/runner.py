@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Claim, ClaimResult, Settings
+from .registry import Claim, ClaimResult, Settings, clear_caches
 from .report import verdict
 from .stats import holm
 
 
 def run_claims(claims: list[Claim], settings: Settings) -> list[tuple[Claim, ClaimResult | None]]:
+    clear_caches()
     rows: list[tuple[Claim, ClaimResult | None]] = []
     it = claims
     if settings.progress:
@@ -20,6 +21,7 @@ def run_claims(claims: list[Claim], settings: Settings) -> list[tuple[Claim, Cla
         if settings.progress:
             it.set_postfix_str(claim.id)
         rows.append((claim, None if claim.out_of_scope else claim.run(settings)))
+    clear_caches()
     checks = [c for _, r in rows if r is not None for c in r.checks]
     if checks:
         rejected = holm(np.array([c.p for c in checks]), settings.alpha)

@@ -21,7 +21,7 @@ from theory import toy_moments as tm
 from theory import vollmer_printed as vp
 from theory.numeric import lambdify_toy
 
-from ..registry import Check, Claim, ClaimResult, Settings, register
+from ..registry import Check, Claim, ClaimResult, Settings, register, simulation_cache
 from ..stats import mean_and_se, stationary_variance_and_se, variance_and_se, weighted_polyfit
 
 PAPER = "vollmer"
@@ -64,7 +64,7 @@ def config_label(method: str, r: float, n: int, replace: bool) -> str:
     return f"{method} r={r:g} n={n} {'with' if replace else 'without'}"
 
 
-@cache
+@simulation_cache
 def stationary_estimates(method: str, r: float, n: int, replace: bool, chains: int, seed: int) -> dict:
     """Per-config simulation: stationary mean and variance with s.e. across independent chains."""
     sampler = make_sampler(method, r, n, replace)
