@@ -100,3 +100,19 @@ def test_single_claim_selection_is_reproducible():
     za = [c.z for _, r in ra for c in r.checks]
     zb = [c.z for _, r in rb for c in r.checks]
     assert za == zb and a == b
+
+
+def test_rerun_reproduces_bit_for_bit_and_detects_tampering(tmp_path):
+    first = tmp_path / "first"
+    assert main(["--claim", "vollmer.sec2.finite_k_moments", "--chains", "500", "--out", str(first),
+                 "--no-progress", "--no-figures"]) == 0
+    assert main(["--rerun", str(first), "--out", str(tmp_path / "again"), "--no-progress"]) == 0
+    res = json.loads((first / "results.json").read_text())
+    res["claims"][0]["checks"][3]["estimate"] *= 1 + 1e-15  # the smallest change must be noticed
+    (first / "results.json").write_text(json.dumps(res))
+    assert main(["--rerun", str(first), "--out", str(tmp_path / "third"), "--no-progress"]) == 1
+
+
+def test_rerun_bad_path_exits_2(tmp_path, capsys):
+    assert main(["--rerun", str(tmp_path / "missing")]) == 2
+    assert "--rerun needs a results.json" in capsys.readouterr().err
