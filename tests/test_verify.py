@@ -28,7 +28,8 @@ def test_all_default_claims_hold_on_correct_code(tmp_path):
     assert rc == 0
     assert (tmp_path / "report.md").exists()
     res = json.loads((tmp_path / "results.json").read_text())
-    assert all(c["verdict"] == "holds" for c in res["claims"])
+    assert all(c["verdict"] == c["expected"] for c in res["claims"])
+    assert any(c["expected"] == "holds" for c in res["claims"])
     assert {"stationary.png", "finite_k.png", "h_expansion.png"} <= {p.name for p in tmp_path.iterdir()}
 
 
@@ -86,6 +87,19 @@ def test_cli_bad_input_exits_2_with_message(capsys):
     assert "--chains" in capsys.readouterr().err
     assert main(["--alpha", "1.5"]) == 2
     assert "--alpha" in capsys.readouterr().err
+
+
+def test_unexpected_verdict_of_an_erratum_fails_the_run():
+    """An erratum registered as 'fails' that suddenly holds is reported as unexpected (exit code 1)."""
+    from verify.registry import Claim, ClaimResult
+    from verify.runner import all_as_expected
+
+    fake = Claim(id="test.erratum", paper="test", source="none", statement="s", family="f",
+                 run=lambda s: ClaimResult(), expected="fails", erratum="printed formula wrong")
+    rows = run_claims([fake], FAST)
+    assert verdict(fake, rows[0][1]) == "holds" and not all_as_expected(rows)
+    with pytest.raises(ValueError, match="needs its erratum"):
+        Claim(id="x", paper="p", source="s", statement="s", family="f", run=lambda s: None, expected="fails")
 
 
 def test_cli_list(capsys):

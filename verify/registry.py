@@ -7,7 +7,9 @@ A claim's ``run(settings)`` returns a :class:`ClaimResult` holding
 * exact checks (symbolic identities, enumeration), which pass or fail deterministically.
 
 Verdicts: ``holds`` (no check rejected), ``fails`` (some check rejected: the report shows the
-counter-example), ``out of scope`` (with the reason).
+counter-example), ``out of scope`` (with the reason).  A claim the workbench has found to be wrong (an erratum) is
+registered with ``expected="fails"`` and its counter-example in ``erratum``: a run succeeds when every verdict is
+the expected one, so errata are regression-tested like everything else.
 """
 
 from __future__ import annotations
@@ -75,6 +77,14 @@ class Claim:
     family: str  # claims of one family share a figure in the report
     run: Callable[[Settings], ClaimResult]
     out_of_scope: str | None = None
+    expected: str = "holds"  # "holds", or "fails" for an erratum
+    erratum: str | None = None  # what is wrong in the paper, when expected == "fails"
+
+    def __post_init__(self) -> None:
+        if self.expected not in ("holds", "fails"):
+            raise ValueError(f"expected must be 'holds' or 'fails', got {self.expected!r}")
+        if self.expected == "fails" and not self.erratum:
+            raise ValueError(f"claim {self.id}: an expected failure needs its erratum text")
 
 
 REGISTRY: dict[str, Claim] = {}

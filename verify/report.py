@@ -45,11 +45,19 @@ def console_table(rows: list[tuple[Claim, ClaimResult | None]], settings: Settin
         for e in res.exact:
             lines.append(f"    {e.label[:54]:54s} {'exact':>12s} {'':12s} {'':9s} {'':7s}  "
                          f"{'ok' if e.passed else 'FAILED'}")
-        lines.append(f"  => {verdict(claim, res)}")
+        v = verdict(claim, res)
+        note = ""
+        if v not in (claim.expected, "out of scope"):
+            note = f"   (UNEXPECTED: registered as '{claim.expected}')"
+        if claim.expected == "fails" and v == "fails":
+            note = "   (a registered erratum, as expected)"
+        lines.append(f"  => {v}{note}")
     lines.append("-" * len(head))
     held = sum(verdict(c, r) == "holds" for c, r in rows)
-    lines.append(f"{held}/{len(rows)} claims hold; {n_checks} statistical checks, Holm family-wise level "
-                 f"alpha = {settings.alpha}; {settings.chains} chains per simulation; seed {settings.seed}")
+    errata = sum(verdict(c, r) == "fails" and c.expected == "fails" for c, r in rows)
+    unexpected = sum(verdict(c, r) not in (c.expected, "out of scope") for c, r in rows)
+    lines.append(f"{held}/{len(rows)} claims hold, {errata} fail as registered errata, {unexpected} unexpected; "
+                 f"{n_checks} statistical checks, Holm family-wise level alpha = {settings.alpha}; {settings.chains} chains per simulation; seed {settings.seed}")
     return "\n".join(lines)
 
 
@@ -88,15 +96,19 @@ def write_report(rows, settings: Settings, outdir: Path, argv: list[str], figure
               "run, so the chance of any false 'fails' verdict is at most alpha).  ")
     md.append("Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()))
     md.append("")
-    md.append("| claim | source | verdict | checks | worst abs(z) | seconds |")
-    md.append("|---|---|---|---|---|---|")
+    md.append("| claim | source | verdict | expected | checks | worst abs(z) | seconds |")
+    md.append("|---|---|---|---|---|---|---|")
     for claim, res in rows:
         worst = max((abs(c.z) for c in res.checks), default=float("nan")) if res else float("nan")
         n = len(res.checks) + len(res.exact) if res else 0
-        md.append(f"| `{claim.id}` | {claim.source} | **{verdict(claim, res)}** | {n} | {worst:.2f} | "
+        md.append(f"| `{claim.id}` | {claim.source} | **{verdict(claim, res)}** | {claim.expected} | {n} | "
+                  f"{worst:.2f} | "
                   f"{res.seconds if res else 0:.1f} |")
     for claim, res in rows:
         md += ["", f"## `{claim.id}`: {verdict(claim, res)}", "", f"*{claim.source}.* {claim.statement}", ""]
+        if claim.erratum:
+            md.append(f"**Erratum** (registered; the verdict is expected to be 'fails'): {claim.erratum}")
+            md.append("")
         if claim.out_of_scope:
             md.append(f"Out of scope: {claim.out_of_scope}")
             continue
@@ -119,7 +131,7 @@ def write_report(rows, settings: Settings, outdir: Path, argv: list[str], figure
     results = {
         "argv": argv, "settings": settings.__dict__, "versions": versions(),
         "claims": [{
-            "id": c.id, "source": c.source, "verdict": verdict(c, r),
+            "id": c.id, "source": c.source, "verdict": verdict(c, r), "expected": c.expected,
             "checks": [] if r is None else [dict(label=k.label, theory=k.theory, estimate=k.estimate, se=k.se,
                                                  z=k.z, p=k.p, rejected=k.rejected) for k in r.checks],
         } for c, r in rows],
