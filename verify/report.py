@@ -57,7 +57,8 @@ def console_table(rows: list[tuple[Claim, ClaimResult | None]], settings: Settin
     errata = sum(verdict(c, r) == "fails" and c.expected == "fails" for c, r in rows)
     unexpected = sum(verdict(c, r) not in (c.expected, "out of scope") for c, r in rows)
     lines.append(f"{held}/{len(rows)} claims hold, {errata} fail as registered errata, {unexpected} unexpected; "
-                 f"{n_checks} statistical checks, Holm family-wise level alpha = {settings.alpha}; {settings.chains} chains per simulation; seed {settings.seed}")
+                 f"{n_checks} statistical checks, Holm family-wise level alpha = {settings.alpha}; "
+                 f"{settings.chains} chains per simulation; seed {settings.seed}")
     return "\n".join(lines)
 
 
