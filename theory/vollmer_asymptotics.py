@@ -1,0 +1,192 @@
+"""Vollmer, Zygalakis & Teh (2016), Sections 5-6 on the Gaussian toy model: the constants of Theorem 5.2
+(JMLR Theorem 9), the MSE-optimal step size, the large-N scalings of Section 6.2, inequality (70), and the
+minimal computational cost of Section 6.1 (eq. 69).
+
+Theorem 5.2 states MSE <= C (h^2 + 1/(M h)) for the time average of M states. On the toy model both constants are
+explicit (new, derived here): for phi = theta^2 and h -> 0 at fixed data and n,
+
+    MSE2(M, h) = c1^2 h^2 + C_v / (M h) + o(h^2) + o(1/(M h)),
+    c1  = leading bias coefficient (1/4 for Euler and mSGLD, 1/4 + Var(B)/(2A) for SGLD; eqs. 19, 21),
+    C_v = lim_{h->0} h sigma_as^2 = (8 mu^2 sigma_p^2 + 2 sigma_p^4) / A = 4 mu^2/A^2 + 1/(2 A^3)  (all methods),
+
+with sigma_as^2 = lim_M M Var(S2) (notes 004b section 8.4). Minimising over h gives (Remark 8)
+h* = (C_v / (2 c1^2 M))^(1/3) and MSE* = 3 c1^2 h*^2, i.e. h* ~ M^(-1/3), MSE* ~ M^(-2/3).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import sympy as sp
+from scipy import optimize
+
+from simulate.validation import ParameterError, check_int, check_positive
+
+from . import toy_moments as tm
+from .symbols import EB, VB, A, h
+from .toy_finite_time import ToyFiniteTime, toy_finite_time
+
+_mu, _k3, _k4, _M, _r, _N, _n, _p, _vx = sp.symbols("mu kappa_3 kappa_4 M r N n p VarX", positive=True)
+
+
+@cache
+def asymptotic_variance_expr(method: str) -> sp.Expr:
+    """sigma_as^2 = lim_M M Var(S2) as a sympy expression in A, h, mu, V_B, kappa_3(B), kappa_4(B) (notes 8.4)."""
+    a, _, q = tm.one_step(method)
+    c2 = q
+    c3 = h**3 * _k3 if method != "euler" else 0
+    c4 = h**4 * _k4 if method != "euler" else 0
+    s2 = c2 / (1 - a**2)
+    m3 = c3 / (1 - a**3)
+    m4 = c4 / (1 - a**4) + 3 * s2**2
+    return (4 * _mu**2 * s2 + 4 * _mu * m3 + m4 - s2**2 + 4 * _mu * (2 * _mu * s2 + m3) * a / (1 - a)
+            + 2 * (2 * _mu * m3 + m4 - s2**2) * a**2 / (1 - a**2))
+
+
+@cache
+def theorem52_constants(method: str) -> tuple[sp.Expr, sp.Expr]:
+    """(c1, C_v) with MSE2 = c1^2 h^2 + C_v/(M h) + lower order (Theorem 5.2 on the toy; new)."""
+    c1 = tm.leading_bias_coefficient(method)
+    cv = sp.simplify(sp.limit(sp.simplify(h * asymptotic_variance_expr(method)), h, 0))
+    return c1, cv
+
+
+@cache
+def optimal_step_expr(method: str) -> tuple[sp.Expr, sp.Expr]:
+    """(h*, MSE*) minimising c1^2 h^2 + C_v/(M h) over h (Remark 8): h* ~ M^(-1/3), MSE* ~ M^(-2/3)."""
+    c1, cv = theorem52_constants(method)
+    f = c1**2 * h**2 + cv / (_M * h)
+    (hstar,) = [s for s in sp.solve(sp.diff(f, h), h) if s.is_positive is not False and s.is_real is not False]
+    return sp.simplify(hstar), sp.simplify(f.subs(h, hstar))
+
+
+@dataclass(frozen=True)
+class OptimalStep:
+    """Exact MSE-optimal r = A h for M averaged states, and the asymptotic prediction (Remark 8)."""
+
+    M: int
+    r_exact: float
+    mse_exact: float
+    r_asymptotic: float
+    mse_asymptotic: float
+
+
+def optimal_step(method: str, data, n: int | None, M: int, replace: bool = False, theta0: float = 0.0,
+                 r_bounds: tuple[float, float] = (1e-6, 1.0), dps: int = 40) -> OptimalStep:
+    """Minimise the exact MSE2(M) over r = A h in ``r_bounds`` (bounded Brent on log r) and compare with h*."""
+    M = check_int("M", M, 1)
+    lo, hi = r_bounds
+    if not 0 < lo < hi <= 1.999:
+        raise ParameterError(f"r_bounds must satisfy 0 < lo < hi < 2, got {r_bounds}")
+
+    def mse(logr: float) -> float:
+        ch = toy_finite_time(method, data, n, replace=replace, r=math.exp(logr), theta0=theta0, dps=dps)
+        return float(ch.mse2(M))
+
+    res = optimize.minimize_scalar(mse, bounds=(math.log(lo), math.log(hi)), method="bounded",
+                                   options={"xatol": 1e-4})
+    ch = toy_finite_time(method, data, n, replace=replace, r=math.exp(res.x), theta0=theta0, dps=dps)
+    Af, hstar, msestar = float(ch.A), *optimal_step_expr(method)
+    subs = _toy_subs(ch)
+    subs[_M] = M
+    return OptimalStep(M=M, r_exact=math.exp(res.x), mse_exact=float(res.fun),
+                       r_asymptotic=float(hstar.subs(subs)) * Af, mse_asymptotic=float(msestar.subs(subs)))
+
+
+def _toy_subs(ch: ToyFiniteTime) -> dict:
+    return {A: float(ch.A), VB: float(ch.var_B), EB: float(ch.b[1]), _mu: float(ch.posterior_mean)}
+
+
+def fitted_exponent(x, y) -> float:
+    """Least-squares slope of log y on log x."""
+    return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
+
+
+# --------------------------------------------------------------------------------------- Section 6.2 and (70)
+
+def excess_scaling_exponent(method: str, p: sp.Expr) -> sp.Expr:
+    """Exponent e with asymptotic excess bias over Euler ~ const * N^e for n = N^p at fixed r (Section 6.2).
+
+    Without replacement, sigma_x = sigma_theta = 1: A = (1 + N)/2, h = r/A, Var(B) = N (N - n)/(4 n) VarX (eq. 16).
+    SGLD: e = -p (vanishes iff n -> inf); mSGLD: e = 1 - 2p (bounded iff n >~ N^(1/2)).
+    """
+    exc = tm.excess_over_euler(method)
+    vb = _N * (_N - _N**p) / (4 * _N**p) * _vx
+    expr = exc.subs({VB: vb, h: _r / A}).subs(A, (1 + _N) / 2)
+    lead = sp.limit(sp.log(sp.simplify(expr)) / sp.log(_N), _N, sp.oo)
+    return sp.simplify(lead)
+
+
+def msgld_beats_sgld_threshold() -> sp.Expr:
+    """Inequality (70): mSGLD's excess <= SGLD's iff h Var(B) <= 4; returns the ratio mSGLD/SGLD excess = h V_B/4."""
+    return sp.simplify(tm.excess_over_euler("msgld") / tm.excess_over_euler("sgld"))
+
+
+# --------------------------------------------------------------------------------------- Section 6.1 (eq. 69)
+
+@dataclass(frozen=True)
+class MinimalCost:
+    """Cheapest (r, M, n) with MSE2 <= eps2 for one method (eq. 69); cost = M n gradient evaluations."""
+
+    method: str
+    eps2: float
+    n: int
+    r: float
+    M: float
+    cost: float
+
+
+def minimal_steps(chain: ToyFiniteTime, eps2: float) -> float:
+    """Smallest integer M with MSE2(M) <= eps2 from the exact closed form (inf when bias^2 >= eps2).
+
+    The expansion MSE2 ~ e0 + e1/M + e2/M^2 (exact up to O(M^2 a^M)) gives a first guess; an integer bisection on
+    the exact closed form then finds the crossing (MSE2 is taken to cross eps2 once beyond the transient).
+    """
+    eps2 = check_positive("eps2", eps2)
+    e0, e1, e2 = (float(v) for v in chain.expansion("mse2"))
+    if e0 >= eps2:
+        return math.inf
+    disc = e1 * e1 - 4 * e2 * (e0 - eps2)
+    u = (-e1 + math.sqrt(disc)) / (2 * e2) if e2 > 0 and disc >= 0 else (eps2 - e0) / max(e1, 1e-300)
+    guess = max(1, int(1.0 / u)) if u > 0 else 1
+
+    def ok(m: int) -> bool:
+        return float(chain.mse2(m)) <= eps2
+
+    lo, hi = max(1, guess // 2), max(2, 2 * guess)
+    while not ok(hi):
+        lo, hi = hi, 2 * hi
+    if ok(lo):
+        while lo > 1 and ok(lo):
+            hi, lo = lo, max(1, lo // 2)
+        if ok(lo):
+            return 1.0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return float(hi)
+
+
+def minimal_cost(method: str, data, eps2: float, n_values, replace: bool = False, theta0: float = 0.0,
+                 r_bounds: tuple[float, float] = (1e-4, 0.999), dps: int = 40) -> MinimalCost:
+    """min over n in n_values and r in r_bounds of M(r, n) * n subject to MSE2 <= eps2 (eq. 69, r < 1 as in the
+    paper). Euler ignores n_values (n = N)."""
+    eps2 = check_positive("eps2", eps2)
+    N = int(np.asarray(data).size)
+    ns = [N] if method == "euler" else sorted({check_int("n", int(v), 1, N) for v in n_values})
+    best = MinimalCost(method, eps2, ns[0], math.nan, math.inf, math.inf)
+    for n in ns:
+        def cost(logr: float, n=n) -> float:
+            ch = toy_finite_time(method, data, None if method == "euler" else n, replace=replace,
+                                 r=math.exp(logr), theta0=theta0, dps=dps)
+            m = minimal_steps(ch, eps2)
+            return math.log(m * n) if math.isfinite(m) else 1e3 - logr  # infeasible: push r down
+        res = optimize.minimize_scalar(cost, bounds=(math.log(r_bounds[0]), math.log(r_bounds[1])),
+                                       method="bounded", options={"xatol": 1e-3})
+        c = math.exp(res.fun) if res.fun < 500 else math.inf
+        if c < best.cost:
+            best = MinimalCost(method, eps2, n, math.exp(res.x), c / n, c)
+    return best

@@ -1,0 +1,237 @@
+"""Vollmer, Zygalakis & Teh (2016), Sections 5-6 on the Gaussian toy: Theorem 5.2's constants, the MSE-optimal
+step (Remark 8), Fig. 4's cost scaling, the large-N scalings of Section 6.2 and (70), Theorem 6.1 and the ERE limit.
+
+These are deterministic computations on the exact finite-time closed forms (theory.toy_finite_time, which the
+finite-time claims check against simulation); they judge asymptotic statements, so each check states the
+quantity, the asymptotic prediction, and the criterion (a trend plus a relative gap that must shrink).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import sympy as sp
+
+from theory import vollmer_asymptotics as va
+from theory.symbols import VB, h
+from theory.toy_finite_time import expected_over_data, toy_finite_time
+
+from ..registry import Claim, ClaimResult, ExactCheck, Settings, register
+from .vollmer_toy import default_model
+
+PAPER = "vollmer"
+
+
+def _data() -> np.ndarray:
+    return default_model().data[:, 0]
+
+
+def _thm52(settings: Settings) -> ClaimResult:
+    t0 = time.perf_counter()
+    out = ClaimResult()
+    x = _data()
+    rows = []
+    for method, n in (("euler", None), ("sgld", 100), ("msgld", 100)):
+        c1, cv = va.theorem52_constants(method)
+        gaps = []
+        for r in (0.04, 0.01, 0.0025):
+            ch = toy_finite_time(method, x, n, r=r, dps=40)
+            subs = {**va._toy_subs(ch)}
+            hh = r / float(ch.A)
+            # M chosen so that both terms are of the same size: c1^2 h^2 = C_v/(M h)
+            c1n, cvn = float(c1.subs(subs)), float(cv.subs(subs))
+            M = max(10, int(cvn / (c1n**2 * hh**3)))
+            exact = float(ch.mse2(M))
+            pred = c1n**2 * hh**2 + cvn / (M * hh)
+            gaps.append(abs(exact / pred - 1))
+            rows.append((method, r, M, exact, pred))
+        ok = gaps[-1] < gaps[0] and gaps[-1] < 0.05
+        out.exact.append(ExactCheck(
+            f"{method}: MSE2 / (c1^2 h^2 + C_v/(M h)) -> 1 as h -> 0",
+            ok, f"c1 = {c1}, C_v = {cv}; relative gaps at r = 0.04, 0.01, 0.0025: "
+                + ", ".join(f"{g:.3g}" for g in gaps)))
+    out.notes.append("C_v = lim h sigma_as^2 = 4 mu^2/A^2 + 1/(2A^3) is the same for Euler, SGLD and mSGLD; "
+                     "c1 carries the method (new: the constants of Theorem 5.2 made explicit on the toy).")
+
+    def draw(ax):
+        for method in ("euler", "sgld", "msgld"):
+            rr = [(r, e / p) for m, r, M, e, p in rows if m == method]
+            ax.semilogx(*zip(*rr, strict=True), "o-", label=method)
+        ax.axhline(1, color="k", lw=0.5)
+        ax.set_xlabel("r = A h (M chosen so both terms are equal)")
+        ax.set_ylabel("exact MSE2 / (c1^2 h^2 + C_v/(M h))")
+        ax.set_title("Theorem 5.2 constants on the toy", fontsize=8)
+        ax.legend(fontsize=6)
+    out.figure = draw
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+register(Claim(
+    id="vollmer.thm52.toy_constants", paper=PAPER,
+    source="Vollmer et al. 2016, Theorem 5.2 (JMLR Theorem 9), eq. (67)",
+    statement="MSE of the time average = O(h^2 + 1/(M h)); on the toy exactly c1^2 h^2 + C_v/(M h) to leading "
+              "order, with c1 the bias coefficient and C_v = 4 mu^2/A^2 + 1/(2A^3).",
+    family="sections56", run=_thm52,
+))
+
+OPT_M = (10**5, 10**6, 10**7, 10**8)
+
+
+def _remark8(settings: Settings) -> ClaimResult:
+    t0 = time.perf_counter()
+    out = ClaimResult()
+    x = _data()
+    res = {}
+    for method, n in (("euler", None), ("sgld", 100)):
+        opts = [va.optimal_step(method, x, n, M) for M in OPT_M]
+        res[method] = opts
+        s_r = math.log(opts[-1].r_exact / opts[-2].r_exact) / math.log(OPT_M[-1] / OPT_M[-2])
+        s_m = math.log(opts[-1].mse_exact / opts[-2].mse_exact) / math.log(OPT_M[-1] / OPT_M[-2])
+        gap_r = [abs(o.r_exact / o.r_asymptotic - 1) for o in opts]
+        ok = abs(s_r + 1 / 3) < 0.05 and abs(s_m + 2 / 3) < 0.05 and gap_r[-1] < gap_r[0] and gap_r[-1] < 0.05
+        out.exact.append(ExactCheck(
+            f"{method}: MSE-optimal h ~ M^(-1/3), MSE ~ M^(-2/3)", ok,
+            f"local slopes over the last decade: r* {s_r:.3f} (theory -1/3), MSE* {s_m:.3f} (theory -2/3); "
+            f"r*/h*-prediction - 1 at M = {OPT_M}: " + ", ".join(f"{g:.3g}" for g in gap_r)))
+
+    def draw(ax):
+        for method, opts in res.items():
+            ax.loglog(OPT_M, [o.mse_exact for o in opts], "o", label=f"{method} exact optimum")
+            ax.loglog(OPT_M, [o.mse_asymptotic for o in opts], "--", label=f"{method} 3 c1^2 h*^2")
+        ax.set_xlabel("M (states averaged)")
+        ax.set_ylabel("min over h of MSE2")
+        ax.set_title("Remark 8: MSE* ~ M^(-2/3)", fontsize=8)
+        ax.legend(fontsize=6)
+    out.figure = draw
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+register(Claim(
+    id="vollmer.remark8.optimal_step", paper=PAPER, source="Vollmer et al. 2016, Remark 8 (Section 5)",
+    statement="Minimising h^2 + 1/(M h): h* ~ M^(-1/3) and MSE ~ M^(-2/3) (checked on the exact MSE2 of the toy).",
+    family="sections56", run=_remark8,
+))
+
+FIG4_EPS = (1e-3, 3e-4, 1e-4, 3e-5)
+
+
+def _fig4(settings: Settings) -> ClaimResult:
+    t0 = time.perf_counter()
+    out = ClaimResult()
+    x = _data()
+    costs = [va.minimal_cost("euler", x, e * e, None) for e in FIG4_EPS]
+    Ms = [c.M for c in costs]
+    rs = [c.r for c in costs]
+    sM = va.fitted_exponent(FIG4_EPS, Ms)
+    sr = va.fitted_exponent(FIG4_EPS, rs)
+    sM_last = math.log(Ms[-1] / Ms[-2]) / math.log(FIG4_EPS[-1] / FIG4_EPS[-2])
+    sr_last = math.log(rs[-1] / rs[-2]) / math.log(FIG4_EPS[-1] / FIG4_EPS[-2])
+    out.exact.append(ExactCheck(
+        "Euler: minimal M ~ eps^-3 and optimal r ~ eps (Fig. 4; paper's fits -3.03, 0.95); judged on the "
+        "smallest-eps pair (asymptotic regime), within 0.1",
+        abs(sM_last + 3) < 0.1 and abs(sr_last - 1) < 0.1,
+        f"smallest-eps slopes: M {sM_last:.3f}, r {sr_last:.3f}; fitted over all eps = {FIG4_EPS}: M {sM:.3f}, "
+        f"r {sr:.3f} (r is capped below 1 at large eps); "
+        + "; ".join(f"eps={e:g}: r={c.r:.3g}, M={c.M:.3g}" for e, c in zip(FIG4_EPS, costs, strict=True))))
+
+    def draw(ax):
+        ax.loglog(FIG4_EPS, Ms, "o-", label=f"M* (slope {sM:.2f})")
+        ax2 = ax.twinx()
+        ax2.loglog(FIG4_EPS, rs, "s--", color="tab:orange", label=f"r* (slope {sr:.2f})")
+        ax.set_xlabel("eps (MSE2 <= eps^2)")
+        ax.set_ylabel("minimal M")
+        ax2.set_ylabel("optimal r")
+        ax.set_title("Fig. 4: Euler, N = 1000", fontsize=8)
+        ax.legend(fontsize=6, loc="upper right")
+        ax2.legend(fontsize=6, loc="lower left")
+    out.figure = draw
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+register(Claim(
+    id="vollmer.sec61.fig4_cost_scaling", paper=PAPER, source="Vollmer et al. 2016, Section 6.1, Fig. 4, eq. (69)",
+    statement="For Euler, the fewest steps reaching MSE2 <= eps^2 scale as eps^-3 with the optimal r ~ eps.",
+    family="sections56", run=_fig4,
+))
+
+
+def _sec62(settings: Settings) -> ClaimResult:
+    t0 = time.perf_counter()
+    out = ClaimResult()
+    p = sp.Symbol("p", positive=True)
+    e_s = va.excess_scaling_exponent("sgld", p)
+    e_m = va.excess_scaling_exponent("msgld", p)
+    out.exact.append(ExactCheck("SGLD excess bias ~ N^(-p) for n = N^p at fixed r (vanishes iff n -> inf)",
+                                sp.simplify(e_s + p) == 0, f"derived exponent {e_s}"))
+    out.exact.append(ExactCheck("mSGLD excess bias ~ N^(1 - 2p) (bounded iff n >~ N^(1/2))",
+                                sp.simplify(e_m - (1 - 2 * p)) == 0, f"derived exponent {e_m}"))
+    ratio = va.msgld_beats_sgld_threshold()
+    out.exact.append(ExactCheck("(70): mSGLD excess <= SGLD excess iff h Var(B) <= 4 (ratio = h Var(B)/4)",
+                                sp.simplify(ratio - h * VB / 4) == 0, f"ratio {ratio}"))
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+register(Claim(
+    id="vollmer.sec62.large_n_scalings", paper=PAPER, source="Vollmer et al. 2016, Section 6.2 and eq. (70)",
+    statement="With h = r/A and n = N^p: SGLD's excess bias ~ N^-p, mSGLD's ~ N^(1-2p); mSGLD beats SGLD iff "
+              "h Var(B) <= 4.",
+    family="sections56", run=_sec62,
+))
+
+THM61_N = (100, 1000, 10_000)
+THM61_EPS = 0.25
+
+
+def _thm61(settings: Settings) -> ClaimResult:
+    t0 = time.perf_counter()
+    out = ClaimResult()
+    e = THM61_EPS
+    sg = [float(expected_over_data("mse2", "sgld", N, 1, round(N ** (1 + 2 * e)), h=N ** (-1 - e)))
+          for N in THM61_N]
+    pred = [N ** (-2 * e) / 16 for N in THM61_N]
+    ratios = [s / q for s, q in zip(sg, pred, strict=True)]
+    out.exact.append(ExactCheck(
+        f"Theorem 6.1: E_X MSE2 -> 0 for SGLD n = 1, h = N^(-1-eps), M = N^(1+2eps) (eps = {e})",
+        all(b < a for a, b in zip(sg, sg[1:], strict=False)) and abs(ratios[-1] - 1) < abs(ratios[0] - 1),
+        f"E_X MSE2 at N = {THM61_N}: " + ", ".join(f"{v:.4g}" for v in sg)
+        + "; ratio to the leading term (h Var(B)/(2A))^2 ~ N^(-2 eps)/16: " + ", ".join(f"{q:.3f}" for q in ratios)
+        + f"; cost M n = N^{1 + 2 * e:g} vs Euler's N^{2 + 2 * e:g}"))
+    ere = {}
+    for al, be in ((0.3, 0.5), (0.7, 0.5)):
+        vals = []
+        for N in THM61_N:
+            n = max(1, round(N**be))
+            vals.append(float(expected_over_data("ere", "sgld", N, n, round(N ** (1.4 + al)), r=N ** (-al))))
+        ere[(al, be)] = vals
+        grows = al + be < 1
+        mono = all((b > a) if grows else (b < a) for a, b in zip(vals, vals[1:], strict=False))
+        out.exact.append(ExactCheck(
+            f"Section 6.3: E_X ERE {'-> inf' if grows else '-> 0'} for r = N^-{al}, n = N^{be}, M = N^(1.4+{al})",
+            mono, "E_X ERE at N = " + f"{THM61_N}: " + ", ".join(f"{v:.4g}" for v in vals)))
+
+    def draw(ax):
+        ax.loglog(THM61_N, sg, "o-", label="SGLD n=1: E_X MSE2 (exact)")
+        ax.loglog(THM61_N, pred, "--", label="N^(-2 eps)/16")
+        for (al, be), vals in ere.items():
+            ax.loglog(THM61_N, vals, "s-", label=f"E_X ERE, alpha+beta={al + be:g}")
+        ax.set_xlabel("N")
+        ax.set_title("Theorem 6.1 and the ERE limit (exact over random data)", fontsize=8)
+        ax.legend(fontsize=6)
+    out.figure = draw
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+register(Claim(
+    id="vollmer.thm61.almost_linear_cost", paper=PAPER,
+    source="Vollmer et al. 2016, Theorem 6.1 (JMLR Theorem 10), eqs. (68), (71)-(72)",
+    statement="SGLD with n = 1, h = N^(-1-eps), M = N^(1+2eps) drives E_X MSE2 to 0 at cost N^(1+2eps); the "
+              "relative error of the variance estimate (ERE) vanishes only if alpha + beta > 1.",
+    family="sections56", run=_thm61,
+))
