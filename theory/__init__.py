@@ -16,3 +16,8 @@ __all__ = [
     "ToyChain", "ToyConstants", "chain_for", "gaussian_toy", "numeric", "toy_chain", "toy_constants",
     "toy_moments", "vollmer_printed",
 ]
+
+# weak-order expansions and the leading invariant-measure bias in 1-D (Vollmer et al. Sections 3-4)
+from . import weak_order  # noqa: E402
+
+__all__ += ["weak_order"]

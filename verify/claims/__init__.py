@@ -1,3 +1,9 @@
 """Claim modules; importing this package registers every claim."""
 
-from . import vollmer_toy  # noqa: F401
+from . import (  # noqa: F401
+    vollmer_finite_time,
+    vollmer_logistic,
+    vollmer_sections56,
+    vollmer_toy,
+    vollmer_weak_order,
+)

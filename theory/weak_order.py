@@ -1,0 +1,666 @@
+"""Weak-order expansions and the leading invariant-measure bias in 1-D (Vollmer, Zygalakis & Teh 2016, Secs. 3-4).
+
+Target pi(theta) ∝ exp(-U(theta)) on R, with U a sympy expression in :data:`theta`.  Paper notation (Section 4):
+f = (1/2) grad log pi = -U'/2, fhat = (1/2) g = f + eps with E eps = 0 and Var fhat = E eps^2 = V(theta), and
+
+    Euler   theta' = theta + h f     + sqrt(h) xi                           (eq. 42)
+    SGLD    theta' = theta + h fhat  + sqrt(h) xi                           (eq. 47)
+    mSGLD   theta' = theta + h fhat  + sqrt(h) (1 - (h/2) V(theta)) xi      (eq. 51)
+
+(workbench convention theta' = theta + (h/2) g + sqrt(h) xi with g = 2 fhat.)
+
+* :func:`generator` is L = f d/dtheta + (1/2) d^2/dtheta^2 (eq. 25); :func:`one_step_operators` derives
+  E[phi(theta_1) | theta_0] = phi + h A_0 phi + h^2 A_1 phi + O(h^3) (eq. 33) by Taylor-expanding phi and taking
+  the Gaussian moments of xi and symbolic moments of eps (its third and higher moments drop out at O(h^2)).
+* :func:`error_operator` is L^2/2 - A_1; the paper's printed forms (50) and (53) are :func:`eq50_sgld_error_operator`
+  and :func:`eq53_msgld_error_operator`.
+* :func:`leading_bias_coefficient` gives c1 in lim_K (1/K) sum_k phi(theta_k) - pi(phi) = c1 h + O(h^2)
+  (Theorem 3.3 = JMLR Theorem 6, eqs. 40-41), by the Poisson equation (see its docstring for the identity and the
+  sign: c1 = -lambda_1 = pi((L^2/2 - A_1) psi) with L psi = phi - pi(phi)).
+* :func:`invariant_expectation` computes pi_h(phi) of the discrete chain itself (Gaussian gradient noise) by a
+  Nystrom discretisation of its transition kernel: reference values at finite h (new, not in the paper).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+
+import mpmath
+import numpy as np
+import sympy as sp
+from scipy import integrate as spi
+from scipy import linalg as sla
+
+from simulate.validation import ParameterError, check_int, check_positive
+
+from .symbols import h
+
+#: The 1-D parameter.
+theta = sp.Symbol("theta", real=True)
+#: Generic drift f(theta) = (1/2) d/dtheta log pi and gradient-noise variance V(theta) = Var fhat(theta).
+f_fn = sp.Function("f")
+V_fn = sp.Function("V")
+#: Generic test function.
+phi_fn = sp.Function("phi")
+#: pi(phi), kept as a symbol until it is evaluated.
+pi_phi = sp.Symbol("pi_phi", real=True)
+
+METHODS = ("euler", "sgld", "msgld")
+#: Anything sympify turns into an expression in theta (a sympy expression, a number or a string).
+ExprLike = sp.Expr | float | int | str
+#: Highest derivative order a DiffOp is read off to (the one-step series goes to Taylor degree 2 order + 2 <= 8).
+_MAX_ORDER = 12
+
+
+def _check_method(method: str) -> str:
+    """``method`` if it is one of METHODS, else ParameterError."""
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
+    return method
+
+
+def noise_moment(k: int) -> sp.Expr:
+    """E eps^k of the gradient noise eps = fhat - f given theta: 1, 0, V(theta), then symbols m_k(theta) (new)."""
+    k = check_int("k", k, 0)
+    if k == 0:
+        return sp.Integer(1)
+    if k == 1:
+        return sp.Integer(0)
+    if k == 2:
+        return V_fn(theta)
+    return sp.Function(f"m{k}")(theta)
+
+
+# ----------------------------------------------------------------------------------------------- operators
+
+
+@dataclass(frozen=True)
+class DiffOp:
+    """Linear differential operator sum_k coeffs[k] d^k/dtheta^k in 1-D (coefficients are sympy expressions)."""
+
+    coeffs: tuple
+
+    @staticmethod
+    def from_expr(expr: sp.Expr, fn: sp.FunctionClass = phi_fn) -> DiffOp:
+        """Read the operator off ``expr``, an expression linear in fn(theta) and its derivatives (new)."""
+        e = sp.expand(expr)
+        out = []
+        for k in range(0, _MAX_ORDER + 1):
+            d = fn(theta) if k == 0 else sp.Derivative(fn(theta), (theta, k))
+            out.append(sp.simplify(e.coeff(d)))
+            e = sp.expand(e - out[-1] * d)
+        if sp.simplify(e) != 0:
+            raise ParameterError(f"expr must be linear in {fn} and its derivatives; left over: {e}")
+        while len(out) > 1 and out[-1] == 0:
+            out.pop()
+        return DiffOp(tuple(out))
+
+    @property
+    def order(self) -> int:
+        """Highest derivative order."""
+        return len(self.coeffs) - 1
+
+    def __call__(self, expr: sp.Expr) -> sp.Expr:
+        """Apply the operator to a sympy expression in theta (or to phi(theta))."""
+        return sum((c * sp.diff(expr, theta, k) for k, c in enumerate(self.coeffs)), sp.Integer(0))
+
+    def __add__(self, other: DiffOp) -> DiffOp:
+        """Sum of two operators."""
+        n = max(len(self.coeffs), len(other.coeffs))
+        a = list(self.coeffs) + [0] * (n - len(self.coeffs))
+        b = list(other.coeffs) + [0] * (n - len(other.coeffs))
+        return DiffOp.from_expr(sum((x + y) * sp.diff(phi_fn(theta), theta, k)
+                                    for k, (x, y) in enumerate(zip(a, b, strict=True))))
+
+    def __mul__(self, scalar: ExprLike) -> DiffOp:
+        """scalar * operator (coefficient-wise)."""
+        return DiffOp(tuple(sp.simplify(scalar * c) for c in self.coeffs))
+
+    __rmul__ = __mul__
+
+    def __sub__(self, other: DiffOp) -> DiffOp:
+        """Difference of two operators."""
+        return self + (-1) * other
+
+    def compose(self, other: DiffOp) -> DiffOp:
+        """self ∘ other (e.g. L∘L = L^2)."""
+        return DiffOp.from_expr(self(other(phi_fn(theta))))
+
+    def equals(self, other: DiffOp) -> bool:
+        """Exact (sympy) equality of all coefficients."""
+        d = self - other
+        return all(sp.simplify(c) == 0 for c in d.coeffs)
+
+    def concrete(self, U: sp.Expr, var_fhat: sp.Expr | float = 0) -> DiffOp:
+        """Substitute f = -U'/2 and V = var_fhat (a number or an expression in theta)."""
+        return DiffOp(tuple(substitute(c, U, var_fhat) for c in self.coeffs))
+
+
+def drift(U: sp.Expr) -> sp.Expr:
+    """f = (1/2) d/dtheta log pi = -U'/2 (Section 4, notation of eq. 42)."""
+    return -sp.diff(_as_potential(U), theta) / 2
+
+
+def substitute(expr: sp.Expr, U: sp.Expr, var_fhat: sp.Expr | float = 0) -> sp.Expr:
+    """Replace the generic f(theta), V(theta) (and their derivatives) by -U'/2 and var_fhat (new)."""
+    fx = drift(U)
+    vx = sp.sympify(var_fhat)
+    e = expr.replace(f_fn, sp.Lambda(theta, fx)).replace(V_fn, sp.Lambda(theta, vx))
+    return sp.simplify(e.doit())
+
+
+def generator() -> DiffOp:
+    """L = f d/dtheta + (1/2) d^2/dtheta^2, the generator of d theta = f dt + dW (eq. 25, 1-D)."""
+    return DiffOp((sp.Integer(0), f_fn(theta), sp.Rational(1, 2)))
+
+
+@cache
+def generator_squared() -> DiffOp:
+    """L^2 = L∘L (eq. 28), derived by composition."""
+    L = generator()
+    return L.compose(L)
+
+
+def noise_scale_squared(method: str) -> sp.Expr:
+    """s^2, the variance of the injected noise s xi: h (Euler, SGLD, eqs. 42/47) or h (1 - (h/2) V)^2 (eq. 51)."""
+    _check_method(method)
+    if method == "msgld":
+        return h * (1 - h * V_fn(theta) / 2) ** 2
+    return h
+
+
+@cache
+def one_step_series(method: str, order: int = 2) -> sp.Expr:
+    """E[phi(theta_1) | theta_0 = theta] as a polynomial in h, truncated after h^order (eqs. 33, 49, 52; derived).
+
+    theta_1 - theta = Delta = h (f + eps) + s xi; E phi(theta + Delta) = sum_j phi^(j) E[Delta^j] / j! with
+    E xi^b the Gaussian moments and E eps^a = :func:`noise_moment` (Euler: eps = 0).  E[Delta^j] = O(h^ceil(j/2))
+    because odd moments of xi vanish and s^2 = O(h), so Taylor degree 2 order + 2 is more than enough (for
+    order = 2 the degree-5 and -6 terms are included and truncated away).
+    """
+    _check_method(method)
+    order = check_int("order", order, 0, 3)
+    s2 = noise_scale_squared(method)
+    f = f_fn(theta)
+    total = sp.Integer(0)
+    for j in range(2 * order + 3):
+        ed = sp.Integer(0)
+        for a in range(j + 1):
+            b = j - a
+            if b % 2:
+                continue
+            gauss = sp.factorial2(b - 1) if b else 1  # E xi^b
+            if method == "euler":
+                drift_moment = f**a
+            else:
+                drift_moment = sum(sp.binomial(a, c) * f ** (a - c) * noise_moment(c) for c in range(a + 1))
+            ed += sp.binomial(j, a) * h**a * s2 ** (b // 2) * gauss * drift_moment
+        dphi = phi_fn(theta) if j == 0 else sp.Derivative(phi_fn(theta), (theta, j))
+        total += dphi * ed / sp.factorial(j)
+    series = sp.expand(total)
+    return sum((series.coeff(h, p) * h**p for p in range(order + 1)), sp.Integer(0))
+
+
+@cache
+def one_step_operators(method: str) -> tuple[DiffOp, DiffOp]:
+    """(A_0, A_1) of eq. (33): E[phi(theta_1)|theta_0] = phi + h A_0 phi + h^2 A_1 phi + O(h^3) (derived)."""
+    series = one_step_series(method)
+    if sp.simplify(series.coeff(h, 0) - phi_fn(theta)) != 0:
+        raise AssertionError("the h^0 term of the one-step expansion must be phi")
+    return DiffOp.from_expr(series.coeff(h, 1)), DiffOp.from_expr(series.coeff(h, 2))
+
+
+@cache
+def error_operator(method: str) -> DiffOp:
+    """L^2/2 - A_1, the local weak error operator of eq. (35) with p = 1 (derived; cf. eqs. 50, 53)."""
+    _, A1 = one_step_operators(method)
+    return generator_squared() * sp.Rational(1, 2) - A1
+
+
+# --- the paper's printed forms (typed from Vollmer et al. 2016), for exact cross-checks
+
+
+def eq43_euler_A1() -> DiffOp:
+    """Euler A_1 psi = (1/2) f^2 psi'' + (1/2) f psi''' + (1/8) psi'''' (eq. 43 in 1-D, with the f restored)."""
+    f = f_fn(theta)
+    return DiffOp((0, 0, f**2 / 2, f / 2, sp.Rational(1, 8)))
+
+
+def eq49_sgld_A1() -> DiffOp:
+    """SGLD A_1 phi = (1/2)(E fhat^2 phi'' + f phi''' + phi''''/4), E fhat^2 = f^2 + Var fhat (eq. 49)."""
+    f, V = f_fn(theta), V_fn(theta)
+    return DiffOp((0, 0, (f**2 + V) / 2, f / 2, sp.Rational(1, 8)))
+
+
+def eq52_msgld_A1() -> DiffOp:
+    """mSGLD A_1 phi = (1/2)([E fhat^2 - Var fhat] phi'' + f phi''' + phi''''/4) (eq. 52)."""
+    f = f_fn(theta)
+    return DiffOp((0, 0, f**2 / 2, f / 2, sp.Rational(1, 8)))
+
+
+def eq50_sgld_error_operator() -> DiffOp:
+    """L^2/2 - A_1 = (1/2)(f f' + f''/2) d/dtheta + (1/2)(f' - Var fhat) d^2/dtheta^2 (eq. 50)."""
+    f, V = f_fn(theta), V_fn(theta)
+    fp, fpp = sp.diff(f, theta), sp.diff(f, theta, 2)
+    return DiffOp((0, (f * fp + fpp / 2) / 2, (fp - V) / 2))
+
+
+def eq53_msgld_error_operator() -> DiffOp:
+    """L^2/2 - A_1 = (1/2)(f f' + f''/2) d/dtheta + (1/2) f' d^2/dtheta^2 (eq. 53; the same as Euler's)."""
+    f = f_fn(theta)
+    fp, fpp = sp.diff(f, theta), sp.diff(f, theta, 2)
+    return DiffOp((0, (f * fp + fpp / 2) / 2, fp / 2))
+
+
+def printed_error_operator(method: str) -> DiffOp:
+    """The paper's error operator of ``method``: eq. (50) for SGLD, eq. (53) for mSGLD and Euler."""
+    return eq50_sgld_error_operator() if _check_method(method) == "sgld" else eq53_msgld_error_operator()
+
+
+# ----------------------------------------------------------------------------------------------- the bias
+
+
+def _as_potential(U: ExprLike) -> sp.Expr:
+    """U as a sympy expression in theta (other symbols allowed as parameters); ParameterError otherwise."""
+    try:
+        e = sp.sympify(U)
+    except (sp.SympifyError, TypeError):
+        raise ParameterError(f"U must be a sympy expression in theta, got {U!r}") from None
+    if not isinstance(e, sp.Expr) or not e.free_symbols <= {theta} | _parameter_symbols(e):
+        raise ParameterError(f"U must be a sympy expression in theta, got {U!r}")
+    return e
+
+
+def _parameter_symbols(e: sp.Expr) -> set:
+    """Free symbols of ``e`` other than theta."""
+    return {s for s in e.free_symbols if s != theta}
+
+
+@dataclass(frozen=True)
+class BiasDensity:
+    """c1 = pi(w) with w = alpha - 2 B (phi - pi(phi)): the leading bias as one pi-expectation (new; see
+    :func:`leading_bias_coefficient`).  ``alpha``, ``beta``, ``B`` contain the symbol :data:`pi_phi`."""
+
+    alpha: sp.Expr
+    beta: sp.Expr
+    B: sp.Expr
+    w: sp.Expr
+
+
+def bias_density(U: ExprLike, phi: ExprLike, method: str, var_fhat: ExprLike = 0) -> BiasDensity:
+    """Reduce pi((L^2/2 - A_1) psi), L psi = phi - pi(phi), to pi(w) with w free of psi (new; 1-D).
+
+    Write E = L^2/2 - A_1 = sum_k a_k d^k.  The Poisson equation gives psi'' = 2 (phibar - f psi') with
+    phibar = phi - pi(phi); differentiating, psi^(k) = alpha_k + beta_k psi' with alpha_1 = 0, beta_1 = 1,
+    alpha_{k+1} = alpha_k' + 2 beta_k phibar, beta_{k+1} = beta_k' - 2 f beta_k.  So E psi = alpha + beta psi'.
+    In 1-D pi psi' = 2 F, F(theta) = int_{-inf}^theta phibar pi ds (F -> 0 at both ends since pi(phibar) = 0), and
+    integrating by parts with B' = beta,  int beta pi psi' = 2 int beta F = -2 int B phibar pi.  Hence
+    c1 = pi(alpha - 2 B phibar) (any antiderivative B: pi(phibar) = 0 removes the constant).
+    """
+    U = _as_potential(U)
+    phi = sp.sympify(phi)
+    E = error_operator(_check_method(method)).concrete(U, var_fhat)
+    if E.coeffs[0] != 0:
+        raise AssertionError("the error operator must annihilate constants")
+    f = drift(U)
+    phibar = phi - pi_phi
+    alpha_k, beta_k = sp.Integer(0), sp.Integer(1)
+    alpha, beta = sp.Integer(0), sp.Integer(0)
+    for k in range(1, len(E.coeffs)):
+        alpha += E.coeffs[k] * alpha_k
+        beta += E.coeffs[k] * beta_k
+        alpha_k, beta_k = sp.diff(alpha_k, theta) + 2 * beta_k * phibar, sp.diff(beta_k, theta) - 2 * f * beta_k
+    alpha, beta = sp.expand(alpha), sp.expand(beta)
+    B = sp.integrate(beta, theta)
+    if B.has(sp.Integral):
+        raise ParameterError("could not integrate the bias density's beta symbolically; U or var_fhat too complex")
+    return BiasDensity(alpha, beta, B, sp.expand(alpha - 2 * B * phibar))
+
+
+def _normalized_moment(U: sp.Expr, k: int) -> sp.Expr:
+    """pi(theta^k) for pi ∝ exp(-U) in closed form: Gaussian moments for a quadratic U, Gamma-function ratios for
+    U = c theta^(2n) + const, otherwise sympy's integrate over R."""
+    if U.is_polynomial(theta):
+        poly = sp.Poly(U, theta)
+        if poly.degree() == 2:
+            a2, a1 = poly.coeff_monomial(theta**2), poly.coeff_monomial(theta)
+            if a2.is_number and not a2 > 0:
+                raise ParameterError(f"U must be normalisable: the theta^2 coefficient must be > 0, got {a2}")
+            mu, s2 = -a1 / (2 * a2), 1 / (2 * a2)
+            return sp.expand(sum((sp.binomial(k, j) * mu ** (k - j) * s2 ** (j // 2) * sp.factorial2(j - 1)
+                                  for j in range(0, k + 1, 2)), sp.Integer(0)))
+        if [m for m in poly.monoms() if m[0] > 0] == [(poly.degree(),)] and poly.degree() % 2 == 0:
+            n2, c = poly.degree(), poly.LC()
+            if c.is_number and not c > 0:
+                raise ParameterError(f"U must be normalisable: the leading coefficient must be > 0, got {c}")
+            if k % 2:
+                return sp.Integer(0)
+            return sp.gamma(sp.Rational(k + 1, n2)) / (sp.gamma(sp.Rational(1, n2)) * c ** sp.Rational(k, n2))
+    return sp.simplify(_integrate_symbolic(theta**k * sp.exp(-U)) / _integrate_symbolic(sp.exp(-U)))
+
+
+def _integrate_symbolic(integrand: sp.Expr) -> sp.Expr:
+    """int_R integrand dtheta by sympy; ParameterError if sympy returns no closed form."""
+    val = sp.integrate(integrand, (theta, -sp.oo, sp.oo), conds="none")
+    if val.has(sp.Integral) or val.has(sp.oo) or val is sp.nan:
+        raise ParameterError("sympy could not integrate over R; use route='numeric'")
+    return val
+
+
+def expectation_symbolic(U: ExprLike, phi: ExprLike) -> sp.Expr:
+    """pi(phi) in closed form (sympy): polynomial phi from the moments of :func:`_normalized_moment`, else
+    int phi exp(-U) / int exp(-U) by sympy.integrate."""
+    U = _as_potential(U)
+    phi = sp.expand(sp.sympify(phi))
+    if phi.is_polynomial(theta):
+        poly = sp.Poly(phi, theta)
+        return sp.simplify(sum((c * _normalized_moment(U, m[0]) for m, c in poly.terms()), sp.Integer(0)))
+    return sp.simplify(_integrate_symbolic(phi * sp.exp(-U)) / _integrate_symbolic(sp.exp(-U)))
+
+
+def leading_bias_coefficient(U: ExprLike, phi: ExprLike, method: str, var_fhat: ExprLike = 0, *, route: str = "auto",
+                             params: Mapping | None = None, dps: int | None = None) -> sp.Expr | float:
+    """c1 with lim_K (1/K) sum_{k<K} phi(theta_k) - pi(phi) = c1 h + O(h^2) (Theorem 3.3 = JMLR Thm. 6).
+
+    Identity (exact, 1-D or not).  Let L psi = phi - pi(phi) (Poisson equation) and E = L^2/2 - A_1.  Then
+
+        c1 = pi(E psi) = -pi(A_1 psi) = -int_R int_0^inf (E u)(y, t) pi(y) dt dy = -lambda_1,
+
+    because int_0^inf (u(., t) - pi(phi)) dt = -psi for u = e^{tL} phi, E kills constants, and pi(L^2 psi) =
+    pi(L phi) = 0.  So the printed (40) "bias = -lambda_p h^p" with lambda_p of (41) is right (only (46)'s extra
+    minus sign is a typo); the "operational" rule "bias = +h int int E u pi" of shared/notes/004.md section 4 has
+    the wrong sign (OU check: Euler, phi = theta^2 gives lambda_1 = -1/4 and c1 = +1/4; SGLD adds +Var fhat/(2A);
+    004b.md section 3 states it correctly).  Direct proof: pi_h is invariant, so pi_h(K psi - psi) = 0 with
+    K psi - psi = h (phi - pi phi) + h^2 A_1 psi + O(h^3), hence pi_h(phi) - pi(phi) = -h pi(A_1 psi) + O(h^2).
+
+    The 1-D evaluation goes through :func:`bias_density` (psi' = (2/pi) int_{-inf}^theta (phi - pi phi) pi ds,
+    then one integration by parts).  route: "symbolic" (sympy; exact, for U whose moments sympy integrates, e.g.
+    Gaussian or quartic), "numeric" (quadrature with the normalising constant: scipy, or mpmath at ``dps``
+    digits), "auto" (symbolic for a quadratic U or U = c theta^(2k), falling back to numeric; numeric otherwise, since
+    sympy can take minutes on e.g. the double well).  ``params`` substitutes numbers for other symbols in U.
+    var_fhat is Var fhat = Var(g)/4 (a number, a symbol, or an expression in theta).
+    """
+    if route not in ("auto", "symbolic", "numeric"):
+        raise ParameterError(f"route must be 'auto', 'symbolic' or 'numeric', got {route!r}")
+    U = _as_potential(U)
+    phi = sp.sympify(phi)
+    var_fhat = sp.sympify(var_fhat)
+    if params:
+        U, phi, var_fhat = (sp.sympify(x).subs(params) for x in (U, phi, var_fhat))
+    dens = bias_density(U, phi, method, var_fhat)
+    if route == "symbolic" or (route == "auto" and _symbolic_friendly(U)):
+        try:
+            mean_phi = expectation_symbolic(U, phi)
+            return sp.simplify(expectation_symbolic(U, dens.w.subs(pi_phi, mean_phi)))
+        except (ParameterError, NotImplementedError):
+            if route == "symbolic":
+                raise
+    return _leading_bias_numeric(U, phi, dens, dps)
+
+
+def _symbolic_friendly(U: sp.Expr) -> bool:
+    """True for U whose moments sympy integrates quickly: a quadratic (Gaussian) or c theta^(2k) + const."""
+    if not U.is_polynomial(theta):
+        return False
+    poly = sp.Poly(U, theta)
+    if poly.degree() <= 2:
+        return True
+    return [m for m in poly.monoms() if m[0] > 0] == [(poly.degree(),)]
+
+
+def _leading_bias_numeric(U: sp.Expr, phi: sp.Expr, dens: BiasDensity, dps: int | None) -> float:
+    """c1 = pi(w) by quadrature, with pi(phi) by quadrature substituted into w."""
+    if _parameter_symbols(U) | _parameter_symbols(sp.sympify(phi)) | _parameter_symbols(dens.w) - {pi_phi}:
+        raise ParameterError("route='numeric' needs numbers for every symbol other than theta (pass params)")
+    mean_phi = expectation(U, phi, dps=dps)
+    return expectation(U, dens.w.subs(pi_phi, mean_phi), dps=dps)
+
+
+# ----------------------------------------------------------------------------------------------- quadrature
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Numeric form of pi ∝ exp(-U): U shifted by its minimum, and a finite range holding all the mass."""
+
+    U: sp.Expr
+    umin: float
+    lo: float
+    hi: float
+    critical: tuple
+
+    def region(self, cut: float) -> tuple[float, float]:
+        """[a, b] = the smallest interval holding {U - Umin < cut} (found on a fine scan of [lo, hi])."""
+        return _region(self.U, self.umin, self.lo, self.hi, float(cut))
+
+
+@cache
+def _region(U: sp.Expr, umin: float, lo: float, hi: float, cut: float) -> tuple[float, float]:
+    """Cached scan behind :meth:`_Target.region`."""
+    uf = sp.lambdify(theta, U - umin, modules="numpy")
+    wide = np.linspace(lo, hi, 400001)
+    inside = wide[np.broadcast_to(uf(wide), wide.shape) < cut]
+    return float(inside[0]), float(inside[-1])
+
+
+@cache
+def _target(U: sp.Expr) -> _Target:
+    """Critical points, minimum and a range [lo, hi] with U - Umin > 800 at both ends (cached per U)."""
+    u = sp.lambdify(theta, U, modules="math")
+    up = sp.lambdify(theta, sp.diff(U, theta), modules="math")
+    # critical points of U (real roots of U' for polynomial U, else a coarse scan)
+    dU = sp.diff(U, theta)
+    crit: list[float] = []
+    if dU.is_polynomial(theta) and sp.degree(dU, theta) > 0:
+        roots = np.roots([float(c) for c in sp.Poly(dU, theta).all_coeffs()])
+        crit = sorted({round(float(r.real), 9) for r in roots if abs(r.imag) < 1e-4})
+    else:
+        grid = np.linspace(-50, 50, 20001)
+        vals = np.array([up(x) for x in grid])
+        crit = [float(x) for x in grid[:-1][np.sign(vals[:-1]) != np.sign(vals[1:])]]
+    if not crit:
+        raise ParameterError("U must have a minimum (pi ∝ exp(-U) normalisable)")
+    umin = min(u(x) for x in crit)
+
+    def edge(direction: float) -> float:
+        x = crit[0] if direction < 0 else crit[-1]
+        step = 0.5
+        for _ in range(400):
+            if u(x) - umin > 800:
+                return x
+            x += direction * step
+            step *= 1.2
+        raise ParameterError("U must grow at +-infinity (pi ∝ exp(-U) normalisable)")
+
+    return _Target(U, umin, edge(-1.0), edge(1.0), tuple(crit))
+
+
+def expectation(U: ExprLike, phi: ExprLike, *, dps: int | None = None, params: Mapping | None = None) -> float:
+    """pi(phi) = int phi e^{-U} / int e^{-U} by adaptive quadrature (scipy; mpmath tanh-sinh at ``dps`` digits)."""
+    U = _as_potential(U)
+    phi = sp.sympify(phi)
+    if params:
+        U, phi = U.subs(params), phi.subs(params)
+    if _parameter_symbols(U) or _parameter_symbols(phi):
+        raise ParameterError("expectation needs numbers for every symbol other than theta (pass params)")
+    t = _target(U)
+    pts = sorted({t.lo, *t.critical, t.hi})
+    if dps is None:
+        uf = sp.lambdify(theta, U - t.umin, modules="math")
+        pf = sp.lambdify(theta, phi, modules="math")
+
+        def quad(g: Callable) -> float:
+            return sum(spi.quad(g, a, b, epsabs=1e-14, epsrel=1e-12, limit=400)[0] for a, b in zip(pts[:-1], pts[1:],
+                                                                                               strict=True))
+        Z = quad(lambda x: math.exp(-uf(x)))
+        return quad(lambda x: pf(x) * math.exp(-uf(x))) / Z
+    dps = check_int("dps", dps, 15)
+    with mpmath.workdps(dps):
+        uf = sp.lambdify(theta, U - sp.Float(t.umin, dps), modules="mpmath")
+        pf = sp.lambdify(theta, phi, modules="mpmath")
+        Z = mpmath.quad(lambda x: mpmath.exp(-uf(x)), pts)
+        return float(mpmath.quad(lambda x: pf(x) * mpmath.exp(-uf(x)), pts) / Z)
+
+
+def poisson_derivative(U: ExprLike, phi: ExprLike, grid: np.ndarray, *, params: Mapping | None = None) -> np.ndarray:
+    """psi'(theta) on ``grid`` for L psi = phi - pi(phi): psi' = (2/pi(theta)) int_{-inf}^theta (phi - pi phi) pi ds.
+
+    (1-D solution of the Poisson equation; to avoid cancellation the integral is taken from the nearer end, using
+    int_R (phi - pi phi) pi = 0.)  Adaptive quadrature per grid point (new).
+    """
+    U = _as_potential(U)
+    phi = sp.sympify(phi)
+    if params:
+        U, phi = U.subs(params), phi.subs(params)
+    x = np.asarray(grid, dtype=np.float64)
+    if x.ndim != 1 or not np.all(np.isfinite(x)):
+        raise ParameterError("grid must be a 1-D array of finite numbers")
+    t = _target(U)
+    mean_phi = expectation(U, phi)
+    uf = sp.lambdify(theta, U - t.umin, modules="math")
+    pf = sp.lambdify(theta, phi, modules="math")
+
+    def g(s: float) -> float:
+        return (pf(s) - mean_phi) * math.exp(-uf(s))
+
+    mode = t.critical[int(np.argmin([uf(c) for c in t.critical]))]
+    out = np.empty_like(x)
+    with warnings.catch_warnings():
+        # far in the tails F is tiny and quad reports round-off; psi' there is still accurate to ~1e-10 relative
+        warnings.simplefilter("ignore", spi.IntegrationWarning)
+        for i, xi in enumerate(x):
+            if xi <= mode:
+                F = spi.quad(g, t.lo, xi, epsabs=0.0, epsrel=1e-12, limit=400)[0]
+            else:
+                F = -spi.quad(g, xi, t.hi, epsabs=0.0, epsrel=1e-12, limit=400)[0]
+            out[i] = 2.0 * F / math.exp(-uf(xi))
+    return out
+
+
+def leading_bias_coefficient_direct(U: ExprLike, phi: ExprLike, method: str, var_fhat: ExprLike = 0, *,
+                                    params: Mapping | None = None,
+                                    n_grid: int = 801) -> float:
+    """c1 = pi(E psi) evaluated directly (psi' by :func:`poisson_derivative`, higher derivatives from the Poisson
+    equation, then a quadrature of E psi against pi): a cross-check of the integrated-by-parts route (new)."""
+    U = _as_potential(U)
+    phi = sp.sympify(phi)
+    if params:
+        U, phi, var_fhat = U.subs(params), phi.subs(params), sp.sympify(var_fhat).subs(params)
+    n_grid = check_int("n_grid", n_grid, 101)
+    dens = bias_density(U, phi, method, var_fhat)
+    mean_phi = expectation(U, phi)
+    t = _target(U)
+    # the mass of pi lies well inside [lo, hi] (U - Umin > 800 there); use the region U - Umin < 40
+    uf = sp.lambdify(theta, U - t.umin, modules="numpy")
+    x, w = np.polynomial.legendre.leggauss(n_grid)
+    a, b = t.region(40.0)
+    nodes, weights = (b - a) / 2 * x + (a + b) / 2, (b - a) / 2 * w
+    dpsi = poisson_derivative(U, phi, nodes)
+    al = sp.lambdify(theta, dens.alpha.subs(pi_phi, mean_phi), modules="numpy")
+    be = sp.lambdify(theta, dens.beta.subs(pi_phi, mean_phi), modules="numpy")
+    dens_vals = np.exp(-uf(nodes))
+    Z = weights @ dens_vals
+    Epsi = np.broadcast_to(al(nodes), nodes.shape) + np.broadcast_to(be(nodes), nodes.shape) * dpsi
+    return float(weights @ (Epsi * dens_vals) / Z)
+
+
+def asymptotic_variance(U: ExprLike, phi: ExprLike, *, params: Mapping | None = None, n_grid: int = 201) -> float:
+    """sigma^2 = lim_T T Var((1/T) int_0^T phi(theta_t) dt) = 2 int_0^inf Cov_pi(phi(theta_0), phi(theta_t)) dt
+    = pi(psi'^2) for the diffusion d theta = f dt + dW (new; Dirichlet form -pi(psi L psi) = pi(psi'^2)/2).
+
+    A time average over T = K h time units of a chain with small h then has variance ~ sigma^2 / T.  Evaluated by
+    Gauss-Legendre quadrature over U - Umin < 40 with psi' from :func:`poisson_derivative`.
+    """
+    U = _as_potential(U)
+    phi = sp.sympify(phi)
+    if params:
+        U, phi = U.subs(params), phi.subs(params)
+    n_grid = check_int("n_grid", n_grid, 21)
+    t = _target(U)
+    a, b = t.region(40.0)
+    x, w = np.polynomial.legendre.leggauss(n_grid)
+    nodes, weights = (b - a) / 2 * x + (a + b) / 2, (b - a) / 2 * w
+    uf = sp.lambdify(theta, U - t.umin, modules="numpy")
+    dens = weights * np.exp(-np.broadcast_to(uf(nodes), nodes.shape))
+    dpsi = poisson_derivative(U, phi, nodes)
+    return float(dens @ dpsi**2 / dens.sum())
+
+
+# ----------------------------------------------------------------------------------------------- the discrete chain
+
+
+def step_variance(method: str, h_val: float, var_g: float | np.ndarray) -> float | np.ndarray:
+    """Conditional variance of theta_1 given theta_0 with Gaussian gradient noise of variance var_g = Var g (new):
+    Euler h; SGLD h + h^2 var_g / 4; mSGLD h (1 - h var_g / 8)^2 + h^2 var_g / 4 (eqs. 42, 47, 51 with
+    Var fhat = var_g / 4).  ``var_g`` may be an array (theta-dependent variance)."""
+    _check_method(method)
+    h_val = check_positive("h", h_val)
+    v = np.asarray(var_g, dtype=np.float64)
+    if np.any(v < 0) or not np.all(np.isfinite(v)):
+        raise ParameterError("var_g must be finite and >= 0")
+    if method == "euler":
+        return h_val + 0.0 * v
+    s2 = h_val * (1.0 - h_val * v / 8.0) ** 2 if method == "msgld" else h_val
+    return s2 + h_val**2 * v / 4.0
+
+
+def invariant_expectation(U: ExprLike, phis: list, method: str, h_val: float, var_g: ExprLike = 0.0, *,
+                          n_grid: int | None = None,
+                          params: Mapping | None = None) -> np.ndarray:
+    """pi_h(phi) for the chain theta' ~ N(theta + h f(theta), step_variance) on R, by a Nystrom method (new).
+
+    With Gaussian gradient noise (simulate.potentials.AdditiveNoise) one step of Euler, SGLD and mSGLD is exactly
+    Gaussian.  The transition density is discretised on a uniform grid over the region where U - Umin < 60 with
+    the trapezoid rule (spectrally accurate for these smooth, rapidly decaying kernels when the grid spacing is
+    well below the step's standard deviation; rows renormalised, i.e. the chain is reflected at the grid edge);
+    the invariant vector solves (P^T - I) p = 0, sum p = 1.  ``phis`` is a list of sympy expressions; ``var_g``
+    a number or an expression in theta.  Explicit Euler on a superlinear drift is strictly transient (escape needs
+    |theta| > ~2/sqrt(h |U'''|), probability ~ exp(-U there)); this is the quasi-stationary law on the grid.
+    """
+    U = _as_potential(U)
+    phis = [sp.sympify(p) for p in phis]
+    var_g = sp.sympify(var_g)
+    if params:
+        U, var_g = U.subs(params), var_g.subs(params)
+        phis = [p.subs(params) for p in phis]
+    h_val = check_positive("h", h_val)
+    a, b = _target(U).region(60.0)
+    sd = math.sqrt(h_val)
+    if n_grid is None:
+        n_grid = int(min(6000, max(400, math.ceil((b - a) / (sd / 8.0)))))
+    n_grid = check_int("n_grid", n_grid, 50)
+    x = np.linspace(a, b, n_grid)
+    dx = x[1] - x[0]
+    if dx > sd / 4:
+        raise ParameterError(f"n_grid = {n_grid} is too coarse for h = {h_val}: need spacing < sqrt(h)/4")
+    fx = sp.lambdify(theta, drift(U), modules="numpy")
+    vg = sp.lambdify(theta, var_g, modules="numpy")
+    mean = x + h_val * np.broadcast_to(fx(x), x.shape)
+    var = np.broadcast_to(step_variance(method, h_val, np.broadcast_to(vg(x), x.shape)), x.shape)
+    P = np.exp(-((x[None, :] - mean[:, None]) ** 2) / (2.0 * var[:, None]))
+    P /= P.sum(axis=1, keepdims=True)
+    M = P.T - np.eye(n_grid)
+    M[-1, :] = 1.0
+    rhs = np.zeros(n_grid)
+    rhs[-1] = 1.0
+    p = sla.solve(M, rhs)
+    out = []
+    for e in phis:
+        g = sp.lambdify(theta, e, modules="numpy")
+        out.append(float(p @ np.broadcast_to(g(x), x.shape)))
+    return np.array(out)
+
+
+__all__ = [
+    "BiasDensity", "DiffOp", "METHODS", "bias_density", "drift", "eq43_euler_A1", "eq49_sgld_A1",
+    "eq50_sgld_error_operator", "eq52_msgld_A1", "eq53_msgld_error_operator", "error_operator", "expectation",
+    "expectation_symbolic", "f_fn", "generator", "generator_squared", "invariant_expectation",
+    "leading_bias_coefficient", "leading_bias_coefficient_direct", "noise_moment", "noise_scale_squared",
+    "asymptotic_variance", "one_step_operators", "one_step_series", "phi_fn", "pi_phi", "poisson_derivative",
+    "printed_error_operator",
+    "step_variance", "substitute", "theta", "V_fn",
+]
