@@ -129,7 +129,7 @@ def test_asymptotic_variance_and_mse2_expansion(chains):
         ch = chains[key]
         with mpmath.workdps(ch.dps):
             sig = ch.asymptotic_variance()
-            b, C = ch.bias2(), ch.transient_coefficient()
+            b, C = ch.bias_theta2(), ch.transient_coefficient()
             e0, e1, e2 = ch.expansion("mse2")
             assert _rel(e0, b**2) < TOL and _rel(e1, sig + 2 * b * C) < TOL
             for M in (10**7, 10**8, 10**9):

@@ -54,7 +54,7 @@ def test_minimal_steps_is_the_first_crossing():
     eps2 = 1e-6
     m = int(va.minimal_steps(ch, eps2))
     assert float(ch.mse2(m)) <= eps2 < float(ch.mse2(m - 1))
-    assert va.minimal_steps(ch, float(ch.bias2()) ** 2 * 0.5) == math.inf
+    assert va.minimal_steps(ch, float(ch.bias_theta2()) ** 2 * 0.5) == math.inf
 
 
 def test_scaling_exponents_and_threshold():

@@ -538,7 +538,7 @@ class ToyFiniteTime:
         c = self.zeta_cumulants
         return [_lambdified_moment(p)(self.a, mpmath.mpf(0), self.posterior_mean, self.theta0, *c) for p in range(5)]
 
-    def bias2(self) -> mpmath.mpf:
+    def bias_theta2(self) -> mpmath.mpf:
         """Asymptotic bias of phi = theta^2: Var_inf - sigma_p^2 (eqs. 18, 21)."""
         with mpmath.workdps(self.dps):
             return self.stationary_moment(2) - self.target2

@@ -186,7 +186,7 @@ def _time_average_claim(quantity: str, cases: list, ylabel: str) -> Callable[[Se
             out.notes.append(
                 f"sgld r=0.05 n=10 with: MSE2(M) = bias^2 + (sigma_as^2 + 2 bias C)/M + O(M^-2) with bias^2 = "
                 f"{float(e0):.6g}, sigma_as^2 = {float(th.asymptotic_variance()):.6g}, "
-                f"2 bias C = {float(2 * th.bias2() * th.transient_coefficient()):.6g} (notes 004b 8.4)")
+                f"2 bias C = {float(2 * th.bias_theta2() * th.transient_coefficient()):.6g} (notes 004b 8.4)")
         out.figure = _curve_figure(quantity, rows, ylabel, absolute=(quantity == "ere"))
         out.seconds = time.perf_counter() - t0
         return out
@@ -307,8 +307,8 @@ def _exact(settings: Settings) -> ClaimResult:
                     worst_k = max(worst_k, _rel(th.moment(k, p), th.moment_recursion(k, p)))
             e0, e1, _ = th.expansion("mse2")
             sig = th.asymptotic_variance()
-            worst_as = max(worst_as, _rel(e1 - 2 * th.bias2() * th.transient_coefficient(), sig),
-                           _rel(e0, th.bias2() ** 2))
+            worst_as = max(worst_as, _rel(e1 - 2 * th.bias_theta2() * th.transient_coefficient(), sig),
+                           _rel(e0, th.bias_theta2() ** 2))
         curves.append((case, th))
     out.exact.append(ExactCheck(f"closed form in M == 15-state recursion T^M, M in {EXACT_M}",
                                 worst_rec < REL_TOL, f"max rel diff {mpmath.nstr(worst_rec, 3)}"))
