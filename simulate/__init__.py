@@ -17,6 +17,7 @@ from .potentials import AdditiveNoise, ChainDivergedError, PotentialModel, doubl
 from .runner import RunResult, block_rng, run
 from .sampler import Sampler, SamplerState, euler, msgld, sgld
 from .validation import ParameterError
+from .vr import SVRG, VRMinibatch, VRState, svrgld, vrsgld
 
 __all__ = [
     "AdditiveNoise", "ChainDivergedError", "CovEstimate", "EstimatedCovMinibatch", "EstimatedCovSampler",
@@ -25,4 +26,5 @@ __all__ = [
     "block_rng", "breast_cancer_model", "double_well", "estimated_covariance", "euler", "from_chen_step",
     "laplace_cv_run", "mala", "mala_reference", "msgld", "msgld_estimated_cov", "posterior_moments_quadrature",
     "quartic", "run", "sgld", "to_chen_step",
+    "SVRG", "VRMinibatch", "VRState", "svrgld", "vrsgld",
 ]

@@ -1,6 +1,8 @@
 """Symbolic SG-MCMC theory (sympy), with numpy/mpmath evaluation.
 
 Modules:
+  chen_bounds         Chen et al. (vrSG-MCMC): Lemma 1 / Theorem 3 bounds, budget calculus, Corollary 4 regimes
+  chen_gaussian       Chen et al. on the Gaussian mean model: Gamma, A, lambda, B, C; exact finite-L MSE of SGLD/vrSGLD
   gaussian_toy        constants A, E(B), Var(B) of the 1-D Gaussian toy model (Vollmer et al. eqs. 11-16)
   toy_moments         exact mean/variance recurrences, closed forms in k, stationary moments, h-series, stability
   vollmer_printed     the paper's printed closed forms (eqs. 17-21), kept separate for cross-checks
@@ -12,6 +14,8 @@ Modules:
 """
 
 from . import (
+    chen_bounds,
+    chen_gaussian,
     gaussian_toy,
     numeric,
     subset_moments,
@@ -27,6 +31,7 @@ from .toy_chain import ToyChain
 from .toy_chain import toy_chain as chain_for
 
 __all__ = [
-    "ToyChain", "ToyConstants", "chain_for", "gaussian_toy", "numeric", "subset_moments", "toy_chain",
-    "toy_constants", "toy_finite_time", "toy_moments", "vollmer_asymptotics", "vollmer_printed", "weak_order",
+    "ToyChain", "ToyConstants", "chain_for", "chen_bounds", "chen_gaussian", "gaussian_toy", "numeric",
+    "subset_moments", "toy_chain", "toy_constants", "toy_finite_time", "toy_moments", "vollmer_asymptotics",
+    "vollmer_printed", "weak_order",
 ]

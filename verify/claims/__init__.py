@@ -1,6 +1,7 @@
 """Claim modules; importing this package registers every claim."""
 
 from . import (  # noqa: F401
+    chen,
     vollmer_finite_time,
     vollmer_logistic,
     vollmer_sections56,
