@@ -1,10 +1,11 @@
-"""Claim modules; importing this package registers every claim."""
+"""Claim modules; importing this package registers every claim.
 
-from . import (  # noqa: F401
-    chen,
-    vollmer_finite_time,
-    vollmer_logistic,
-    vollmer_sections56,
-    vollmer_toy,
-    vollmer_weak_order,
-)
+Every module in this folder is imported (in name order), so a new paper part only adds its module here.
+"""
+
+import importlib
+import pkgutil
+
+for _m in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    if not _m.startswith("_"):
+        importlib.import_module(f"{__name__}.{_m}")
