@@ -20,6 +20,7 @@ from .validation import check_step_size
 class SamplerState(NamedTuple):
     theta: np.ndarray  # (M, d)
     estimator_state: Any
+    integrator_state: Any = None  # e.g. the SGHMC momentum; None for first-order integrators
 
 
 @dataclass(frozen=True)
@@ -34,9 +35,10 @@ class Sampler:
     def __post_init__(self) -> None:
         L = self.model.grad_lipschitz
         if L is not None:
-            object.__setattr__(
-                self, "h", check_step_size(self.h, 4.0 / L, "mean-square stability, h < 4/L with L the "
-                                                            "Lipschitz constant of grad log posterior"))
+            bound = getattr(self.integrator, "step_bound", None)
+            h_max, why = bound(L) if bound is not None else (
+                4.0 / L, "mean-square stability, h < 4/L with L the Lipschitz constant of grad log posterior")
+            object.__setattr__(self, "h", check_step_size(self.h, h_max, why))
         else:
             check_step_size(self.h, np.inf, "no stability bound known")
         check = getattr(self.estimator, "check", None)
@@ -52,7 +54,10 @@ class Sampler:
 
     def init(self, theta0, rng: np.random.Generator) -> SamplerState:
         theta = np.array(self.model.check_theta(theta0, "theta0"), dtype=np.float64, copy=True)
-        return SamplerState(theta, self.estimator.init(self.model, theta.shape[0], rng))
+        est_state = self.estimator.init(self.model, theta.shape[0], rng)
+        init_state = getattr(self.integrator, "init_state", None)
+        int_state = None if init_state is None else init_state(theta, self.h, rng)
+        return SamplerState(theta, est_state, int_state)
 
     def step(self, state: SamplerState, rng: np.random.Generator) -> SamplerState:
         """One step: draw the gradient estimate (indices first), then the injected noise xi."""
@@ -62,8 +67,11 @@ class Sampler:
         noise = self._noise
         if noise is None:
             noise = self.integrator.noise_matrix(self.h, self.estimator.noise_cov(self.model, theta))
-        self.integrator.update(theta, grad, xi, self.h, noise)
-        return SamplerState(theta, est_state)
+        if state.integrator_state is None:
+            self.integrator.update(theta, grad, xi, self.h, noise)
+            return SamplerState(theta, est_state)
+        int_state = self.integrator.update_stateful(theta, grad, xi, self.h, noise, state.integrator_state, rng)
+        return SamplerState(theta, est_state, int_state)
 
     def grads_per_step(self) -> float:
         """Per-datum gradient evaluations per chain-step (data passes = steps * this / N)."""

@@ -1,0 +1,95 @@
+"""Exact stationary moments of fixed-step SGHMC on a Gaussian target (new; the recursion is Chen, Fox & Guestrin
+2014 eq. 15 with M = I, beta_hat = 0, as implemented in simulate.sghmc).
+
+On a Gaussian posterior with precision P (gradient g(theta) = -P (theta - mu) + e, e the gradient-estimator noise,
+independent of the state, with covariance Sigma_g) one step is linear in X = (theta - mu, v):
+
+    v' = (1 - alpha) v - eta P (theta - mu) + eta e + sqrt(2 alpha eta) xi,     theta' - mu = (theta - mu) + v',
+
+i.e. X' = F X + (1, 1)^T (x) w with F = [[I - eta P, (1 - alpha) I], [-eta P, (1 - alpha) I]] and
+Cov w = eta^2 Sigma_g + 2 alpha eta I.  The stationary mean is exactly mu (no bias in the mean) and the stationary
+covariance solves the discrete Lyapunov equation Sigma = F Sigma F^T + Q.  In 1-D (symbols below) it is
+
+    Var theta = (2 - alpha)(2 alpha + eta s2) / (P alpha (4 - 2 alpha - eta P)),
+    Cov(theta, v) = eta (2 alpha + eta s2) / (alpha (4 - 2 alpha - eta P)) ,  Var v = 2 Cov(theta, v),
+
+with s2 = Var e.  As eta -> 0 with s2 fixed, Var theta -> 1/P with leading excess
+eta (s2 / (2 alpha P) + 1 / (2 (2 - alpha))) (:func:`excess_variance_series`): the first term is the gradient-noise
+bias that Chen et al.'s beta_hat correction would remove, the second the discretisation bias.
+The exact mean-square stability region is 0 < alpha < 2, 0 < eta P < 4 - 2 alpha (Jury criterion).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import sympy as sp
+from scipy.linalg import solve_discrete_lyapunov
+
+from simulate.validation import ParameterError, check_positive
+
+P, alpha, eta, s2 = sp.symbols("P alpha eta s2", positive=True)
+
+
+@cache
+def stationary_moments_1d() -> dict[str, sp.Expr]:
+    """Var theta, Cov(theta, v), Var v of the stationary law in 1-D, solved symbolically from the Lyapunov
+    equation (sympy; returns factored expressions in P, alpha, eta, s2)."""
+    tt, tv, vv = sp.symbols("tt tv vv")
+    F = sp.Matrix([[1 - eta * P, 1 - alpha], [-eta * P, 1 - alpha]])
+    S = sp.Matrix([[tt, tv], [tv, vv]])
+    E = F * S * F.T + (eta**2 * s2 + 2 * alpha * eta) * sp.ones(2, 2) - S
+    sol = sp.solve([E[0, 0], E[0, 1], E[1, 1]], [tt, tv, vv], dict=True)[0]
+    return {"var_theta": sp.factor(sol[tt]), "cov_theta_v": sp.factor(sol[tv]), "var_v": sp.factor(sol[vv])}
+
+
+@cache
+def excess_variance_series(order: int = 2) -> sp.Expr:
+    """Series in eta of Var theta - 1/P (the discretisation + gradient-noise excess), up to O(eta^order)."""
+    return sp.series(stationary_moments_1d()["var_theta"] - 1 / P, eta, 0, order).removeO()
+
+
+@cache
+def _var_theta_numeric():
+    return sp.lambdify((P, alpha, eta, s2), stationary_moments_1d()["var_theta"], "numpy")
+
+
+def _check(precision: float, a: float, h: float, noise_var: float) -> None:
+    check_positive("precision", precision)
+    check_positive("alpha", a)
+    check_positive("eta", h)
+    if not np.isfinite(noise_var) or noise_var < 0:
+        raise ParameterError(f"noise_var must satisfy 0 <= noise_var < inf, got {noise_var!r}")
+    if a >= 2 or h * precision >= 4 - 2 * a:
+        raise ParameterError(f"SGHMC is unstable unless 0 < alpha < 2 and 0 < eta P < 4 - 2 alpha; got alpha = {a}, "
+                             f"eta P = {h * precision}")
+
+
+def stationary_var_theta(precision: float, a: float, h: float, noise_var: float) -> float:
+    """Var theta of the stationary law in 1-D (closed form above); ``noise_var`` = Var of the gradient estimate."""
+    _check(precision, a, h, noise_var)
+    return float(_var_theta_numeric()(precision, a, h, noise_var))
+
+
+def stationary_covariance(precision, a: float, h: float, noise_cov) -> np.ndarray:
+    """Stationary covariance (2d x 2d) of X = (theta - mu, v) for any d: Lyapunov solve (scipy)."""
+    Pm = np.atleast_2d(np.asarray(precision, dtype=float))
+    Sg = np.atleast_2d(np.asarray(noise_cov, dtype=float))
+    d = Pm.shape[0]
+    if Pm.shape != (d, d) or Sg.shape != (d, d):
+        raise ParameterError(f"precision and noise_cov must both have shape (d, d); got {Pm.shape}, {Sg.shape}")
+    lam_max = float(np.max(np.linalg.eigvalsh((Pm + Pm.T) / 2)))
+    if np.min(np.linalg.eigvalsh((Sg + Sg.T) / 2)) < -1e-12 * max(1.0, np.abs(Sg).max()):
+        raise ParameterError("noise_cov must be positive semi-definite")
+    _check(lam_max, a, h, 0.0)
+    eye = np.eye(d)
+    F = np.block([[eye - h * Pm, (1 - a) * eye], [-h * Pm, (1 - a) * eye]])
+    W = h * h * Sg + 2 * a * h * eye
+    Q = np.block([[W, W], [W, W]])
+    return solve_discrete_lyapunov(F, Q)
+
+
+def spectral_radius(precision: float, a: float, h: float) -> float:
+    """Largest |root| of lambda^2 - (2 - alpha - eta P) lambda + (1 - alpha): the mean's contraction per step."""
+    return float(np.max(np.abs(np.roots([1.0, -(2.0 - a - h * precision), 1.0 - a]))))
