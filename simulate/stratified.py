@@ -285,6 +285,12 @@ class Stratified:
         """Eq. (10) for given index sets (the deterministic part; used by exact enumeration too)."""
         w = self.weights()
         needs_rng = getattr(model, "grad_needs_rng", False)
+        wsum = getattr(model, "grad_log_lik_weighted_sum", None)
+        if wsum is not None:  # one pass over all clusters' data (e.g. one Gibbs pass for LDA)
+            rows = np.repeat(w[:len(draws)], [d.shape[0] for d in draws])
+            g = wsum(theta, np.concatenate(list(draws), axis=0), rows, rng)
+            g += model.grad_log_prior(theta)
+            return g
         g = None
         for i, idx in enumerate(draws):
             s = model.grad_log_lik_sum(theta, idx, rng) if needs_rng else model.grad_log_lik_sum(theta, idx)
