@@ -227,7 +227,10 @@ def allocate(strata: Strata, b: int, rule: str | Sequence[int] = "neyman") -> np
         if b is not None and int(bi.sum()) != b:
             raise ParameterError(f"allocation must sum to b = {b}, got {int(bi.sum())}")
         return bi.astype(np.int64)
-    b = check_int("b", b, strata.k, strata.n_data)
+    b = check_int("b", b, 1)
+    if not strata.k <= b <= strata.n_data:
+        raise ParameterError(f"b must satisfy k <= b <= N, i.e. {strata.k} <= b <= {strata.n_data} (every cluster "
+                             f"needs b_i >= 1, and b_i <= n_i), got {b}")
     return round_allocation(continuous_allocation(allocation_weights(strata, rule), n, b), n, b)
 
 
