@@ -67,7 +67,7 @@ class LinearRegressionModel(Model):
     @classmethod
     def simulate_data(
         cls, n_data: int, dim: int = 2, theta_true=None, sigma: float = 1.0, sigma0: float = 10.0,
-        scale_spread: float = 0.5, seed: int = 0,
+        scale_spread: float = 0.25, seed: int = 0,
     ) -> LinearRegressionModel:
         """Draw a varied design z_i = s_i w_i, w_i ~ N(0, I_d), log s_i ~ N(0, scale_spread^2), and
         y_i = z_i^T theta_true + sigma e_i (theta_true defaults to (1, -0.5, 0.25, ...)) from ``seed`` (new)."""
