@@ -64,6 +64,16 @@ def _elapsed(out: ClaimResult, t0: float) -> ClaimResult:
     return out
 
 
+def _mean_check(out: ClaimResult, label: str, theory: float, values: np.ndarray, params: dict | None = None) -> None:
+    """z-test of the mean of per-chain values; a degenerate sample (s.e. 0, all chains equal) is judged exactly."""
+    est, se = mean_and_se(values)
+    if se > 0:
+        out.checks.append(Check(label, theory, est, se, params or {}))
+    else:
+        out.exact.append(ExactCheck(label + " (all chains equal: judged exactly)", est == theory,
+                                    f"every chain gives {est:.6g}, theory {theory:.6g}"))
+
+
 # ------------------------------------------------------------------------------------------ gradient noise
 def _noise_enumeration(settings: Settings) -> ClaimResult:
     """Exhaustive enumeration of all minibatches vs K_n sum (G_i - G_bar)(.)^T for SGLD, CV, SAGA, SVRG."""
@@ -306,12 +316,10 @@ def _saga_stationary(noise: bool):
             v = r.time_averages["uu"]
             if n == SAGA_N:
                 for j, lab in enumerate(("S_11", "S_22")):
-                    est, se = mean_and_se(v[:, j])
-                    out.checks.append(Check(f"n = N: {lab} = exact-gradient Langevin (ULA) value", ula[j, j], est, se,
-                                            {"h": h, "chains": M}))
+                    _mean_check(out, f"n = N: {lab} = exact-gradient Langevin (ULA) value", ula[j, j], v[:, j],
+                                {"h": h, "chains": M})
             for j, lab in ((3, "E theta_1 - mu_1"), (4, "E theta_2 - mu_2")):
-                est, se = mean_and_se(v[:, j])
-                out.checks.append(Check(f"n = {n}: {lab} = 0", 0.0, est, se, {"h": h, "chains": M}))
+                _mean_check(out, f"n = {n}: {lab} = 0", 0.0, v[:, j], {"h": h, "chains": M})
         out.notes.append("SAGA with n = N uses exactly the full gradient (table refreshed in full every step), so its "
                          "stationary law is ULA's; for n < N only the mean is exact (SAGA's stationary covariance "
                          "needs the joint law of theta and the table: not computed)")
@@ -353,10 +361,9 @@ def _saga_table(settings: Settings) -> ClaimResult:
     table, total = state.estimator_state
     g0 = bn.linreg_grads(m.Z, m.y, m.sigma, m.posterior_mean)
     changed = (np.abs(table - g0[None]).max(axis=2) > 1e-12).sum(axis=1)
-    est, se = mean_and_se(changed)
-    out.checks.append(Check(f"E #table entries holding gradients at later states after k = {k} steps = "
-                            "N (1 - (1 - n/N)^(k-1)) (step 0 refreshes at theta_0 itself)",
-                            N * (1 - (1 - n / N) ** (k - 1)), est, se, {"N": N, "n": n, "chains": M}))
+    _mean_check(out, f"E #table entries holding gradients at later states after k = {k} steps = "
+                "N (1 - (1 - n/N)^(k-1)) (step 0 refreshes at theta_0 itself)",
+                N * (1 - (1 - n / N) ** (k - 1)), changed, {"N": N, "n": n, "chains": M})
     err = float(np.abs(total - table.sum(axis=1)).max())
     out.exact.append(ExactCheck("invariant total = sum_i table_i after k steps",
                                 err < 1e-8 * max(1.0, np.abs(total).max()), f"max |total - sum table| = {err:.2e}"))
