@@ -1,0 +1,67 @@
+"""Unit tests of theory.baker_noise and theory.baker_theorems."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from simulate.validation import ParameterError
+from theory import baker_noise as bn
+from theory import baker_theorems as bt
+
+
+def test_k_factor():
+    N, n = sp.symbols("N n", positive=True, integer=True)
+    assert sp.simplify(bn.k_factor_sympy(True) - N / n) == 0
+    assert sp.simplify(bn.k_factor_sympy(False) - N * (N - n) / (n * (N - 1))) == 0
+    assert bn.k_factor(10, 10) == 0.0
+    with pytest.raises(ParameterError):
+        bn.k_factor(10, 11)
+
+
+@pytest.mark.parametrize("replace", [False, True])
+def test_enumeration_matches_formula(replace):
+    G = np.random.default_rng(2).standard_normal((6, 3))
+    mean, cov = bn.enumerate_noise(G, 2, replace)
+    assert np.allclose(mean, 0, atol=1e-12)
+    assert np.allclose(cov, bn.minibatch_noise_cov(G, 2, replace))
+
+
+def test_stationary_cov_limits():
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((40, 2))
+    y = Z @ [1.0, -1.0] + rng.standard_normal(40)
+    A, r = bn.linreg_parts(Z, y, 1.0)
+    P = A.sum(0) + np.eye(2) / 100
+    h = 0.3 / np.linalg.eigvalsh(P)[-1]
+    # n = N: no gradient noise -> ULA; CV at theta_hat = mu has noise ~ (theta - mu)^2 but still >= ULA
+    _, S_full = bt.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 40)
+    assert np.allclose(S_full, bt.ula_stationary_cov(P, h))
+    _, S_sgld = bt.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 2)
+    mu, S_cv = bt.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 2, "cv", theta_hat=np.linalg.solve(P, r.sum(0)))
+    ula = bt.ula_stationary_cov(P, h)
+    assert np.trace(ula) < np.trace(S_cv) < np.trace(S_sgld)
+    with pytest.raises(ParameterError):
+        bt.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 2, "cv")
+    with pytest.raises(ParameterError):
+        bt.stationary_cov_linreg(Z, y, 1.0, 10.0, 100 * h, 1)
+
+
+def test_location_nreq_closed_form_matches_search():
+    s = bt.Scalar1D.location(np.random.default_rng(1).normal(1, 1, 3000), 1.0, 1.0)
+    for nu in (0.1, 0.01):
+        cf, A, J = bt.location_nreq_closed_form(s, nu, 0.05, 100, 1.0)
+        assert cf == bt.n_required(s, nu, 0.05, 100, 1.0)
+    assert bt.n_required(s, 1e-9, 0.05, 100, 1.0) is None
+
+
+def test_zv_gaussian_identities():
+    ex = bt.zv_gaussian_sympy()
+    mu, p, v = 0.7, 50.0, 30.0
+    R, Rh = bt.zv_gaussian("R", mu, p, v), bt.zv_gaussian("R_hat", mu, p, v)
+    assert np.isclose(Rh, R / (1 + v / p))
+    assert np.isclose(bt.zv_gaussian("var_printed", mu, p, v) - bt.zv_gaussian("Vf", mu, p, v), 3 * Rh)
+    rr = 1 + 2 * mu**2 * p
+    assert np.isclose(bt.zv_gaussian("ratio", mu, p, v), rr / (1 + (rr - 1) * v / (p + v)))
+    assert "a_star" in ex
