@@ -8,10 +8,11 @@ Without replacement (n <= N/2; for n > N/2 the complement of an (N - n)-subset i
 * n <= PAIRWISE_MAX_N and n(n-1)/(2N) <= REJECTION_MAX_PAIRS: draw n iid uniform indices per chain, find the
   columns with a repeat by pairwise row comparisons, and redraw those whole columns until none is left
   (rejection: given distinct entries, an iid tuple is a uniform ordered n-subset). Acceptance >= exp(-1/2).
+  The n(n-1)/2 narrow-integer row comparisons beat sorting each column (and the bitmap) up to n of about 128.
 * otherwise: sequential draws, each redrawn while it hits an index already taken by its chain (a per-chain
   bitmap, reset after use): the textbook exact sequential scheme, vectorized over chains.
 
-Cost per chain-step is O(n^2) cheap vector comparisons (n <= 16) or O(n) expected draws; never O(N) per
+Cost per chain-step is O(n^2) cheap vector comparisons (n <= 128) or O(n) expected draws; never O(N) per
 chain-step unless n is a fixed fraction of N.
 """
 
@@ -19,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-#: Largest n for which repeated indices are detected by pairwise row comparisons instead of sorting.
-PAIRWISE_MAX_N = 16
+#: Largest n for which repeated indices are detected by pairwise row comparisons instead of the sequential bitmap.
+PAIRWISE_MAX_N = 128
 #: Largest expected number of colliding pairs n(n-1)/(2N) for which whole-column rejection is used.
 REJECTION_MAX_PAIRS = 0.5
 #: Bytes of per-chain bitmaps used at once by the sequential sampler.

@@ -125,8 +125,9 @@ def test_large_n_paths_distinct():
         _assert_distinct_columns(idx)
 
 
-def test_sequential_bitmap_position_marginals():
-    """Each position of the sequential path is uniform on range(N) (n > PAIRWISE_MAX_N, no monkeypatch)."""
+def test_sequential_bitmap_position_marginals(monkeypatch):
+    """Each position of the sequential path is uniform on range(N) (n > PAIRWISE_MAX_N)."""
+    monkeypatch.setattr(simulate.subsample, "PAIRWISE_MAX_N", 16)
     n_data, n = 60, 20
     assert n > simulate.subsample.PAIRWISE_MAX_N and 2 * n <= n_data
     rng = np.random.default_rng(11)
