@@ -330,30 +330,66 @@ def mse_theta(gd: GaussianData, h: float, L: int, V: float, epoch: int = 1, thet
     anchor noise), V the per-step gradient-noise variance.
     """
     _check_1d(gd)
-    rho = _chain(gd, h)
+    _chain(gd, h)
     L = check_int("L", L, 1)
     epoch = check_int("epoch", epoch, 1)
     if V < 0 or not np.isfinite(V):
         raise ParameterError(f"V must be finite and >= 0, got {V}")
+    x = h * gd.P / 2  # 1 - rho, without the rounding of 1 - (1 - x)
     e0 = float(theta0) - float(gd.mu[0])
-    bias = e0 * (1 - rho**L) / ((1 - rho) * L)
+    bias = e0 * float(_one_minus_rho_pow(x, L)) / (x * L)
     j = np.arange(L - 1)
-    w = (1 - rho ** (L - 1 - j)) / (1 - rho)
+    w = _one_minus_rho_pow(x, L - 1 - j) / x
     s_ep = np.bincount(j // epoch, weights=w) if L > 1 else np.zeros(1)
     return float(bias**2 + (h * np.sum(w * w) + h * h / 4 * V * np.sum(s_ep**2)) / L**2)
 
 
+def _one_minus_rho_pow(x: float, m) -> np.ndarray:
+    """1 - rho^m with rho = 1 - x, via -expm1(m log1p(-x)) (no cancellation for x ~ 0 or m ~ 1e9; 0 < x < 2)."""
+    m = np.asarray(m, dtype=np.float64)
+    if x == 1.0:
+        return np.where(m == 0, 0.0, 1.0)
+    if x < 1.0:
+        return -np.expm1(m * np.log1p(-x))
+    return 1.0 - np.where(np.mod(m, 2) == 1, -1.0, 1.0) * np.exp(m * np.log1p(x - 2.0))
+
+
+def _sum_w2(x: float, q: int) -> float:
+    """sum_{j=1}^q ((1 - rho^j)/x)^2, rho = 1 - x: the closed form [q - 2 rho (1 - rho^q)/x + rho^2 (1 - rho^(2q))/
+    (1 - rho^2)]/x^2 cancels badly when q x << 1, so it is evaluated in mpmath with the digits it loses, or, for
+    q x < 1e-8, by its expansion sum j^2 - x sum j^2 (j - 1) (relative error (q x)^2 < 1e-16)."""
+    import mpmath
+
+    if q == 0:
+        return 0.0
+    s2 = q * (q + 1) * (2 * q + 1) / 6
+    if q * x < 1e-8:
+        s3 = (q * (q + 1) / 2) ** 2
+        return float(s2 - x * (s3 - s2))
+    lost = max(0, math.ceil(-2 * math.log10(min(1.0, q * x))))
+    with mpmath.workdps(30 + lost):
+        xm = mpmath.mpf(x)
+        rho = 1 - xm
+        if x < 1.0:
+            e1, e2 = -mpmath.expm1(q * mpmath.log1p(-xm)), -mpmath.expm1(2 * q * mpmath.log1p(-xm))
+        else:
+            e1, e2 = 1 - rho**q, 1 - rho ** (2 * q)
+        val = (q - 2 * rho * e1 / xm + rho**2 * e2 / (xm * (2 - xm))) / xm**2
+        return float(val)
+
+
 def mse_theta_sgld(gd: GaussianData, h: float, L: int, n: int, replace: bool = False, theta0: float = 0.0) -> float:
     """Exact MSE for phi = theta of SGLD(n) in closed form (O(1) in L; notes 6.3):
-    sum_j w_j^2 = [(L-1) - 2 rho (1 - rho^(L-1))/(1 - rho) + rho^2 (1 - rho^(2(L-1)))/(1 - rho^2)]/(1 - rho)^2."""
+    sum_j w_j^2 = [(L-1) - 2 rho (1 - rho^(L-1))/(1 - rho) + rho^2 (1 - rho^(2(L-1)))/(1 - rho^2)]/(1 - rho)^2,
+    evaluated without cancellation (:func:`_sum_w2`; 1 - rho = h P/2 and 1 - rho^L by expm1), for L up to 1e9."""
     _check_1d(gd)
-    rho = _chain(gd, h)
+    _chain(gd, h)
+    x = h * gd.P / 2
     L = check_int("L", L, 1)
     V = sgld_noise_variance(gd, n, replace)
     e0 = float(theta0) - float(gd.mu[0])
-    bias = e0 * (1 - rho**L) / ((1 - rho) * L)
-    q = L - 1
-    sw2 = (q - 2 * rho * (1 - rho**q) / (1 - rho) + rho**2 * (1 - rho ** (2 * q)) / (1 - rho**2)) / (1 - rho) ** 2
+    bias = e0 * float(_one_minus_rho_pow(x, L)) / (x * L)
+    sw2 = _sum_w2(x, L - 1)
     return float(bias**2 + (h + h * h / 4 * V) * sw2 / L**2)
 
 
@@ -379,7 +415,8 @@ def mse_theta2(gd: GaussianData, h: float, L: int, cumulants: tuple[float, float
     mk = mu + rho**k * e0
     # injected-noise covariance h D, D_kl = rho^|k-l| (1 - rho^(2 min))/(1 - rho^2)
     kmin = np.minimum.outer(k, k)
-    Cm = h * rho ** np.abs(np.subtract.outer(k, k)) * (1 - rho ** (2 * kmin)) / (1 - rho**2)
+    x = h * gd.P / 2
+    Cm = h * rho ** np.abs(np.subtract.outer(k, k)) * _one_minus_rho_pow(x, 2 * kmin) / (x * (2 - x))
     n_ep = max(1, -(-(L - 1) // epoch))
     c = np.zeros((L, n_ep))
     for t in range(1, L):

@@ -31,16 +31,40 @@ class ToyChain:
         c = self.constants
         return (c.A, c.EB, c.VB, self.h, kk, mm0, vv0)
 
+    def _log_abs_a(self) -> float:
+        """log|a|, a = 1 - A h, without cancellation: log1p(-A h) for A h <= 1, log1p(A h - 2) above."""
+        x = self.constants.A * self.h
+        return float(np.log1p(-x) if x <= 1.0 else np.log1p(x - 2.0))
+
+    def _a_pow(self, k_steps: np.ndarray, double: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(a^k, 1 - a^k) (of a^(2k) with ``double``) via exp/expm1 of k log|a|: accurate for |a| ~ 1, k ~ 1e9."""
+        x = self.constants.A * self.h
+        kk = 2.0 * k_steps if double else k_steps
+        if x == 1.0:
+            return np.where(kk == 0, 1.0, 0.0), np.where(kk == 0, 0.0, 1.0)
+        t = kk * self._log_abs_a()
+        sign = np.where((x > 1.0) & (np.mod(kk, 2) == 1), -1.0, 1.0)
+        p = sign * np.exp(t)
+        return p, np.where(sign > 0, -np.expm1(t), 1.0 - p)
+
     def mean(self, k_steps, theta0_mean: float) -> np.ndarray:
-        """E theta_k from E theta_0 (closed form in k)."""
+        """E theta_k = mu + a^k (E theta_0 - mu), mu = E_B/A, a = 1 - A h (closed form in k of
+        :func:`theory.toy_moments.mean_at_step`, evaluated with a^k = exp(k log|a|) so that k up to 1e9 is exact)."""
         k_steps = np.asarray(k_steps, dtype=np.float64)
-        return np.asarray(lambdify_toy(tm.mean_at_step(self.method))(*self._args(k_steps, theta0_mean)))
+        mu = self.stationary_mean()
+        p, _ = self._a_pow(k_steps)
+        return np.asarray(mu + p * (float(theta0_mean) - mu))
 
     def variance(self, k_steps, theta0_var: float = 0.0) -> np.ndarray:
-        """Var theta_k from Var theta_0 (closed form in k)."""
+        """Var theta_k = a^(2k) v_0 + q (1 - a^(2k))/(1 - a^2), q the per-step variance of
+        :func:`theory.toy_moments.one_step`, 1 - a^2 = A h (2 - A h) (closed form of
+        :func:`theory.toy_moments.variance_at_step` without its cancellations near h = 0 and h = 2/A)."""
         k_steps = np.asarray(k_steps, dtype=np.float64)
-        f = lambdify_toy(tm.variance_at_step(self.method))
-        return np.asarray(f(*self._args(k_steps, 0.0, theta0_var)))
+        c = self.constants
+        q = float(lambdify_toy(tm.one_step(self.method)[2])(*self._args()))
+        p2, one_minus = self._a_pow(k_steps, double=True)
+        x = c.A * self.h
+        return np.asarray(p2 * float(theta0_var) + q * one_minus / (x * (2.0 - x)))
 
     def stationary_mean(self) -> float:
         return float(lambdify_toy(tm.stationary_mean(self.method))(*self._args()))

