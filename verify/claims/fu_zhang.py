@@ -336,6 +336,45 @@ register(Claim(
 ))
 
 
+def _eq30(settings: Settings) -> ClaimResult:
+    t0 = time.perf_counter()
+    out = ClaimResult()
+    X, y = breast_cancer_design()
+    ps = _label_pure_strata(X[:, :-1], y, 3)
+    rng = np.random.default_rng(settings.seed_for("fu_zhang.eq30"))
+    n_point_bad = n_point = n_sum_bad = 0
+    for th in rng.standard_normal((50, X.shape[1])) * 0.5:
+        g = ts.logistic_grads(X, y, th)
+        for m in ps.members:
+            mu = X[m].mean(axis=0)
+            gmu = ts.logistic_grads(mu[None, :], y[m][:1], th)[0]  # the cluster's label at its centroid
+            lhs = np.sum((g[m] - g[m].mean(axis=0)) ** 2, axis=1)
+            rhs = np.sum((g[m] - gmu) ** 2, axis=1)
+            n_point_bad += int(np.sum(lhs > rhs * (1 + 1e-12)))
+            n_point += m.size
+            n_sum_bad += int(lhs.sum() > rhs.sum() * (1 + 1e-12))
+    out.exact.append(ExactCheck(
+        "eq. (30) pointwise: ||g_j - gbar_i||^2 <= ||g_j - grad log p(mu_i|theta)||^2 for every j (breast cancer, "
+        "label-pure clusters, 50 random theta)", n_point_bad == 0,
+        f"violated for {n_point_bad} of {n_point} (point, theta) pairs; the sum over each cluster (what Theorem 3.1 "
+        f"needs) is violated in {n_sum_bad} of {50 * ps.k} (cluster, theta) cases"))
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+register(Claim(
+    id="fu_zhang.thm31.proof_eq30_pointwise", paper=PAPER, source="Fu & Zhang appendix, proof of Theorem 3.1, "
+    "eqs. (29)-(30)",
+    statement="For every datum j of cluster C_i, ||grad log p(x_j|theta) - (1/n_i) sum_l grad log p(x_l|theta)||^2 "
+              "<= ||grad log p(x_j|theta) - grad log p(mu_i|theta)||^2 (eq. 30, from eq. 29).",
+    family="fu_zhang_exact", run=_eq30, expected="fails",
+    erratum="Eqs. (29)-(30) hold only summed over the cluster (the mean minimises the sum of squared distances, "
+            "eq. 28), not term by term: on the breast-cancer data with label-pure k-means clusters many (point, "
+            "theta) pairs violate eq. (30) while the cluster sums never do. Theorem 3.1 survives because n_i/b_i is "
+            "constant within a cluster (digest sec. 6 item 2).",
+))
+
+
 # ------------------------------------------------------------------------------------------ Theorem 3.2
 
 
@@ -602,6 +641,18 @@ def _stationary(kinds: tuple[str, ...]):
                 v, se = stationary_variance_and_se(res.time_averages["theta2"][:, j], res.time_averages["theta"][:, j])
                 out.checks.append(Check(f"{label}: Var theta_{j}", float(cov[j, j]), v, se,
                                         params=dict(burn_in=BURN_IN, L=N_STEPS)))
+        var_checks = [c for c in out.checks if "Var" in c.label]
+
+        def figure(ax, checks=var_checks):
+            x = np.arange(len(checks))
+            ax.errorbar(x, [c.estimate for c in checks], yerr=[2 * c.se for c in checks], fmt="o", label="simulated")
+            ax.plot(x, [c.theory for c in checks], "k_", markersize=14, label="Lyapunov theory")
+            ax.axhline(1 / _a(), color="0.6", ls=":", label="posterior variance 1/a")
+            ax.set_xticks(x, [c.label.replace(": ", "\n") for c in checks], fontsize=5, rotation=30)
+            ax.set(yscale="log", ylabel="stationary Var theta_j")
+            ax.legend(fontsize=6)
+
+        out.figure = figure
         bi = allocate(gauss_strata(), B, "neyman")
         cp = np.trace(ts.gaussian_noise_cov(model.data, gauss_strata().labels, bi, SIGMA_X, False))
         uni = ts.uniform_variance(ts.gaussian_grads(model.data, np.zeros(2), SIGMA_X), B, replace=False)
