@@ -235,3 +235,28 @@ def test_inference_data_export_and_ess():
         to_inference_data(run(sgld(model, 0.001, 10), 2, 2, seed=1))
     with pytest.raises(ParameterError, match="shape"):
         to_inference_data(np.zeros((3, 4)))
+
+
+def test_expanded_mean_update_formula():
+    from simulate.sgrld import ExpandedMeanLangevin
+
+    rng = np.random.default_rng(0)
+    theta = rng.gamma(1.0, 1.0, size=(3, 6))
+    g = rng.standard_normal((3, 6))
+    xi = rng.standard_normal((3, 6))
+    h = 0.05
+    want = np.abs(theta + 0.5 * h * g + np.sqrt(h * theta) * xi)
+    got = ExpandedMeanLangevin().update(theta.copy(), g.copy(), xi.copy(), h, np.sqrt(h))
+    assert np.allclose(got, want)
+
+
+def test_lda_weighted_sum_is_sum_of_expectations_shape_and_zero_total():
+    c = synthetic_lda_corpus(30, 3, 12, 8, seed=1)
+    model = LDAModel(c, 3)
+    theta = model.initial_theta(np.random.default_rng(0), 5)
+    idx = np.tile(np.arange(4)[:, None], (1, 5))
+    g = model.grad_log_lik_sum(theta, idx, np.random.default_rng(1)).reshape(5, 3, 12)
+    # sum_w (n_dkw - pi_kw n_dk.) = 0 for every topic: the drift keeps sum_w theta_kw's expectation tied to beta
+    assert np.allclose(g.sum(axis=2), 0.0)
+    with pytest.raises(ParameterError, match="Gibbs"):
+        model.grad_log_lik(theta, idx)
