@@ -260,3 +260,16 @@ def test_lda_weighted_sum_is_sum_of_expectations_shape_and_zero_total():
     assert np.allclose(g.sum(axis=2), 0.0)
     with pytest.raises(ParameterError, match="Gibbs"):
         model.grad_log_lik(theta, idx)
+
+
+def test_time_average_cov_matches_explicit_linear_algebra_and_large_T_limit():
+    a, h, S, b, T = 2.0, 0.3, np.array([[1.5]]), 5, 40
+    rho, Q = 1 - h * a / 2, h + h * h * 1.5 / 4
+    C = np.zeros((b + T, b + T - 1))  # theta_k - mu = C[k] @ e
+    for k in range(1, b + T):
+        C[k] = C[k - 1] * rho
+        C[k, k - 1] += 1
+    avg = C[b:b + T].mean(axis=0)
+    assert ts.sgld_time_average_cov(a, h, S, b, T)[0, 0] == pytest.approx(np.sum(avg**2) * Q, rel=1e-12)
+    big = ts.sgld_time_average_cov(a, h, S, 0, 10**6)[0, 0] * 10**6
+    assert big == pytest.approx(4 / (a * a * h) + 1.5 / a**2, rel=1e-4)

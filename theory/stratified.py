@@ -199,6 +199,26 @@ def sgld_stationary_cov_closed(a: float, h: float, Sigma: np.ndarray) -> np.ndar
     return (np.eye(Sigma.shape[0]) + 0.25 * h * Sigma) / (a * (1.0 - 0.25 * h * a))
 
 
+def sgld_time_average_cov(a: float, h: float, Sigma: np.ndarray, burn_in: int, n_steps: int) -> np.ndarray:
+    """Exact covariance of the time average (1/T) sum_{k=b}^{b+T-1} theta_k of fixed-step (CP-)SGLD on the Gaussian
+    mean model started at theta_0 = the posterior mean (new; the structure of Theorem 3.4, digest sec. 5.1).
+
+    theta_k - mu = sum_{j<k} rho^{k-1-j} e_j with rho = 1 - h a/2 and Cov e_j = Q = h I + h^2 Sigma/4, so
+    Cov = (1/T^2) sum_j c_j^2 Q with c_j = sum_{k=max(b, j+1)}^{b+T-1} rho^{k-1-j}. Its trace is the MSE of the
+    posterior-mean estimate (the chain is unbiased here); for large T it is about (1/T)(4/(a^2 h) + tr Sigma/a^2).
+    """
+    Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
+    rho = 1.0 - 0.5 * h * a
+    b, T = int(burn_in), int(n_steps)
+    j = np.arange(b + T - 1)
+    lo = np.maximum(b, j + 1)
+    hi = b + T - 1
+    # sum_{k=lo}^{hi} rho^{k-1-j} = rho^{lo-1-j} (1 - rho^{hi-lo+1}) / (1 - rho)
+    c = rho ** (lo - 1 - j) * (1.0 - rho ** (hi - lo + 1)) / (1.0 - rho)
+    Q = h * np.eye(Sigma.shape[0]) + 0.25 * h * h * Sigma
+    return float(np.sum(c * c)) / T**2 * Q
+
+
 def sghmc_stationary_cov(a: float, h: float, alpha: float, Sigma: np.ndarray) -> np.ndarray:
     """Stationary Cov of (theta, v) for SGHMC (Chen et al. 2014 eq. 15, M = I, beta_hat = 0; simulate.sghmc) with
     the noisy gradient c - a theta + e, Cov e = Sigma (new). v' = (1-alpha) v - h a theta + h(c + e) +
@@ -238,7 +258,8 @@ def sympy_stationary_vars() -> dict[str, sp.Expr]:
 __all__ = [
     "cluster_sq_dev", "gaussian_grads", "gaussian_noise_cov", "is_min_variance", "is_optimal_probabilities",
     "is_variance", "lemma34_printed", "logistic_grads", "logistic_lipschitz", "sghmc_stationary_cov",
-    "sghmc_stationary_cov_closed", "sgld_stationary_cov", "sgld_stationary_cov_closed", "stratified_variance",
+    "sghmc_stationary_cov_closed", "sgld_stationary_cov", "sgld_stationary_cov_closed",
+    "sgld_time_average_cov", "stratified_variance",
     "surrogate_objective", "sympy_stationary_vars", "thm31_bound", "thm32_allocation", "thm32_lagrange_sympy",
     "thm32_min_objective", "uniform_variance",
 ]
