@@ -57,6 +57,46 @@ def tune_allocator() -> None:
         pass
 
 
+#: Working arrays of shape (block, d) a step may hold at once (state, gradient, noise, temporaries), for the
+#: memory estimate of :func:`check_memory`; the minibatch indices add n per chain.
+WORKING_ARRAYS = 16
+
+
+def available_memory() -> int:
+    """Bytes of memory available to this process now (psutil's ``available``; 2**62 if unknown)."""
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except Exception:  # noqa: BLE001 - psutil missing or unsupported platform: no check
+        return 1 << 62
+
+
+def check_memory(sampler: Sampler, n_chains: int, n_test_functions: int, n_snapshots: int, n_trace: int,
+                 block: int) -> None:
+    """Raise ParameterError if a run's memory, O(M d) outputs plus one block's O(block (d + n)) working set,
+    exceeds the available memory.
+
+    Per-chain outputs: time averages (one (M, d) array per test function), snapshots, the final state and the
+    opt-in trace, 8 bytes per number; independent of the number of steps (statistics are streamed). The
+    estimator's own per-chain state (e.g. SAGA's gradient table) is checked by the estimator.
+    """
+    d = int(sampler.model.dim)
+    n = int(getattr(sampler.estimator, "n", 0) or 0)
+    per_chain = 8 * d * (n_test_functions + n_snapshots + n_trace + 1)
+    work = 8 * block * (WORKING_ARRAYS * d + 2 * n)
+    need = per_chain * n_chains + work
+    avail = available_memory()
+    if need > avail:
+        limit = max(0, (avail - work) // max(per_chain, 1))
+        raise ParameterError(
+            f"n_chains = {n_chains} needs about {need / 2**30:.3g} GiB ({per_chain} bytes of outputs per chain: "
+            f"d = {d}, {n_test_functions} time averages, {n_snapshots} snapshots, {n_trace} trace points, final "
+            f"state; plus {work / 2**30:.3g} GiB per block), more than the {avail / 2**30:.3g} GiB available: "
+            f"n_chains must be <= {limit} at these settings (or run parts with blocks=..., fewer snapshots, or a "
+            "larger trace_stride)")
+
+
 def block_rng(seed: int, block: int) -> np.random.Generator:
     """The generator of chain block ``block`` for run seed ``seed``."""
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(block,))))
@@ -154,6 +194,10 @@ def run(
     record_at: steps k whose states theta_k are kept for every chain (``snapshots``).
     trace_stride: keep theta_k for k = 0, s, 2s, ... (opt-in; memory grows with the number of steps).
     blocks: run only these chain blocks (for chunked or distributed runs; join with ``concatenate``).
+
+    With a default Dask client set (:func:`simulate.distributed.using`), a run of several blocks is dispatched
+    block by block to its workers (bit-identical). Memory is O(n_chains d) (streamed statistics; traces are
+    opt-in); a run that would not fit in the available memory raises ParameterError before it starts.
     """
     n_chains = check_int("n_chains", n_chains, 1)
     n_steps = check_int("n_steps", n_steps, 0)
@@ -174,15 +218,29 @@ def run(
         elif arr.ndim > 2 or (arr.ndim == 1 and arr.shape[0] != sampler.model.dim):
             raise ParameterError(f"theta0 must have shape (n_chains, d) or (d,), got {arr.shape}")
     phis = _resolve_test_functions(test_functions)
-    tune_allocator()
     n_blocks = -(-n_chains // block_size)
+    total = max(burn_in + n_steps - 1, record_at[-1] if record_at else 0)
+    trace_steps = None if trace_stride is None else np.arange(0, total + 1, trace_stride)
+    n_run = n_chains if blocks is None else None
+    if blocks is None and n_blocks > 1:
+        from .distributed import get_default_client, run_distributed
+
+        if get_default_client() is not None:
+            check_memory(sampler, n_chains, len(phis), len(record_at),
+                         0 if trace_steps is None else len(trace_steps), min(block_size, n_chains))
+            return run_distributed(sampler, n_chains, n_steps, seed=seed, theta0=theta0, burn_in=burn_in,
+                                   test_functions=test_functions, record_at=record_at, trace_stride=trace_stride,
+                                   block_size=block_size)
+    tune_allocator()
     blocks = list(range(n_blocks)) if blocks is None else sorted(set(blocks))
     for b in blocks:
         check_int("blocks[i]", b, 0, n_blocks - 1)
     if blocks != list(range(blocks[0], blocks[-1] + 1)):
         raise ParameterError("blocks must be a consecutive range of block indices")
-    total = max(burn_in + n_steps - 1, record_at[-1] if record_at else 0)
-    trace_steps = None if trace_stride is None else np.arange(0, total + 1, trace_stride)
+    if n_run is None:
+        n_run = min(n_chains, (blocks[-1] + 1) * block_size) - blocks[0] * block_size
+    check_memory(sampler, n_run, len(phis), len(record_at), 0 if trace_steps is None else len(trace_steps),
+                 min(block_size, n_chains))
 
     parts = []
     bar = None

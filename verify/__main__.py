@@ -25,6 +25,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--chains", type=int, default=Settings.chains, help="chains per simulation")
     p.add_argument("--seed", type=int, default=Settings.seed, help="base seed")
     p.add_argument("--alpha", type=float, default=Settings.alpha, help="family-wise false-alarm level")
+    p.add_argument("--workers", type=int, default=Settings.workers,
+                   help="run the claims on K Dask worker processes (a LocalCluster); results are bit-identical "
+                        "to --workers 1")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the claims on an existing Dask cluster (scheduler address, e.g. tcp://host:8786)")
     p.add_argument("--out", default="output/verify", help="report folder (default: output/verify)")
     p.add_argument("--no-figures", action="store_true", help="skip the figures")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -34,10 +39,11 @@ def main(argv: list[str] | None = None) -> int:
                         "that every number is reproduced bit for bit")
     args = p.parse_args(argv)
     if args.rerun:
-        return rerun(args.rerun, args.out, not args.no_progress)
+        return rerun(args.rerun, args.out, not args.no_progress, args.workers, args.scheduler)
     try:
         check_int("--chains", args.chains, 4)
         check_int("--seed", args.seed, 0)
+        check_int("--workers", args.workers, 1)
         if not 0.0 < args.alpha < 1.0:
             raise ParameterError(f"--alpha must satisfy 0 < alpha < 1, got {args.alpha}")
         claims = select(args.paper, args.claim)
@@ -48,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         for c in claims:
             print(f"{c.id:45s} {c.source}")
         return 0
-    settings = Settings(chains=args.chains, seed=args.seed, alpha=args.alpha, progress=not args.no_progress)
+    settings = Settings(chains=args.chains, seed=args.seed, alpha=args.alpha, progress=not args.no_progress,
+                        workers=args.workers, scheduler=args.scheduler)
     rows = run_claims(claims, settings)
     n_checks = sum(len(r.checks) for _, r in rows if r is not None)
     print(console_table(rows, settings, n_checks))
@@ -57,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if all_as_expected(rows) else 1
 
 
-def rerun(report: str, out: str, progress: bool) -> int:
+def rerun(report: str, out: str, progress: bool, workers: int = 1, scheduler: str | None = None) -> int:
     """Re-run a recorded report and compare theory, estimate and s.e. of every check exactly."""
     path = Path(report)
     if path.is_dir():
@@ -78,7 +85,8 @@ def rerun(report: str, out: str, progress: bool) -> int:
         now = versions().get(k)
         if now != v:
             print(f"warning: {k} was {v} when the report was written, now {now}", file=sys.stderr)
-    settings = Settings(chains=st["chains"], seed=st["seed"], alpha=st["alpha"], progress=progress)
+    settings = Settings(chains=st["chains"], seed=st["seed"], alpha=st["alpha"], progress=progress,
+                        workers=max(1, workers), scheduler=scheduler)
     rows = run_claims(claims, settings)
     new = {(c.id, k.label): (k.theory, k.estimate, k.se) for c, r in rows if r is not None for k in r.checks}
     diffs = []

@@ -56,12 +56,18 @@ class ClaimResult:
 
 @dataclass(frozen=True)
 class Settings:
-    """Run-wide settings: number of chains per simulation, base seed, family-wise level."""
+    """Run-wide settings: number of chains per simulation, base seed, family-wise level.
+
+    ``workers`` > 1 (or a Dask ``scheduler`` address) runs the claims as tasks on Dask distributed workers
+    (:func:`verify.runner.run_claims`); every number is bit-identical to ``workers = 1``.
+    """
 
     chains: int = 10_000
     seed: int = 20161
     alpha: float = 0.01
     progress: bool = False
+    workers: int = 1
+    scheduler: str | None = None
 
     def seed_for(self, key: str) -> int:
         """A seed for one simulation, stable across runs that select different claims."""

@@ -1,6 +1,17 @@
-"""Run a selection of claims, apply Holm's procedure across all their checks, and return verdicts."""
+"""Run a selection of claims, apply Holm's procedure across all their checks, and return verdicts.
+
+With ``settings.workers > 1`` (or ``settings.scheduler``, a Dask scheduler address) the claims run as tasks on
+Dask distributed workers (a LocalCluster of single-threaded worker processes by default). Every claim draws its
+random numbers from seeds fixed by the settings and its own keys (``Settings.seed_for``), so its numbers do not
+depend on where it runs: the report is bit-identical to a ``workers = 1`` run. Simulations shared through
+``simulation_cache`` are shared within a worker process (claims on different workers recompute them, with the
+same seed and the same result). Planted bugs (monkeypatches in this process) do not reach worker processes: the
+planted-bug tests and the mutant harness run with ``workers = 1``.
+"""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -9,9 +20,8 @@ from .report import verdict
 from .stats import holm
 
 
-def run_claims(claims: list[Claim], settings: Settings) -> list[tuple[Claim, ClaimResult | None]]:
-    clear_caches()
-    rows: list[tuple[Claim, ClaimResult | None]] = []
+def _run_sequential(claims: list[Claim], settings: Settings) -> list[ClaimResult | None]:
+    out: list[ClaimResult | None] = []
     it = claims
     if settings.progress:
         from tqdm.auto import tqdm
@@ -20,7 +30,65 @@ def run_claims(claims: list[Claim], settings: Settings) -> list[tuple[Claim, Cla
     for claim in it:
         if settings.progress:
             it.set_postfix_str(claim.id)
-        rows.append((claim, None if claim.out_of_scope else claim.run(settings)))
+        out.append(None if claim.out_of_scope else claim.run(settings))
+    return out
+
+
+def _claim_task(claim_id: str, settings: Settings) -> ClaimResult | bytes:
+    """Run one claim on a worker; returns its result, or b"local" if the result cannot be shipped back."""
+    from .registry import select
+
+    (claim,) = select(None, [claim_id])
+    res = claim.run(settings)
+    try:
+        import cloudpickle
+
+        cloudpickle.dumps(res)
+    except Exception:  # noqa: BLE001 - e.g. a figure closure over an unpicklable object: rerun in the caller
+        return b"local"
+    return res
+
+
+def _run_distributed(claims: list[Claim], settings: Settings) -> list[ClaimResult | None]:
+    from simulate.distributed import client
+
+    remote = dataclasses.replace(settings, workers=1, scheduler=None, progress=False)
+    out: list[ClaimResult | None] = [None] * len(claims)
+    todo = [i for i, c in enumerate(claims) if not c.out_of_scope]
+    with client(workers=settings.workers, address=settings.scheduler) as c:
+        futures = {c.submit(_claim_task, claims[i].id, remote, pure=False): i for i in todo}
+        from distributed import as_completed
+
+        bar = None
+        if settings.progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(futures), desc=f"claims ({settings.workers} workers)", unit="claim")
+        local = []
+        for fut in as_completed(futures):
+            i = futures[fut]
+            res = fut.result()
+            if isinstance(res, bytes):
+                local.append(i)
+            else:
+                out[i] = res
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix_str(claims[i].id)
+        if bar is not None:
+            bar.close()
+    for i in local:
+        out[i] = claims[i].run(remote)
+    return out
+
+
+def run_claims(claims: list[Claim], settings: Settings) -> list[tuple[Claim, ClaimResult | None]]:
+    clear_caches()
+    if settings.workers > 1 or settings.scheduler:
+        results = _run_distributed(claims, settings)
+    else:
+        results = _run_sequential(claims, settings)
+    rows: list[tuple[Claim, ClaimResult | None]] = list(zip(claims, results, strict=True))
     clear_caches()
     checks = [c for _, r in rows if r is not None for c in r.checks]
     if checks:
