@@ -65,3 +65,22 @@ def test_zv_gaussian_identities():
     rr = 1 + 2 * mu**2 * p
     assert np.isclose(bt.zv_gaussian("ratio", mu, p, v), rr / (1 + (rr - 1) * v / (p + v)))
     assert "a_star" in ex
+
+
+def test_saga_and_sghmc_cv_stationary_limits():
+    rng = np.random.default_rng(4)
+    Z = rng.standard_normal((6, 2))
+    y = Z @ [1.0, -1.0] + rng.standard_normal(6)
+    A, r = bn.linreg_parts(Z, y, 1.0)
+    P = A.sum(0) + np.eye(2) / 9
+    h = 0.4 / np.linalg.eigvalsh(P)[-1]
+    _, S_full = bt.saga_stationary_cov_linreg(Z, y, 1.0, 3.0, h, 6)
+    assert np.allclose(S_full, bt.ula_stationary_cov(P, h))  # n = N: SAGA is exactly the full-gradient chain
+    _, S2 = bt.saga_stationary_cov_linreg(Z, y, 1.0, 3.0, h, 2)
+    assert np.trace(S2) > np.trace(S_full)
+    with pytest.raises(ParameterError):
+        bt.saga_stationary_cov_linreg(np.ones((40, 2)), np.ones(40), 1.0, 3.0, h, 20)
+    mu = np.linalg.solve(P, r.sum(0))
+    _, Sa = bt.sghmc_cv_stationary_cov_linreg(Z, y, 1.0, 3.0, 0.1 * h, 0.5, 6, mu)  # n = N: no gradient noise
+    _, Sb = bt.sghmc_cv_stationary_cov_linreg(Z, y, 1.0, 3.0, 0.1 * h, 0.5, 1, mu, method="sgld")
+    assert np.all(np.linalg.eigvalsh(Sa) > 0) and np.trace(Sb) > np.trace(Sa)

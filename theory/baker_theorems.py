@@ -11,7 +11,8 @@ F = I - h P/2, and a gradient error eps of conditional covariance quadratic in t
 Stationary law (new): E u = 0 exactly, and S = E u u^T solves the linear fixed point
 S = F S F^T + (h^2/4) K [C + sum_i B_i S B_i] + h I (C = sum c_i c_i^T for SGLD, sum B_i e e^T B_i for CV), solved
 exactly by vectorisation: (I - F (x) F - (h^2/4) K sum_i B_i (x) B_i) vec S = vec((h^2/4) K C + h I).
-SAGA's stationary law needs the joint second moments of theta and the N-entry table; not done here.
+SAGA's stationary law: the joint second moments of theta and the N table anchors, exactly for small N by
+enumerating the minibatches (:func:`saga_stationary_cov_linreg`); SGHMC-CV: :func:`sghmc_cv_stationary_cov_linreg`.
 
 Theorem 1 (strong error vs the coupled diffusion, phi = sqrt(N)(theta - mu), phi-step eps, theta-step h = eps/N):
 the exact moment recursion of digest sec. 4.3 for d = 1 (linear regression; the location model is z_i = 1):
@@ -77,6 +78,98 @@ def stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, n: int, m
     S = np.linalg.solve(Mop, rhs.reshape(-1)).reshape(d, d)
     return mu, 0.5 * (S + S.T)
 
+
+
+def saga_stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Exact stationary (mean, covariance) of theta under SAGA-LD on linear regression, small N (new).
+
+    State x = (u, w_1..w_N), u = theta - mu, w_i = alpha_i - mu (table_i = g_i(alpha_i) = r_i - A_i alpha_i). Given the
+    minibatch S (uniform n-subset, independent of x) the step is linear: with D_i = A_i (u - w_i),
+        u' = (I - hP/2) u + (h/2) [sum_j D_j - (N/n) sum_{i in S} D_i] + sqrt(h) xi,   w_i' = u (i in S), w_i (else),
+    i.e. x' = M_S x + sqrt(h) e_0 xi. So E x = 0 and Sigma = E x x^T solves Sigma = mean_S M_S Sigma M_S^T + h E_00,
+    solved exactly by vectorisation over all C(N, n) minibatches. Returns (mu, Sigma_uu) and needs C(N, n) <= 5000.
+    """
+    import itertools
+
+    h = check_positive("h", h)
+    A, r = linreg_parts(Z, y, sigma)
+    N, d = r.shape
+    n = check_int("n", n, 1, N)
+    if math.comb(N, n) > 5000 or d * (N + 1) > 60:
+        raise ParameterError(f"saga_stationary_cov_linreg enumerates C(N, n) minibatches on a d(N+1)-dim state: "
+                             f"needs C(N, n) <= 5000 and d (N + 1) <= 60, got N = {N}, n = {n}, d = {d}")
+    P, mu = _posterior(A, r, check_positive("sigma0", sigma0))
+    D = d * (N + 1)
+    Asum = A.sum(axis=0)
+    KK = np.zeros((D * D, D * D))
+    subsets = list(itertools.combinations(range(N), n))
+    for S in subsets:
+        Mx = np.zeros((D, D))
+        inS = np.zeros(N, dtype=bool)
+        inS[list(S)] = True
+        Mx[:d, :d] = np.eye(d) - 0.5 * h * P + 0.5 * h * (Asum - (N / n) * A[inS].sum(axis=0))
+        for j in range(N):
+            blk = slice(d * (j + 1), d * (j + 2))
+            Mx[:d, blk] = 0.5 * h * A[j] * (-1.0 + (N / n) * inS[j])
+            if inS[j]:
+                Mx[blk, :d] = np.eye(d)
+            else:
+                Mx[blk, blk] = np.eye(d)
+        KK += np.kron(Mx, Mx)
+    KK /= len(subsets)
+    rad = float(np.max(np.abs(np.linalg.eigvals(KK))))
+    if rad >= 1.0:
+        raise ParameterError(f"no stationary second moment: spectral radius {rad:.4g} >= 1 (reduce h)")
+    E00 = np.zeros((D, D))
+    E00[:d, :d] = h * np.eye(d)
+    Sig = np.linalg.solve(np.eye(D * D) - KK, E00.reshape(-1)).reshape(D, D)
+    Suu = Sig[:d, :d]
+    return mu, 0.5 * (Suu + Suu.T)
+
+
+def sghmc_cv_stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, alpha: float, n: int, theta_hat,
+                                   method: str = "cv", replace: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Exact stationary (mean, covariance of theta) of SGHMC with the CV (or minibatch) gradient on linear regression
+    (new). Chen et al. (2014) eq. (15), M = I, beta_hat = 0, no momentum resampling:
+        v' = (1 - alpha) v + h (-P u + eps) + sqrt(2 alpha h) xi,   u' = u + v'   (u = theta - mu),
+    eps the gradient error with Cov(eps | u) as in :func:`stationary_cov_linreg`. With x = (u, v), x' = G x + c (h eps +
+    sqrt(2 alpha h) xi), c = (I, I)^T, so E x = 0 and Sigma = G Sigma G^T + c [h^2 E Cov(eps | u) + 2 alpha h I] c^T,
+    E Cov(eps | u) linear in Sigma_uu: solved by vectorisation."""
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
+    h = check_positive("h", h)
+    alpha = check_positive("alpha", alpha)
+    A, r = linreg_parts(Z, y, sigma)
+    N, d = r.shape
+    P, mu = _posterior(A, r, check_positive("sigma0", sigma0))
+    K = k_factor(N, n, replace)
+    B = A - A.mean(axis=0)
+    if method == "sgld":
+        g = r - A @ mu
+        c0 = g - g.mean(axis=0)
+        C = c0.T @ c0
+    else:
+        Be = B @ (np.asarray(theta_hat, dtype=np.float64) - mu)
+        C = Be.T @ Be
+    eye = np.eye(d)
+    G = np.block([[eye - h * P, (1 - alpha) * eye], [-h * P, (1 - alpha) * eye]])
+    c = np.vstack([eye, eye])  # (2d, d)
+    D = 2 * d
+    BB = np.einsum("nij,nkl->ikjl", B, B).reshape(d * d, d * d)
+    # map Sigma (D x D) -> c [h^2 K sum B Sigma_uu B] c^T, as a (D^2, D^2) matrix
+    sel = np.zeros((d * d, D * D))
+    for i in range(d):
+        for j in range(d):
+            sel[i * d + j, i * D + j] = 1.0
+    cc = np.kron(c, c)  # vec(c X c^T) = (c (x) c) vec X
+    L = np.kron(G, G) + h * h * K * cc @ BB @ sel
+    rad = float(np.max(np.abs(np.linalg.eigvals(L))))
+    if rad >= 1.0:
+        raise ParameterError(f"no stationary second moment: spectral radius {rad:.4g} >= 1 (reduce h or raise n)")
+    rhs = cc @ (h * h * K * C + 2 * alpha * h * eye).reshape(-1)
+    Sig = np.linalg.solve(np.eye(D * D) - L, rhs).reshape(D, D)
+    Suu = Sig[:d, :d]
+    return mu, 0.5 * (Suu + Suu.T)
 
 def ula_stationary_cov(P: np.ndarray, h: float) -> np.ndarray:
     """Exact-gradient Langevin (Euler) on N(mu, P^{-1}): S = h (I - F^2)^{-1}, F = I - hP/2 (noise-free limit)."""
@@ -263,6 +356,7 @@ def expected_noise_var_1d(s: Scalar1D, n: int, method: str, phi_hat: float = 0.0
 
 __all__ = [
     "Scalar1D", "expected_noise_var_1d", "location_nreq_closed_form", "n_required", "paper_nreq_lower_bound",
-    "saga_bound_21", "stationary_cov_linreg", "strong_error", "ula_stationary_cov", "zv_gaussian",
+    "saga_bound_21", "saga_stationary_cov_linreg", "sghmc_cv_stationary_cov_linreg",
+    "stationary_cov_linreg", "strong_error", "ula_stationary_cov", "zv_gaussian",
     "zv_gaussian_sympy",
 ]

@@ -51,13 +51,14 @@ register_mutant(Mutant(
     id="baker.cv_different_minibatch",
     description="SGLD-CV: the correction at theta_hat uses a different minibatch than at theta",
     patch=lambda: mock.patch.object(ControlVariate, "estimate", _cv_different_minibatch),
-    claims=("baker.noise.simulated", "baker.stationary.cv_linreg", "baker.thm1.strong_error_recursion"),
+    claims=("baker.noise.simulated", "baker.stationary.cv_linreg", "baker.thm1.strong_error_recursion",
+            "baker.sghmc_cv.stationary"),
 ))
 register_mutant(Mutant(
     id="baker.saga_table_not_updated",
     description="SAGA: the stored gradient table (and its total) is never updated at the minibatch entries",
     patch=lambda: mock.patch.object(SAGA, "update", _saga_no_update),
-    claims=("baker.saga.table_refresh",),
+    claims=("baker.saga.table_refresh", "baker.saga.stationary"),
 ))
 register_mutant(Mutant(
     id="baker.saga_noise_missing",
