@@ -87,6 +87,7 @@ API_CASES = {
                        r"L must satisfy 1 <= L"),
     "chen mse h negative": (lambda: cg.mse_theta(GD, -1e-3, 10, 1.0),
                             r"h must satisfy 0 < h"),
+    "chen mse negative noise variance": (lambda: cg.mse_theta(GD, 1e-3, 10, -1.0), r"V must be finite and >= 0"),
     "chen minibatch n > N": (lambda: cg.minibatch_noise(np.ones((5, 2)), 6), r"n must satisfy 1 <= n <= 5"),
 }
 

@@ -88,9 +88,8 @@ def kill_matrix(rows: list[dict], claim_ids: list[str]) -> str:
         for cid in claim_ids:
             c = r["cells"].get(cid)
             cells.append(" " if c is None else ("E" if c["verdict"] == "error" else "K" if c["killed"] else "."))
-        status = "control" if r["mutant"] == CONTROL else ("yes" if r["killed"] else "NO")
-        if r["mutant"] == CONTROL:
-            status = "FAILS" if r["killed"] else "passes"
+        status = ("FAILS" if r["killed"] else "passes") if r["mutant"] == CONTROL else (
+            "yes" if r["killed"] else "NO")
         lines.append(f"{r['mutant']:<{width}s}" + " ".join(f"{c:>2s}" for c in cells)
                      + f"   {status:7s} {r['seconds']:8.1f}")
     lines.append("-" * len(head))
@@ -150,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
         for f in futures:
             rows.append(f.result())
             r = rows[-1]
-            print(f"  {r['mutant']}: {'killed' if r['killed'] else 'survived'} ({r['seconds']:.1f} s)"
+            word = ("FAILS" if r["killed"] else "passes") if r["mutant"] == CONTROL else (
+                "killed" if r["killed"] else "SURVIVED")
+            print(f"  {r['mutant']}: {word} ({r['seconds']:.1f} s)"
                   + (f"\n{r['error']}" if r["error"] else ""), flush=True)
     elapsed = time.perf_counter() - t0
     print(kill_matrix(rows, claim_ids))
