@@ -84,3 +84,20 @@ def test_saga_and_sghmc_cv_stationary_limits():
     _, Sa = bt.sghmc_cv_stationary_cov_linreg(Z, y, 1.0, 3.0, 0.1 * h, 0.5, 6, mu)  # n = N: no gradient noise
     _, Sb = bt.sghmc_cv_stationary_cov_linreg(Z, y, 1.0, 3.0, 0.1 * h, 0.5, 1, mu, method="sgld")
     assert np.all(np.linalg.eigvalsh(Sa) > 0) and np.trace(Sb) > np.trace(Sa)
+
+
+def test_scalar_noise_sympy_matches_linreg_formulas_and_orders():
+    rng = np.random.default_rng(7)
+    z = rng.standard_normal(30) * np.exp(0.3 * rng.standard_normal(30))
+    y = 0.8 * z + rng.standard_normal(30)
+    s = bt.Scalar1D.linreg(z, y, 1.0, 10.0)
+    th, thh = s.mu + 0.2, s.mu - 0.1
+    for replace in (False, True):
+        sg = bn.scalar_noise_var("sgld", 30, 4, th, thh, s.mu, s.Scc, s.Scb, s.Sbb, replace)
+        assert np.isclose(sg, bn.sgld_noise_cov_linreg(z[:, None], y, 1.0, [th], 4, replace)[0, 0])
+        cv = bn.scalar_noise_var("cv", 30, 4, th, thh, s.mu, s.Scc, s.Scb, s.Sbb, replace)
+        assert np.isclose(cv, bn.cv_noise_cov_linreg(z[:, None], 1.0, [th], [thh], 4, replace)[0, 0])
+    ex = bn.scalar_noise_sympy(False)
+    a, b, sc, sb = sp.symbols("a b s_c s_b", real=True)
+    assert sp.simplify(ex["sgld_order"] - sc) == 0
+    assert sp.simplify(ex["cv_order"] - sb * (a - b) ** 2) == 0

@@ -178,6 +178,38 @@ def expected_cv_trace_gaussian_design(N: int, n: int, d: int, sigma: float, delt
     return k_factor(N, n, replace) * (N - 1) * (d + 1) * delta2 / sigma**4
 
 
+
+@cache
+def scalar_noise_sympy(replace: bool = False) -> dict[str, sp.Expr]:
+    """E[eps^2 | theta] on a d = 1 linear regression as sympy expressions in (N, n, theta, theta_hat, mu) and the data
+    sums Scc = sum c_i^2, Scb = sum c_i B_i, Sbb = sum B_i^2 (c_i = g_i(mu) - g_bar(mu), B_i = A_i - A_bar):
+    SGLD K (Scc - 2 Scb u + Sbb u^2), u = theta - mu (since g_i(theta) - g_bar(theta) = c_i - B_i u);
+    SGLD-CV / SVRG K Sbb (theta - theta_hat)^2; location model: Sbb = Scb = 0 (digest sec. 4.1).
+    Also the leading orders as N -> oo with theta - mu = a/sqrt(N), theta_hat - mu = b/sqrt(N), Scc = N s_c,
+    Scb = N s_cb, Sbb = N s_b (per-datum moments fixed): "sgld_order" = lim n E/N^2 = s_c, "cv_order" =
+    lim n E/N = s_b (a - b)^2 (digest sec. 4.2: Theta(N^2/n) vs O(N/n))."""
+    N, n = Nsym, nsym
+    th, thh, mu, Scc, Scb, Sbb = sp.symbols("theta theta_hat mu S_cc S_cb S_bb", real=True)
+    a, b, sc, scb, sb = sp.symbols("a b s_c s_cb s_b", real=True)
+    K = k_factor_sympy(replace)
+    u = th - mu
+    sgld = K * (Scc - 2 * Scb * u + Sbb * u**2)
+    cv = K * Sbb * (th - thh) ** 2
+    sub = {th: mu + a / sp.sqrt(N), thh: mu + b / sp.sqrt(N), Scc: N * sc, Scb: N * scb, Sbb: N * sb}
+    return {"sgld": sgld, "cv": cv,
+            "sgld_order": sp.simplify(sp.limit(sp.simplify(n * sgld.subs(sub) / N**2), N, sp.oo)),
+            "cv_order": sp.factor(sp.limit(sp.simplify(n * cv.subs(sub) / N), N, sp.oo))}
+
+
+def scalar_noise_var(method: str, N: int, n: int, theta: float, theta_hat: float, mu: float, Scc: float, Scb: float,
+                     Sbb: float, replace: bool = False) -> float:
+    """Numeric E[eps^2 | theta] from :func:`scalar_noise_sympy` (lambdified); method "sgld" or "cv"."""
+    if method not in ("sgld", "cv"):
+        raise ParameterError(f"method must be 'sgld' or 'cv', got {method!r}")
+    ex = scalar_noise_sympy(bool(replace))[method]
+    syms = (Nsym, nsym) + tuple(sp.symbols("theta theta_hat mu S_cc S_cb S_bb", real=True))
+    return float(sp.lambdify(syms, ex, "math")(N, n, theta, theta_hat, mu, Scc, Scb, Sbb))
+
 def dubey_bounds(sigma_bound: float, D: float, N: int, n: int, dist2: float) -> tuple[float, float]:
     """The paper's eqs. (6)-(7) quoted from Dubey et al.: (2 N^2 sigma^2 / n, D^2 N^2 E|theta - theta_hat|^2 / n)."""
     return 2 * N * N * sigma_bound**2 / n, D * D * N * N * dist2 / n
@@ -187,5 +219,6 @@ __all__ = [
     "cv_noise_cov_linreg", "cv_noise_cov_location", "dubey_bounds", "enumerate_noise",
     "expected_cv_trace_gaussian_design", "expected_sgld_trace_gaussian_design", "k_factor", "k_factor_sympy",
     "linreg_grads", "linreg_parts", "minibatch_noise_cov", "saga_noise_cov", "saga_noise_cov_linreg",
-    "saga_noise_cov_location", "sgld_noise_cov_linreg", "sgld_noise_cov_location", "svrg_noise_cov_linreg",
+    "saga_noise_cov_location", "scalar_noise_sympy", "scalar_noise_var",
+    "sgld_noise_cov_linreg", "sgld_noise_cov_location", "svrg_noise_cov_linreg",
 ]
