@@ -61,6 +61,19 @@ def scalar1(N: int) -> bt.Scalar1D:
 
 def _elapsed(out: ClaimResult, t0: float) -> ClaimResult:
     out.seconds = time.perf_counter() - t0
+    if out.figure is None and out.checks:
+        checks = list(out.checks)
+
+        def draw(ax) -> None:
+            z = [c.z for c in checks]
+            ax.plot(range(len(z)), z, "o")
+            ax.axhline(0, color="0.5", lw=0.8)
+            for lim in (-3, 3):
+                ax.axhline(lim, color="C3", lw=0.6, ls="--")
+            ax.set_xlabel("check")
+            ax.set_ylabel("z = (simulated - exact) / s.e.")
+            ax.set_ylim(min(-4, *z) if max(map(abs, z)) < 50 else -4, max(4, *z) if max(map(abs, z)) < 50 else 4)
+        out.figure = draw
     return out
 
 
@@ -208,6 +221,14 @@ def _n_scaling(settings: Settings) -> ClaimResult:
                                  float(((th - thh) ** 2).sum()))
         rows.append((N, s_sgld * n / N**2, s_cv * n / N, s_cv / s_sgld, s_cv / avg_cv, s_sgld / avg_sgld, s_cv <= dub))
     a = np.array([r[:6] for r in rows])
+
+    def draw(ax) -> None:
+        ax.loglog(a[:, 0], a[:, 1] * a[:, 0] ** 2 / n, "o-", label="SGLD (slope 2)")
+        ax.loglog(a[:, 0], a[:, 2] * a[:, 0] / n, "s-", label="SGLD-CV (slope 1)")
+        ax.set_xlabel("N")
+        ax.set_ylabel("exact E|xi|^2 (n = 10)")
+        ax.legend(fontsize=7)
+    out.figure = draw
     flat = lambda v: float(v.max() / v.min())  # noqa: E731
     out.exact.append(ExactCheck("SGLD: n E|xi|^2 / N^2 is flat in N (Theta(N^2/n)); criterion max/min < 1.5",
                                 flat(a[:, 1]) < 1.5, "values " + ", ".join(f"N={int(r[0])}: {r[1]:.4g}" for r in a)))
@@ -473,6 +494,16 @@ def _thm1_scaling(settings: Settings) -> ClaimResult:
                      bt.n_required(s, 0.01, EPS, T_STEPS, PHI0, "cv", 0.05 * math.sqrt(N)),
                      bt.paper_nreq_lower_bound(s, 0.1, EPS)))
     Ns = np.log([r[0] for r in rows])
+
+    def draw(ax) -> None:
+        x = [r[0] for r in rows]
+        ax.loglog(x, [r[1][1] for r in rows], "o-", label="SGLD, nu = 0.01")
+        ax.loglog(x, [r[2][1] for r in rows], "s-", label="SGLD-CV, nu = 0.01")
+        ax.loglog(x, [r[3] for r in rows], "^--", label="SGLD-CV, theta_hat off by 0.05")
+        ax.set_xlabel("N")
+        ax.set_ylabel("exact n_req")
+        ax.legend(fontsize=7)
+    out.figure = draw
     slope = lambda v: float(np.polyfit(Ns, np.log(np.asarray(v, dtype=float)), 1)[0])  # noqa: E731
     sg = [slope([r[1][j] for r in rows]) for j in range(2)]
     cvs = [slope([r[2][j] for r in rows]) for j in range(2)]
