@@ -240,6 +240,8 @@ def kdemc(draws: np.ndarray, rng: np.random.Generator, n_out: int, *, bw_mult: f
     ``n_parallel`` Gibbs chains per replicate each give n_out/n_parallel draws after ``n_burn`` sweeps.
     """
     draws = np.asarray(draws, dtype=float)
+    if draws.ndim != 4:
+        raise ParameterError(f"draws must have shape (S, R, M, d), got {draws.shape}")
     S, R, M, d = draws.shape
     n_out = check_int("n_out", n_out, 1)
     K = check_int("n_parallel", n_parallel, 1)

@@ -120,6 +120,33 @@ def test_sg_theory_limits():
     np.testing.assert_allclose(Vh, bt.sgld_stationary_cov(model.data, model.Sigma, 2 * h, n=100), rtol=1e-10)
 
 
+def _iterate_cov(data, Sigma, h, alpha, n, L, cycles=4000):
+    """Brute force: iterate the joint (theta, v) covariance step by step with v redrawn every L steps."""
+    N, d = data.shape
+    P = N * np.linalg.inv(Sigma)
+    Q = bt.minibatch_noise_cov(data, Sigma, n)
+    eye = np.eye(d)
+    F = np.block([[eye - h * P, (1 - alpha) * eye], [-h * P, (1 - alpha) * eye]])
+    W = h * h * Q + 2 * alpha * h * eye
+    Nz = np.block([[W, W], [W, W]])
+    C = np.zeros((2 * d, 2 * d))
+    for _ in range(cycles):
+        C[:d, d:] = 0.0
+        C[d:, :d] = 0.0
+        C[d:, d:] = h * eye
+        for _ in range(L):
+            C = F @ C @ F.T + Nz
+    return C[:d, :d]
+
+
+def test_sghmc_cycle_lyapunov_matches_brute_force():
+    model = GaussianLocation.simulate_data(200, dim=2, seed=8)
+    lam = float(np.linalg.eigvalsh(200 * model.P)[-1])
+    h, alpha = 0.2 / lam, 0.3
+    V = bt.sghmc_stationary_cov(model.data, model.Sigma, h, alpha, 20, resample_every=3)
+    np.testing.assert_allclose(V, _iterate_cov(model.data, model.Sigma, h, alpha, 20, 3), rtol=1e-9)
+
+
 def test_default_claims_hold():
     ids = [c.id for c in select(papers=["baker"]) if c.id.startswith("baker.sec3.") and not c.out_of_scope]
     rows = run_claims(select(ids=ids), FAST)
