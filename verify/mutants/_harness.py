@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     killed = sum(r["killed"] for r in mrows)
     control_ok = all(not r["killed"] for r in rows if r["mutant"] == CONTROL)
     print(f"kill rate: {killed}/{len(mrows)} = {killed / len(mrows):.0%} of mutants killed; "
-          f"control (correct code): {'passes' if control_ok else 'FAILS' if not args.no_control else 'not run'}; "
+          f"control (correct code): {'not run' if args.no_control else 'passes' if control_ok else 'FAILS'}; "
           f"{settings.chains} chains, seed {settings.seed}, alpha {settings.alpha} per run; "
           f"sentinels: {'none' if args.no_sentinels else ', '.join(SENTINELS)}; {elapsed:.0f} s wall")
     survivors = [r["mutant"] for r in mrows if not r["killed"]]
