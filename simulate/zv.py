@@ -24,11 +24,17 @@ from .validation import ParameterError, check_finite_array
 SIGNS = ("corrected", "printed")
 
 
-def zv_controls(theta: np.ndarray, grads: np.ndarray, degree: int = 1) -> np.ndarray:
+OPERATORS = ("corrected", "printed")
+
+
+def zv_controls(theta: np.ndarray, grads: np.ndarray, degree: int = 1, operator: str = "corrected") -> np.ndarray:
     """ZV control variates h (T, M, p) from states (T, M, d) and gradient estimates of log posterior (T, M, d).
 
-    degree 1: p = d; degree 2: p = d + d(d+1)/2 (corrected operator -(1/2) Laplacian Q + grad Q . z).
+    degree 1: p = d; degree 2: p = d + d(d+1)/2 with the corrected operator -(1/2) Laplacian Q + grad Q . z
+    (``operator="printed"``: the paper's Laplacian Q + grad Q . z, whose mean is not zero for Q = theta_j^2).
     """
+    if operator not in OPERATORS:
+        raise ParameterError(f"operator must be one of {OPERATORS}, got {operator!r}")
     th = check_finite_array("theta", theta, ndim=(3,))
     g = check_finite_array("grads", grads, ndim=(3,))
     if g.shape != th.shape:
@@ -43,7 +49,8 @@ def zv_controls(theta: np.ndarray, grads: np.ndarray, degree: int = 1) -> np.nda
     for j in range(d):
         for k in range(j, d):
             if j == k:
-                cols.append((2.0 * th[..., j] * z[..., j] - 1.0)[..., None])
+                lap = -1.0 if operator == "corrected" else 2.0  # -(1/2) * 2 or the printed + 2
+                cols.append((2.0 * th[..., j] * z[..., j] + lap)[..., None])
             else:
                 cols.append((th[..., k] * z[..., j] + th[..., j] * z[..., k])[..., None])
     return np.concatenate(cols, axis=2)

@@ -121,3 +121,13 @@ def test_zv_printed_sign_increases_variance(model):
 def test_sghmc_cv_builds(model):
     s = sghmc_cv(model, 0.1 / model.grad_lipschitz, 0.5, 5, theta_hat=model.posterior_mean)
     assert s.grads_per_step() == 10
+
+
+def test_zv_quadratic_operator_printed_differs_by_three():
+    rng = np.random.default_rng(0)
+    th = rng.standard_normal((10, 2, 1))
+    g = rng.standard_normal((10, 2, 1))
+    diff = zv_controls(th, g, 2, operator="printed") - zv_controls(th, g, 2)
+    assert np.allclose(diff[..., 0], 0) and np.allclose(diff[..., 1], 3.0)
+    with pytest.raises(ParameterError):
+        zv_controls(th, g, 2, operator="mira")
