@@ -165,8 +165,8 @@ def subposterior_draws(model: ToyModel, S: int, n_rep: int, n_draws: int, rng: n
     return tr.reshape(S, n_rep, C * n_keep, d)
 
 
-def reference_draws(model: ToyModel, n_draws: int, seed: int, *, chains: int = 200, n_burn: int = 500,
-                    thin: int = 5) -> np.ndarray:
+def reference_draws(model: ToyModel, n_draws: int, seed: int, *, chains: int = 50, n_burn: int = 200,
+                    thin: int = 3) -> np.ndarray:
     """A long reference sample (n_draws, d) of the full posterior: exact where possible, else MALA pooled over
     ``chains`` chains (the paper used Stan HMC). For the mixture, the label-swapped copy of every other chain is
     used, so the reference carries both label modes with equal mass (the exact posterior is swap-symmetric)."""
