@@ -20,7 +20,7 @@ from theory.numeric import lambdify_toy
 from theory.symbols import VB, A, h
 from theory.toy_chain import ToyChain
 
-FAST = settings(max_examples=40, derandomize=True, deadline=None)
+FAST = settings(max_examples=40, derandomize=True, deadline=None, database=None)
 
 finite = st.floats(-50, 50, allow_nan=False, allow_infinity=False)
 data_sets = arrays(np.float64, st.integers(2, 30), elements=finite)
