@@ -6,24 +6,28 @@ integer dtype that holds N (narrow draws and comparisons are cheaper); consumers
 Without replacement (n <= N/2; for n > N/2 the complement of an (N - n)-subset is returned):
 
 * n <= PAIRWISE_MAX_N and n(n-1)/(2N) <= REJECTION_MAX_PAIRS: draw n iid uniform indices per chain, find the
-  columns with a repeat by pairwise row comparisons, and redraw those whole columns until none is left
-  (rejection: given distinct entries, an iid tuple is a uniform ordered n-subset). Acceptance >= exp(-1/2).
-  The n(n-1)/2 narrow-integer row comparisons beat sorting each column (and the bitmap) up to n of about 128.
+  columns with a repeat (pairwise row comparisons, or sorting each column when that is cheaper), and redraw
+  those whole columns until none is left (rejection: given distinct entries, an iid tuple is a uniform ordered
+  n-subset). Acceptance >= exp(-1/2).
 * otherwise: sequential draws, each redrawn while it hits an index already taken by its chain (a per-chain
   bitmap, reset after use): the textbook exact sequential scheme, vectorized over chains.
 
-Cost per chain-step is O(n^2) cheap vector comparisons (n <= 128) or O(n) expected draws; never O(N) per
-chain-step unless n is a fixed fraction of N.
+Cost per chain-step is O(n^2) cheap vector comparisons (n <= 128), O(n log n) (sorting) or O(n) expected
+draws; never O(N) per chain-step unless n is a fixed fraction of N.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-#: Largest n for which repeated indices are detected by pairwise row comparisons instead of the sequential bitmap.
-PAIRWISE_MAX_N = 128
+#: Largest n for which whole-column rejection is used (larger n: the sequential bitmap).
+PAIRWISE_MAX_N = 1024
 #: Largest expected number of colliding pairs n(n-1)/(2N) for which whole-column rejection is used.
 REJECTION_MAX_PAIRS = 0.5
+#: Repeats in fewer columns than SORT_MAX_COLUMNS (or n > 128), with n > SORT_MIN_N, are found by sorting
+#: each column instead of pairwise comparisons.
+SORT_MIN_N = 16
+SORT_MAX_COLUMNS = 2048
 #: Bytes of per-chain bitmaps used at once by the sequential sampler.
 BITMAP_BYTES = 1 << 24
 
@@ -43,8 +47,17 @@ def with_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: in
 
 
 def _columns_with_repeats(idx: np.ndarray) -> np.ndarray:
-    """Indices of the columns of idx (n, M), n small, that contain a repeated value."""
-    bad = np.zeros(idx.shape[1], dtype=bool)
+    """Indices of the columns of idx (n, M), n small, that contain a repeated value.
+
+    Pairwise row comparisons (n(n-1)/2 vector compares, one Python iteration per row) for n <= 16, or many
+    columns and n <= 128; otherwise (e.g. the few columns of a redraw round) sorting each column is cheaper.
+    Either way the same columns are found, so the draws do not depend on the method.
+    """
+    n, m = idx.shape
+    if n > SORT_MIN_N and (m < SORT_MAX_COLUMNS or n > 128):
+        s = np.sort(np.ascontiguousarray(idx.T), axis=1)  # contiguous rows sort faster
+        return np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
+    bad = np.zeros(m, dtype=bool)
     for i in range(idx.shape[0] - 1):
         bad |= (idx[i + 1 :] == idx[i]).any(axis=0)
     return np.flatnonzero(bad)

@@ -83,6 +83,16 @@ def _check_exact_uniform(n_data, n, seed):
     assert p > P_MIN, f"subset frequencies not uniform (N={n_data}, n={n}): p = {p:.3g}"
 
 
+@pytest.mark.parametrize(("n_data", "n"), PAIRWISE_CASES)
+def test_without_replacement_uniform_sorted_detection(monkeypatch, bitmap_calls, n_data, n):
+    """Rejection with repeats found by sorting columns (the path of n > 16) is exactly uniform too."""
+    monkeypatch.setattr(simulate.subsample, "REJECTION_MAX_PAIRS", np.inf)
+    monkeypatch.setattr(simulate.subsample, "SORT_MIN_N", 1)
+    monkeypatch.setattr(simulate.subsample, "SORT_MAX_COLUMNS", 1 << 40)
+    _check_exact_uniform(n_data, n, 4000 * n_data + n)
+    assert not bitmap_calls
+
+
 @pytest.mark.parametrize(("n_data", "n"), PAIRWISE_CASES + COMPLEMENT_CASES)
 def test_without_replacement_uniform_pairwise(monkeypatch, bitmap_calls, n_data, n):
     # Force the pairwise path whatever its collision-rate threshold (if the module has one).
