@@ -147,7 +147,7 @@ def _noise_draws(settings: Settings) -> dict[str, tuple[np.ndarray, float]]:
     """Per-draw squared errors |g - grad log post|^2 of the simulator's estimators (one independent draw per
     'chain') at a fixed theta, and the exact trace from theory."""
     m = lr2()
-    M = settings.chains
+    M = max(settings.chains, 20_000)  # cheap independent draws; the squared errors are skewed, so never too few
     mu = m.posterior_mean
     theta = mu + np.array([0.05, -0.04])
     theta_hat = mu + np.array([-0.02, 0.03])
@@ -550,7 +550,7 @@ def _zv_draws(settings: Settings) -> dict[str, tuple]:
     """f = theta^2 under the exact posterior of d = 1 regressions, ZV with fitted coefficients (simulate.zv, pooled
     fit on an independent sample), exact or noisy gradients (SGLD, SGLD-CV, n = 10)."""
     res = {}
-    M = settings.chains
+    M = max(settings.chains, 20_000)  # iid posterior draws (cheap); variances of skewed values need many
     for N in (1000, 10000):
         m = lr1(N)
         s = scalar1(N)
@@ -631,7 +631,7 @@ def _quad_controls(settings: Settings) -> dict[str, np.ndarray]:
     N = 1000
     m = lr1(N)
     p, mu = float(m.precision[0, 0]), float(m.posterior_mean[0])
-    M = settings.chains
+    M = max(settings.chains, 20_000)  # iid posterior draws (cheap)
     rng = np.random.default_rng(settings.seed_for("baker.zv.quad"))
     th = (mu + rng.standard_normal((M, 1)) / math.sqrt(p))[None]  # (1, M, 1): one exact draw per 'chain'
     g = m.grad_log_post(th[0])[None]
@@ -643,8 +643,9 @@ def _quad_controls(settings: Settings) -> dict[str, np.ndarray]:
     h = ST_H / m.grad_lipschitz
     theta_hat = np.array([mu + PHI_HAT / math.sqrt(N)])
     s = sgld_cv(m, h, 10, theta_hat=theta_hat)
-    trace, grads = zv_mod.run_with_gradients(s, min(M, 4000), 200, seed=settings.seed_for("baker.zv.quad.chain"),
-                                            theta0=np.array([mu]), burn_in=60)
+    trace, grads = zv_mod.run_with_gradients(s, min(settings.chains, 4000), 200,
+                                             seed=settings.seed_for("baker.zv.quad.chain"), theta0=np.array([mu]),
+                                             burn_in=60)
     hq = zv_mod.zv_controls(trace - mu, grads, 2)
     out["chain_linear"] = hq[:, :, 0].mean(axis=0)
     out["chain_quadratic"] = hq[:, :, 1].mean(axis=0)
