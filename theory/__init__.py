@@ -11,13 +11,23 @@ Modules:
   toy_finite_time     exact finite-time moments, MSE of time averages, ERE; closed forms in M (eq. 22, App. 10)
   vollmer_asymptotics Theorem 5.2 constants, MSE-optimal step, Section 6 cost and large-N scalings
   weak_order          Sections 3-4: one-step operator expansions and the leading invariant-measure bias in 1-D
+  baker_noise         Baker et al.: exact gradient-noise covariances of SGLD, SGLD-CV, SAGA, SVRG; N-scaling
+  baker_theorems      Baker et al.: stationary covariances on linear regression, Theorems 1-3
+  baker_toys          Baker et al. Sec. 3: exact SGLD/SGHMC laws on the Gaussian toy (momentum refreshes included)
+  sghmc_gaussian      SGHMC (Chen et al. 2014 eq. 15) on Gaussian targets: exact stationary law, small-step series
+  stratified          Fu & Zhang: Lemmas 3.2-3.4, Theorems 3.1-3.2, stationary laws under stratified minibatches
 """
 
 from . import (
+    baker_noise,
+    baker_theorems,
+    baker_toys,
     chen_bounds,
     chen_gaussian,
     gaussian_toy,
     numeric,
+    sghmc_gaussian,
+    stratified,
     subset_moments,
     toy_chain,
     toy_finite_time,
@@ -31,7 +41,7 @@ from .toy_chain import ToyChain
 from .toy_chain import toy_chain as chain_for
 
 __all__ = [
-    "ToyChain", "ToyConstants", "chain_for", "chen_bounds", "chen_gaussian", "gaussian_toy", "numeric",
-    "subset_moments", "toy_chain", "toy_constants", "toy_finite_time", "toy_moments", "vollmer_asymptotics",
-    "vollmer_printed", "weak_order",
+    "ToyChain", "ToyConstants", "baker_noise", "baker_theorems", "baker_toys", "chain_for", "chen_bounds",
+    "chen_gaussian", "gaussian_toy", "numeric", "sghmc_gaussian", "stratified", "subset_moments", "toy_chain",
+    "toy_constants", "toy_finite_time", "toy_moments", "vollmer_asymptotics", "vollmer_printed", "weak_order",
 ]
