@@ -27,7 +27,7 @@ REJECTION_MAX_PAIRS = 0.5
 #: Repeats in fewer columns than SORT_MAX_COLUMNS (or n > 128), with n > SORT_MIN_N, are found by sorting
 #: each column instead of pairwise comparisons.
 SORT_MIN_N = 16
-SORT_MAX_COLUMNS = 2048
+SORT_MAX_COLUMNS = 256
 #: Bytes of per-chain bitmaps used at once by the sequential sampler.
 BITMAP_BYTES = 1 << 24
 
