@@ -10,6 +10,7 @@ block_size)``, never on which worker ran a block or how blocks were grouped into
         with using(c):                                  # or: every simulate.run of this process dispatches its blocks
             res2 = run(sampler, 10**6, 1000, seed=1)    # identical to res and to run(...) without Dask
 
+:func:`run_many` submits the blocks of several runs (a sweep over (h, n, N) grids) as one pool of tasks.
 ``run`` dispatches to the default executor only when it runs all blocks of a run (``blocks=None``) and there is
 more than one block; the tasks call ``run(..., blocks=[...])`` and the parts are joined with
 :meth:`RunResult.concatenate`.
@@ -91,27 +92,50 @@ def run_distributed(sampler, n_chains: int, n_steps: int, *, client: Any = None,
     Each task runs ``blocks_per_task`` consecutive blocks; the result is bit-identical to
     ``run(sampler, n_chains, n_steps, **kwargs)`` whatever the number of workers or tasks.
     """
+    c = client if client is not None else _DEFAULT_CLIENT
+    if c is None:
+        raise ParameterError("run_distributed needs a client (client=..., or simulate.distributed.using(client))")
+    if kwargs.get("blocks") is not None:
+        raise ParameterError("run_distributed runs every block of the run; use simulate.run(blocks=...) for a subset")
+    return run_many([(sampler, n_chains, n_steps, kwargs)], client=c, blocks_per_task=blocks_per_task)[0]
+
+
+def run_many(runs, *, client: Any = None, blocks_per_task: int = 1) -> list:
+    """Several runs (a sweep over (h, n, N) grids, say) as one pool of block tasks on a Dask client.
+
+    ``runs``: a sequence of ``(sampler, n_chains, n_steps, kwargs)``; returns their :class:`RunResult` in order,
+    each bit-identical to ``run(sampler, n_chains, n_steps, **kwargs)``. All blocks of all runs are submitted at
+    once, so small runs fill the workers left idle by large ones.
+    """
     from .runner import DEFAULT_BLOCK_SIZE, RunResult
 
     c = client if client is not None else _DEFAULT_CLIENT
     if c is None:
-        raise ParameterError("run_distributed needs a client (client=..., or simulate.distributed.using(client))")
-    if "blocks" in kwargs and kwargs["blocks"] is not None:
-        raise ParameterError("run_distributed runs every block of the run; use simulate.run(blocks=...) for a subset")
-    kwargs.pop("blocks", None)
-    kwargs.pop("progress", None)  # no per-step progress bars from remote workers
-    n_chains = check_int("n_chains", n_chains, 1)
+        raise ParameterError("run_many needs a client (client=..., or simulate.distributed.using(client))")
     blocks_per_task = check_int("blocks_per_task", blocks_per_task, 1)
-    block_size = check_int("block_size", kwargs.get("block_size", DEFAULT_BLOCK_SIZE), 1)
-    n_blocks = -(-n_chains // block_size)
-    groups = [list(range(b, min(n_blocks, b + blocks_per_task))) for b in range(0, n_blocks, blocks_per_task)]
-    sampler_f = c.scatter(sampler, broadcast=True, hash=False) if len(groups) > 1 else sampler
-    futures = [c.submit(_run_part, sampler_f, n_chains, n_steps, g, kwargs, pure=False) for g in groups]
-    parts = c.gather(futures)
-    res = RunResult.concatenate(parts)
-    res.seed, res.block_size = parts[0].seed, parts[0].block_size
-    res.grads_per_chain = parts[0].grads_per_chain
-    return res
+    submitted = []
+    for i, spec in enumerate(runs):
+        if len(spec) != 4:
+            raise ParameterError(f"runs[{i}] must be (sampler, n_chains, n_steps, kwargs), got {len(spec)} items")
+        sampler, n_chains, n_steps, kwargs = spec
+        kwargs = dict(kwargs)
+        if kwargs.get("blocks") is not None:
+            raise ParameterError(f"runs[{i}]: run_many runs every block; drop blocks=")
+        kwargs.pop("blocks", None)
+        kwargs.pop("progress", None)
+        n_chains = check_int(f"runs[{i}] n_chains", n_chains, 1)
+        block_size = check_int("block_size", kwargs.get("block_size", DEFAULT_BLOCK_SIZE), 1)
+        n_blocks = -(-n_chains // block_size)
+        groups = [list(range(b, min(n_blocks, b + blocks_per_task))) for b in range(0, n_blocks, blocks_per_task)]
+        sampler_f = c.scatter(sampler, broadcast=True, hash=False) if len(groups) > 1 else sampler
+        submitted.append([c.submit(_run_part, sampler_f, n_chains, n_steps, g, kwargs, pure=False) for g in groups])
+    out = []
+    for futures in submitted:
+        parts = c.gather(futures)
+        res = RunResult.concatenate(parts)
+        res.seed, res.block_size, res.grads_per_chain = parts[0].seed, parts[0].block_size, parts[0].grads_per_chain
+        out.append(res)
+    return out
 
 
-__all__ = ["client", "get_default_client", "run_distributed", "set_default_client", "using"]
+__all__ = ["client", "get_default_client", "run_distributed", "run_many", "set_default_client", "using"]

@@ -7,7 +7,7 @@ import pytest
 
 import simulate.runner
 from simulate import GaussianMeanModel, ParameterError, RunResult, run, sgld
-from simulate.distributed import client, get_default_client, run_distributed, using
+from simulate.distributed import client, get_default_client, run_distributed, run_many, using
 from verify.registry import Settings, select
 from verify.runner import run_claims
 
@@ -64,6 +64,18 @@ def test_default_client_dispatches_run(dask_client, sampler):
     assert get_default_client() is None
     _assert_equal(got, ref)
     _assert_equal(single_block, run(sampler, 200, STEPS, seed=3))
+
+
+def test_run_many_sweep_bit_identical(dask_client, sampler):
+    """A small (h, n) sweep as one pool of block tasks: each run equals its single-process run."""
+    model = sampler.model
+    specs = [(sgld(model, h, n), M, 12, dict(seed=s, block_size=BLOCK))
+             for s, (h, n) in enumerate([(0.01, 3), (0.005, 7), (0.02, 30)])]
+    got = run_many(specs, client=dask_client, blocks_per_task=2)
+    for (smp, m, k, kw), res in zip(specs, got, strict=True):
+        _assert_equal(res, run(smp, m, k, **kw))
+    with pytest.raises(ParameterError, match="runs\\[0\\]"):
+        run_many([(sampler, M)], client=dask_client)
 
 
 def test_run_distributed_needs_a_client(sampler):
