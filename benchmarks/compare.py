@@ -24,8 +24,9 @@ A slow implementation is measured on fewer chains/steps (a probe run predicts th
 under ``--budget`` seconds; the workbench's W1/W2 rows always run the full size); the table prints the M and L
 actually run. W3 also times the workbench's SGLD with replacement (the peers' scheme; not in the minimum).
 Rates are chain-steps per second, best of ``--repeats``; jit compilation is excluded (compiled ahead with
-``.lower().compile()``). JAX uses every core XLA sees (on 2 cores, forcing XLA to one thread changed W3 by < 10%);
-the workbench runs one thread. Timings on a shared machine are noisy: compare the ratios within one run.
+``.lower().compile()``). JAX uses every core XLA sees (one trial on 2 busy cores: blackjax W3 SGLD ran at
+0.15 M/s with XLA forced to one thread, 0.15-0.17 M/s with its default); the workbench runs one thread.
+Timings on a shared machine are noisy: compare the ratios within one run.
 Last line: ``min_ratio_vs_blackjax=<r>`` (minimum over W1-W3 rows where blackjax has the sampler).
 
     python benchmarks/compare.py [--quick] [--budget S] [--repeats R] [--only W1,W2,...]
