@@ -62,15 +62,16 @@ def test_in_process_row_kills_a_vr_mutant():
 
 
 def test_harness_end_to_end_subset(tmp_path, capsys):
-    """Two vr mutants through the CLI (fresh processes, control first): both killed, exit code 0, JSON written."""
+    """Three mutants through the CLI (fresh processes, control first): all killed, exit code 0, JSON written."""
     out = tmp_path / "kill.json"
-    rc = main(["--mutant", "core.vr_shared_minibatch", "--mutant", "core.vr_correction_scale_n1", "--no-sentinels",
-               "--chains", "2000", "--jobs", "2", "--json", str(out)])
+    ids = ["core.vr_shared_minibatch", "core.vr_correction_scale_n1", "core.euler_stale_gradient"]
+    rc = main([a for m in ids for a in ("--mutant", m)] + ["--no-sentinels", "--chains", "2000", "--jobs", "2",
+                                                           "--json", str(out)])
     text = capsys.readouterr().out
     assert rc == 0, text
-    assert "kill rate: 2/2 = 100%" in text and "control (correct code): passes" in text
+    assert "kill rate: 3/3 = 100%" in text and "control (correct code): passes" in text
     res = json.loads(out.read_text())
-    assert res["killed"] == res["mutants"] == 2
+    assert res["killed"] == res["mutants"] == 3
     assert [r["mutant"] for r in res["rows"]][0] == CONTROL
 
 

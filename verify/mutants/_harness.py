@@ -6,7 +6,8 @@ Rule (what runs for each mutant): the claims the mutant names (``Mutant.claims``
 with Holm's procedure over the checks of that selection, exactly as ``python -m verify --claim ...`` would run them.
 A mutant is **killed** when at least one of its claims gets a verdict other than its registered expectation (the
 rule that makes ``python -m verify`` exit non-zero); a claim that raises under the mutant also kills it (shown as
-``E``). Every mutant runs in a fresh process, so that no cache can carry numbers from one mutant to the next.
+``E``). Every mutant runs in a fresh process (forked from the unpatched harness before it has run anything), so
+that no cache can carry numbers from one mutant to the next.
 A control run of the correct code over the union of those claims comes first (``--no-control`` skips it): a kill
 matrix is meaningful only when the correct code passes.
 
@@ -22,7 +23,6 @@ import multiprocessing
 import sys
 import time
 import traceback
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from simulate.validation import ParameterError, check_int
@@ -142,12 +142,14 @@ def main(argv: list[str] | None = None) -> int:
     claim_ids = list(dict.fromkeys(c for m in ids for c in todo[m]))
     jobs = ([(None, claim_ids)] if not args.no_control else []) + [(m, todo[m]) for m in ids]
     t0 = time.perf_counter()
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=args.jobs, mp_context=ctx, max_tasks_per_child=1) as pool:
-        futures = [pool.submit(run_one, m, cids, settings) for m, cids in jobs]
+    # fork (where available) after the claims and mutants are imported: each task gets a fresh copy of this
+    # unpatched, cache-free process without paying the imports again; spawn elsewhere
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with ctx.Pool(processes=args.jobs, maxtasksperchild=1) as pool:
+        futures = [pool.apply_async(run_one, (m, cids, settings)) for m, cids in jobs]
         rows = []
         for f in futures:
-            rows.append(f.result())
+            rows.append(f.get())
             r = rows[-1]
             word = ("FAILS" if r["killed"] else "passes") if r["mutant"] == CONTROL else (
                 "killed" if r["killed"] else "SURVIVED")
