@@ -21,6 +21,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/throughput.py
+	$(PY) benchmarks/compare.py
 
 clean:
 	rm -rf $(VENV) output
