@@ -110,9 +110,7 @@ class ControlVariate:
         return est
 
     def check(self, model: Model) -> None:
-        check_int("n", self.n, 1, model.n_data)
-        if self.replace is not True and self.replace is not False:
-            raise ParameterError(f"replace must be True or False, got {self.replace!r}")
+        Minibatch.check(self, model)  # n in [1, N], replace a bool
         if np.shape(self.theta_hat) != (model.dim,) or np.shape(self.grad_lik_hat) != (model.dim,):
             raise ParameterError(f"theta_hat and grad_lik_hat must have shape ({model.dim},) for this model")
 
@@ -120,8 +118,8 @@ class ControlVariate:
         self.check(model)
         return None
 
-    def scale(self, model: Model) -> float:
-        return model.n_data / self.n
+    scale = Minibatch.scale  # N / n
+    finite_population_factor = Minibatch.finite_population_factor  # 1, or (N - n)/(N - 1) without replacement
 
     def anchor(self, theta: np.ndarray) -> np.ndarray:
         """theta_hat broadcast to the chains, (M, d)."""
@@ -135,12 +133,6 @@ class ControlVariate:
         corr += self.grad_lik_hat
         corr += model.grad_log_prior(theta)
         return corr, state
-
-    def finite_population_factor(self, model: Model) -> float:
-        if self.replace:
-            return 1.0
-        N = model.n_data
-        return (N - self.n) / (N - 1) if N > 1 else 0.0
 
     def noise_cov(self, model: Model, theta: np.ndarray | None = None) -> np.ndarray:
         """Exact Cov(g | theta) = (N^2/n) f Cov_i[g_i(theta) - g_i(theta_hat)] (divisor N), shape (M, d, d)."""
