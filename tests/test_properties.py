@@ -40,7 +40,10 @@ def test_minibatch_noise_variance_non_negative(x, data, replace):
     gd = cg.GaussianData.of(x)
     assert cg.sgld_noise_variance(gd, n, replace) >= 0.0
     assert cg.minibatch_noise(x[:, None], n, replace) >= 0.0
-    assert cg.gamma(x[:, None]) >= 0.0
+    # Gamma (Lemma 2) is kept in the paper's double-sum form, which cancels: >= 0 up to rounding of its terms
+    N = x.size
+    assert cg.gamma(x[:, None]) >= -1e-14 * N * float(np.sum(x * x)) / (N * N * (N - 1))
+    assert cg.sample_var(x[:, None]) / N >= 0.0  # the same Gamma as a sample variance: exactly non-negative
 
 
 @FAST
