@@ -33,6 +33,17 @@ from .subsample import sample_indices
 from .validation import ParameterError, check_finite_array, check_int, check_positive
 
 
+def grad_log_lik_diff_sum(model: Model, theta: np.ndarray, theta_hat: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """sum_j [g_{idx[j,m]}(theta_m) - g_{idx[j,m]}(theta_hat_m)], shape (M, d): one fused pass over the minibatch
+    where the model provides ``grad_log_lik_diff_sum`` (logistic regression), else two ``grad_log_lik_sum`` calls."""
+    fused = getattr(model, "grad_log_lik_diff_sum", None)
+    if fused is not None:
+        return fused(theta, theta_hat, idx)
+    out = model.grad_log_lik_sum(theta, idx)
+    out -= model.grad_log_lik_sum(theta_hat, idx)
+    return out
+
+
 @dataclass(frozen=True)
 class ModeEstimate:
     """Result of :func:`sgd_mode`: theta_hat (d,), the settings used and the per-datum gradients spent."""
@@ -127,8 +138,7 @@ class ControlVariate:
 
     def estimate(self, model: Model, theta: np.ndarray, state, rng: np.random.Generator):
         idx = sample_indices(rng, model.n_data, self.n, theta.shape[0], self.replace)
-        corr = model.grad_log_lik_sum(theta, idx)
-        corr -= model.grad_log_lik_sum(self.anchor(theta), idx)  # the same minibatch at theta_hat
+        corr = grad_log_lik_diff_sum(model, theta, self.anchor(theta), idx)  # the same minibatch at theta_hat
         corr *= self.scale(model)
         corr += self.grad_lik_hat
         corr += model.grad_log_prior(theta)
@@ -180,4 +190,5 @@ def sghmc_cv(model: Model, h: float, alpha: float, n: int, theta_hat=None, repla
     return s
 
 
-__all__ = ["ControlVariate", "ModeEstimate", "control_variate", "sgd_mode", "sghmc_cv", "sgld_cv"]
+__all__ = ["ControlVariate", "ModeEstimate", "control_variate", "grad_log_lik_diff_sum", "sgd_mode", "sghmc_cv",
+           "sgld_cv"]

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit
 
+from . import _kernels
 from .covariance_estimators import EstimatedCovSampler, estimated_covariance
 from .estimators import Minibatch
 from .models import Model
@@ -110,26 +111,40 @@ class LogisticRegressionModel(Model):
         """grad log N(theta; 0, sigma0^2 I) = -theta / sigma0^2, shape (M, d)."""
         return theta * (-1.0 / self.sigma0**2)
 
+    def _kernel_args(self, theta: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(theta C-contiguous float64 (M, d), idx (n, M)) for the numba kernels; indices checked as ``take`` does."""
+        idx = np.asarray(idx)
+        if idx.ndim != 2 or idx.dtype.kind not in "iu":
+            raise IndexError(f"idx must be an (n, M) integer array, got shape {idx.shape} and dtype {idx.dtype}")
+        N = self.n_data
+        if idx.size and (int(idx.min()) < -N or int(idx.max()) >= N):
+            raise IndexError(f"idx must lie in [-{N}, {N}) (N = {N} data)")
+        theta = np.ascontiguousarray(np.broadcast_to(theta, (idx.shape[1], self.dim)), dtype=np.float64)
+        return theta, idx
+
     def grad_log_lik(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """Per-datum gradients z_i sigma(-z_i^T theta_m), i = idx[j, m]; shape (n, M, d) (eq. 73)."""
-        Zs = self._Z.take(idx, axis=0)  # (n, M, d)
-        w = sigmoid_neg(np.einsum("nmd,md->nm", Zs, theta))
-        Zs *= w[..., None]
-        return Zs
+        """Per-datum gradients z_i sigma(-z_i^T theta_m), i = idx[j, m]; shape (n, M, d) (eq. 73; fused kernel)."""
+        theta, idx = self._kernel_args(theta, idx)
+        out = np.empty((idx.shape[0], idx.shape[1], self.dim))
+        _kernels.per_datum(self._Z, theta, idx, out)
+        return out
 
     def grad_log_lik_sum(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """sum_j z_{idx[j,m]} sigma(-z_{idx[j,m]}^T theta_m), shape (M, d); one gather per coordinate."""
-        if self.dim > 8:
-            return self.grad_log_lik(theta, idx).sum(axis=0)
-        cols = [c.take(idx) for c in self._Zcols]  # d arrays (n, M)
-        s = cols[0] * theta[:, 0]
-        for j in range(1, self.dim):
-            s += cols[j] * theta[:, j]
-        w = sigmoid_neg(s, out=s)
-        out = np.empty((theta.shape[0], self.dim))
-        for j in range(self.dim):
-            cols[j] *= w
-            out[:, j] = cols[j].sum(axis=0)
+        """sum_j z_{idx[j,m]} sigma(-z_{idx[j,m]}^T theta_m), shape (M, d), without the (n, M, d) gather (numba)."""
+        theta, idx = self._kernel_args(theta, idx)
+        out = np.empty((idx.shape[1], self.dim))
+        _kernels.grad_sum(self._Z, theta, idx, out)
+        return out
+
+    def grad_log_lik_diff_sum(self, theta: np.ndarray, theta_hat: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """grad_log_lik_sum(theta, idx) - grad_log_lik_sum(theta_hat, idx) in one pass over the minibatch, (M, d).
+
+        The control-variate / SVRG correction sum_j [g_j(theta_m) - g_j(theta_hat_m)]; ``theta_hat``: (d,) or (M, d).
+        """
+        theta, idx = self._kernel_args(theta, idx)
+        theta_hat, _ = self._kernel_args(theta_hat, idx)
+        out = np.empty((idx.shape[1], self.dim))
+        _kernels.diff_sum(self._Z, theta, theta_hat, idx, out)
         return out
 
     def _scores(self, theta: np.ndarray) -> np.ndarray:
@@ -137,8 +152,10 @@ class LogisticRegressionModel(Model):
         return theta @ self._Z.T
 
     def grad_log_lik_full(self, theta: np.ndarray) -> np.ndarray:
-        """sum_{i=1}^N z_i sigma(-z_i^T theta), shape (M, d) (one BLAS product each way)."""
-        return sigmoid_neg(self._scores(theta)) @ self._Z
+        """sum_{i=1}^N z_i sigma(-z_i^T theta), shape (M, d) (one BLAS product each way, sigma by a numba kernel)."""
+        s = np.ascontiguousarray(self._scores(theta), dtype=np.float64)
+        _kernels.sigmoid_neg_inplace(s.reshape(-1, s.shape[-1]))  # a view: (M, N), or (1, N) for a 1-D theta
+        return s @ self._Z
 
     def log_lik_full(self, theta: np.ndarray) -> np.ndarray:
         """sum_i log sigma(z_i^T theta), shape (M,)."""

@@ -12,7 +12,8 @@ exactly. The Langevin step injects its noise (theta' = theta + (h/2) g + sqrt(h)
 omits it (erratum, digest sec. 6 item 2; ``saga_ld(..., noise=False)`` reproduces the printed map).
 
 Given the table, the noise covariance is K_n Cov_i[g_i(theta) - G_i] N with K_n = N(N - n)/(n(N - 1)) (digest
-sec. 4.6). Memory: O(M N d) float64 (checked against available memory before allocation). Cost: n per-datum
+sec. 4.6). Memory: O(M N d) float64 (checked against available memory before allocation); a step reads and writes
+only the n table rows of its minibatch per chain (numba kernels, ``simulate._kernels``). Cost: n per-datum
 gradients per chain-step plus N per chain once.
 """
 
@@ -24,7 +25,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _kernels
 from .integrators import Langevin
+from .logistic import LogisticRegressionModel
 from .models import Model
 from .sampler import Sampler
 from .subsample import sample_indices
@@ -68,6 +71,14 @@ def check_table_fits(n_chains: int, n_data: int, dim: int) -> int:
     return need
 
 
+_LOGISTIC_GRAD = LogisticRegressionModel.grad_log_lik
+
+
+def _fused_logistic(model: Model) -> bool:
+    """True for the logistic-regression model with its own per-datum gradient (not overridden or patched)."""
+    return isinstance(model, LogisticRegressionModel) and type(model).grad_log_lik is _LOGISTIC_GRAD
+
+
 @dataclass(frozen=True)
 class SAGA:
     """SAGA-LD gradient estimator (Dubey et al. 2016) with minibatch size ``n`` drawn without replacement."""
@@ -89,16 +100,27 @@ class SAGA:
         """G_i = g_i(theta_0) for every i and total = sum_i G_i (the full gradient at theta_0)."""
         M, N = theta0.shape[0], model.n_data
         check_table_fits(M, N, model.dim)
+        if _fused_logistic(model):  # fill the (M, N, d) table in place: no (N, M, d) intermediate and transpose
+            Z = model._Z
+            theta0 = np.ascontiguousarray(theta0, dtype=np.float64)
+            table, total = np.empty((M, N, model.dim)), np.empty((M, model.dim))
+            _kernels.saga_table(Z, np.ascontiguousarray(Z.T), theta0, table, total)
+            return SAGAState(table, total)
         idx = np.broadcast_to(np.arange(N)[:, None], (N, M))
         table = np.ascontiguousarray(np.swapaxes(model.grad_log_lik(theta0, idx), 0, 1))  # (M, N, d)
         return SAGAState(table, table.sum(axis=1))
 
     def update(self, state: SAGAState, rows: np.ndarray, idx: np.ndarray, g_new: np.ndarray,
                g_old: np.ndarray) -> SAGAState:
-        """Table entries of the minibatch <- g_new; total += sum (g_new - g_old) (the invariant total = sum G)."""
-        state.table[rows, idx] = g_new
+        """Table entries of the minibatch <- g_new; total += sum (g_new - g_old) (the invariant total = sum G).
+
+        ``rows`` (1, M) = chain numbers (kept for the interface); only the n rows per chain in ``idx`` are touched.
+        """
+        _kernels.saga_scatter(state.table, idx, g_new)
+        diff = np.empty_like(state.total)
+        _kernels.sum_of_differences(g_new, g_old, diff)
         total = state.total
-        total += (g_new - g_old).sum(axis=0)
+        total += diff
         return state
 
     def estimate(self, model: Model, theta: np.ndarray, state: SAGAState, rng: np.random.Generator):
@@ -107,9 +129,11 @@ class SAGA:
         M, N = theta.shape[0], model.n_data
         idx = sample_indices(rng, N, self.n, M, False).astype(np.intp)  # (n, M)
         rows = np.arange(M)[None, :]
-        g_new = model.grad_log_lik(theta, idx)  # (n, M, d)
-        g_old = state.table[rows, idx]  # (n, M, d)
-        g = (g_new - g_old).sum(axis=0)
+        g_new = np.ascontiguousarray(model.grad_log_lik(theta, idx), dtype=np.float64)  # (n, M, d)
+        g_old = np.empty_like(g_new)
+        _kernels.saga_gather(state.table, idx, g_old)  # table[m, idx[j, m]]: n rows per chain
+        g = np.empty((M, model.dim))
+        _kernels.sum_of_differences(g_new, g_old, g)
         g *= N / self.n
         g += state.total
         g += model.grad_log_prior(theta)

@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .control_variates import grad_log_lik_diff_sum
 from .integrators import Langevin
 from .models import Model
 from .sampler import Sampler
@@ -135,8 +136,7 @@ class VRMinibatch:
             g_tilde = self.anchor_gradient(model, theta_tilde, rng)
         N = model.n_data
         idx = sample_indices(rng, N, self.n2, theta.shape[0], self.replace)
-        corr = model.grad_log_lik_sum(theta, idx)
-        corr -= model.grad_log_lik_sum(theta_tilde, idx)
+        corr = grad_log_lik_diff_sum(model, theta, theta_tilde, idx)  # one pass over pi2 for both points
         corr *= N / self.n2
         g = g_tilde + model.grad_log_prior(theta)
         g += corr
