@@ -156,38 +156,35 @@ def saga_table(Z, ZT, theta, table, total):
 
 
 @njit(parallel=True, cache=True)
-def saga_gather(table, idx, out):
-    """out[j, m] = table[m, idx[j, m]]; out (n, M, d)."""
+def saga_gather_diff(table, idx, g_new, g_old, out):
+    """g_old[j, m] = table[m, idx[j, m]] and out[m] = sum_j (g_new[j, m] - g_old[j, m]) (order j = 0..n-1)."""
     d = table.shape[2]
     for m in prange(table.shape[0]):
-        for j in range(idx.shape[0]):
-            i = idx[j, m]
-            for k in range(d):
-                out[j, m, k] = table[m, i, k]
-
-
-@njit(parallel=True, cache=True)
-def saga_scatter(table, idx, rows):
-    """table[m, idx[j, m]] = rows[j, m] (indices distinct within a chain: drawn without replacement)."""
-    d = table.shape[2]
-    for m in prange(table.shape[0]):
-        for j in range(idx.shape[0]):
-            i = idx[j, m]
-            for k in range(d):
-                table[m, i, k] = rows[j, m, k]
-
-
-@njit(parallel=True, cache=True)
-def sum_of_differences(a, b, out):
-    """out[m] = sum_j (a[j, m] - b[j, m]) in the order j = 0..n-1 (numpy's (a - b).sum(axis=0) without the temp)."""
-    n, M, d = a.shape
-    for m in prange(M):
         for k in range(d):
             out[m, k] = 0.0
-        for j in range(n):
+        for j in range(idx.shape[0]):
+            i = idx[j, m]
             for k in range(d):
-                out[m, k] += a[j, m, k] - b[j, m, k]
+                g = table[m, i, k]
+                g_old[j, m, k] = g
+                out[m, k] += g_new[j, m, k] - g
 
 
-__all__ = ["diff_sum", "grad_sum", "per_datum", "saga_gather", "saga_scatter", "saga_table", "sigmoid_neg_inplace",
-           "sum_of_differences"]
+@njit(parallel=True, cache=True)
+def saga_scatter_total(table, idx, g_new, g_old, total):
+    """table[m, idx[j, m]] = g_new[j, m]; total[m] += sum_j (g_new[j, m] - g_old[j, m]) (indices distinct per chain)."""
+    d = table.shape[2]
+    for m in prange(table.shape[0]):
+        acc = np.zeros(d)
+        for j in range(idx.shape[0]):
+            i = idx[j, m]
+            for k in range(d):
+                g = g_new[j, m, k]
+                table[m, i, k] = g
+                acc[k] += g - g_old[j, m, k]
+        for k in range(d):
+            total[m, k] += acc[k]
+
+
+__all__ = ["diff_sum", "grad_sum", "per_datum", "saga_gather_diff", "saga_scatter_total", "saga_table",
+           "sigmoid_neg_inplace"]

@@ -116,11 +116,7 @@ class SAGA:
 
         ``rows`` (1, M) = chain numbers (kept for the interface); only the n rows per chain in ``idx`` are touched.
         """
-        _kernels.saga_scatter(state.table, idx, g_new)
-        diff = np.empty_like(state.total)
-        _kernels.sum_of_differences(g_new, g_old, diff)
-        total = state.total
-        total += diff
+        _kernels.saga_scatter_total(state.table, idx, g_new, g_old, state.total)
         return state
 
     def estimate(self, model: Model, theta: np.ndarray, state: SAGAState, rng: np.random.Generator):
@@ -130,10 +126,8 @@ class SAGA:
         idx = sample_indices(rng, N, self.n, M, False).astype(np.intp)  # (n, M)
         rows = np.arange(M)[None, :]
         g_new = np.ascontiguousarray(model.grad_log_lik(theta, idx), dtype=np.float64)  # (n, M, d)
-        g_old = np.empty_like(g_new)
-        _kernels.saga_gather(state.table, idx, g_old)  # table[m, idx[j, m]]: n rows per chain
-        g = np.empty((M, model.dim))
-        _kernels.sum_of_differences(g_new, g_old, g)
+        g_old, g = np.empty_like(g_new), np.empty((M, model.dim))
+        _kernels.saga_gather_diff(state.table, idx, g_new, g_old, g)  # g_old = table[m, idx[j, m]], g = sum(new - old)
         g *= N / self.n
         g += state.total
         g += model.grad_log_prior(theta)
