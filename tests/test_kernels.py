@@ -68,6 +68,28 @@ def test_sums_match_numpy(d):
         assert rel(model.grad_log_lik_diff_sum(theta, np.broadcast_to(theta_hat, theta.shape), idx), ref_diff) <= TOL
 
 
+@pytest.mark.parametrize("d", (1, 3, 20))
+def test_difference_near_the_anchor(d):
+    """The control-variate regime: theta within 1e-2 of theta_hat (the difference is 100x smaller than each sum)."""
+    N, n, M = 1000, 100, 53
+    model = make_model(d, N, seed=30 + d)
+    rng = np.random.default_rng(d)
+    theta_hat = rng.standard_normal(d) * 0.3
+    theta = theta_hat + 0.01 * rng.standard_normal((M, d))
+    for idx in index_arrays(N, n, M, seed=d):
+        got = model.grad_log_lik_diff_sum(theta, theta_hat, idx)
+        at_theta = numpy_per_datum(model, theta, idx).sum(0)
+        ref = at_theta - numpy_per_datum(model, theta_hat[None, :], idx).sum(0)
+        # against the old float64 path (two sums subtracted), on the scale of the sums it subtracts
+        assert float((np.abs(got - ref).max(-1) / np.abs(at_theta).max(-1)).max()) <= TOL
+        # against an extended-precision reference: relative to the difference itself
+        Zs = model._Z.take(idx, axis=0).astype(np.longdouble)
+        s = np.einsum("nmd,md->nm", Zs, theta.astype(np.longdouble))
+        s_hat = np.einsum("nmd,d->nm", Zs, theta_hat.astype(np.longdouble))
+        exact = (Zs * (1 / (1 + np.exp(s)) - 1 / (1 + np.exp(s_hat)))[..., None]).sum(0)
+        assert rel(got, exact.astype(np.float64)) <= TOL
+
+
 def test_results_do_not_depend_on_thread_count():
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("numba has a single thread here")
