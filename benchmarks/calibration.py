@@ -46,8 +46,8 @@ def one_run(seed: int, extra: list[str], outdir: Path) -> dict:
     t0 = time.perf_counter()
     p = subprocess.run([sys.executable, "-m", "verify", "--seed", str(seed), "--out", str(out), "--no-figures",
                         "--no-progress", *extra], cwd=ROOT, env=env, capture_output=True, text=True)
-    if p.returncode not in (0, 1):
-        raise RuntimeError(f"seed {seed}: python -m verify exited {p.returncode}:\n{p.stderr[-2000:]}")
+    if p.returncode not in (0, 1) or not (out / "results.json").exists():  # a crash also exits 1, without a report
+        raise RuntimeError(f"seed {seed}: python -m verify exited {p.returncode} without a report:\n{p.stderr[-2000:]}")
     res = json.loads((out / "results.json").read_text())
     res["rc"], res["seconds"] = p.returncode, time.perf_counter() - t0
     return res
