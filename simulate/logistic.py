@@ -142,7 +142,7 @@ class LogisticRegressionModel(Model):
         The control-variate / SVRG correction sum_j [g_j(theta_m) - g_j(theta_hat_m)]; ``theta_hat``: (d,) or (M, d).
         """
         theta, idx = self._kernel_args(theta, idx)
-        theta_hat, _ = self._kernel_args(theta_hat, idx)
+        theta_hat = np.ascontiguousarray(np.broadcast_to(theta_hat, theta.shape), dtype=np.float64)
         out = np.empty((idx.shape[1], self.dim))
         _kernels.diff_sum(self._Z, theta, theta_hat, idx, out)
         return out
