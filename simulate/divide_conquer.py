@@ -334,9 +334,11 @@ def weierstrass(draws: np.ndarray, rng: np.random.Generator, accept: float = 0.1
 
 # ------------------------------------------------------------------------------------------------ SG-MCMC
 def sg_draws(sampler, n_rep: int, chains_per_rep: int, n_keep: int, *, n_burn: int, thin: int = 1,
-             seed: int = 0) -> np.ndarray:
-    """Run ``sampler`` (a simulate Sampler on the full data) on R x C chains started from the model's
-    ``init_draws``; keep every ``thin``-th state after ``n_burn`` steps: returns (R, C * n_keep, d)."""
+             seed: int = 0, theta0=None) -> np.ndarray:
+    """Run ``sampler`` (a simulate Sampler on the full data) on R x C chains started from ``theta0`` (a callable
+    ``(rng, m) -> (m, d)``; default the model's overdispersed ``init_draws``); keep every ``thin``-th state after
+    ``n_burn`` steps: returns (R, C * n_keep, d). Raises ChainDivergedError if a chain reaches a non-finite state
+    (explicit SG steps can blow up on targets whose gradient is not globally Lipschitz, e.g. the warped Gaussian)."""
     n_rep = check_int("n_rep", n_rep, 1)
     C = check_int("chains_per_rep", chains_per_rep, 1)
     n_keep = check_int("n_keep", n_keep, 1)
@@ -345,8 +347,16 @@ def sg_draws(sampler, n_rep: int, chains_per_rep: int, n_keep: int, *, n_burn: i
     model = sampler.model
     M = n_rep * C
     total = n_burn + n_keep * thin
-    res = run(sampler, M, 1, seed=seed, theta0=lambda rng, m: model.init_draws(rng, (m,), model.data),
-              record_at=range(n_burn + thin, total + 1, thin), test_functions=())
+    if theta0 is None:
+        theta0 = lambda rng, m: model.init_draws(rng, (m,), model.data)  # noqa: E731
+    res = run(sampler, M, 1, seed=seed, theta0=theta0, record_at=range(n_burn + thin, total + 1, thin),
+              test_functions=())
     tr = np.stack([res.snapshots[k] for k in sorted(res.snapshots)])  # (n_keep, M, d)
+    bad = ~np.all(np.isfinite(tr), axis=(0, 2))
+    if bad.any():
+        from .potentials import ChainDivergedError
+
+        raise ChainDivergedError(f"{int(bad.sum())} of {M} chains of {sampler.name} reached a non-finite state with "
+                                 f"h = {sampler.h:.3g}: reduce h or start the chains closer to the posterior")
     d = model.dim
     return tr.reshape(n_keep, n_rep, C, d).transpose(1, 2, 0, 3).reshape(n_rep, C * n_keep, d)
