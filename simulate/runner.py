@@ -232,11 +232,14 @@ def run(
                                    test_functions=test_functions, record_at=record_at, trace_stride=trace_stride,
                                    block_size=block_size)
     tune_allocator()
-    blocks = list(range(n_blocks)) if blocks is None else sorted(set(blocks))
-    for b in blocks:
-        check_int("blocks[i]", b, 0, n_blocks - 1)
-    if blocks != list(range(blocks[0], blocks[-1] + 1)):
-        raise ParameterError("blocks must be a consecutive range of block indices")
+    if blocks is None:
+        blocks = range(n_blocks)  # a range, not a list: n_chains may be absurdly large until check_memory says so
+    else:
+        blocks = sorted(set(blocks))
+        for b in blocks:
+            check_int("blocks[i]", b, 0, n_blocks - 1)
+        if blocks != list(range(blocks[0], blocks[-1] + 1)):
+            raise ParameterError("blocks must be a consecutive range of block indices")
     if n_run is None:
         n_run = min(n_chains, (blocks[-1] + 1) * block_size) - blocks[0] * block_size
     check_memory(sampler, n_run, len(phis), len(record_at), 0 if trace_steps is None else len(trace_steps),
