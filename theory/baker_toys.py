@@ -50,15 +50,15 @@ def sgld_stationary_cov(data: np.ndarray, Sigma: np.ndarray, h: float, n: int, r
 def sghmc_stationary_cov(data: np.ndarray, Sigma: np.ndarray, h: float, alpha: float, n: int,
                          resample_every: int | None = None, replace: bool = False) -> np.ndarray:
     """Stationary covariance of theta for SGHMC (at the cycle boundaries when the momentum is redrawn every L)."""
+    from .sghmc_gaussian import stationary_covariance, transition
+
     N, d = np.asarray(data).shape
     P = N * np.linalg.inv(Sigma)
-    eye = np.eye(d)
-    F = np.block([[eye - h * P, (1 - alpha) * eye], [-h * P, (1 - alpha) * eye]])
-    W = h * h * minibatch_noise_cov(data, Sigma, n, replace) + 2 * alpha * h * eye
-    Nz = np.block([[W, W], [W, W]])
+    noise = minibatch_noise_cov(data, Sigma, n, replace)
     if resample_every is None:
-        V = solve_discrete_lyapunov(F, Nz)[:d, :d]
+        V = stationary_covariance(P, alpha, h, noise)[:d, :d]
         return 0.5 * (V + V.T)
+    F, Nz = transition(P, alpha, h, noise)
     L = int(resample_every)
     FL = np.linalg.matrix_power(F, L)
     A_L = FL[:d, :d]

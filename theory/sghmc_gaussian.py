@@ -83,11 +83,19 @@ def stationary_covariance(precision, a: float, h: float, noise_cov) -> np.ndarra
     if np.min(np.linalg.eigvalsh((Sg + Sg.T) / 2)) < -1e-12 * max(1.0, np.abs(Sg).max()):
         raise ParameterError("noise_cov must be positive semi-definite")
     _check(lam_max, a, h, 0.0)
-    eye = np.eye(d)
-    F = np.block([[eye - h * Pm, (1 - a) * eye], [-h * Pm, (1 - a) * eye]])
-    W = h * h * Sg + 2 * a * h * eye
-    Q = np.block([[W, W], [W, W]])
+    F, Q = transition(Pm, a, h, Sg)
     return solve_discrete_lyapunov(F, Q)
+
+
+def transition(precision: np.ndarray, a: float, h: float, noise_cov: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One SGHMC step on the Gaussian target as X' = F X + w (module docstring): returns (F, Cov w), both (2d, 2d),
+    with F = [[I - eta P, (1 - alpha) I], [-eta P, (1 - alpha) I]] and Cov w = [[W, W], [W, W]],
+    W = eta^2 Sigma_g + 2 alpha eta I."""
+    d = precision.shape[0]
+    eye = np.eye(d)
+    F = np.block([[eye - h * precision, (1 - a) * eye], [-h * precision, (1 - a) * eye]])
+    W = h * h * noise_cov + 2 * a * h * eye
+    return F, np.block([[W, W], [W, W]])
 
 
 def spectral_radius(precision: float, a: float, h: float) -> float:

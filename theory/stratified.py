@@ -224,11 +224,10 @@ def sghmc_stationary_cov(a: float, h: float, alpha: float, Sigma: np.ndarray) ->
     the noisy gradient c - a theta + e, Cov e = Sigma (new). v' = (1-alpha) v - h a theta + h(c + e) +
     sqrt(2 alpha h) xi, theta' = theta + v': z' = F z + w with F = [[1 - h a, 1 - alpha], [-h a, 1 - alpha]] (x I_d)
     and Cov w = [[Q, Q], [Q, Q]], Q = h^2 Sigma + 2 alpha h I. Returns the (2d, 2d) covariance (theta first)."""
+    from .sghmc_gaussian import stationary_covariance
+
     Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
-    d = Sigma.shape[0]
-    F = np.kron(np.array([[1.0 - h * a, 1.0 - alpha], [-h * a, 1.0 - alpha]]), np.eye(d))
-    Q = h * h * Sigma + 2.0 * alpha * h * np.eye(d)
-    return solve_discrete_lyapunov(F, np.kron(np.ones((2, 2)), Q))
+    return stationary_covariance(a * np.eye(Sigma.shape[0]), alpha, h, Sigma)
 
 
 def sghmc_stationary_cov_closed(a: float, h: float, alpha: float, Sigma: np.ndarray) -> np.ndarray:
