@@ -6,7 +6,7 @@ Rule (what runs for each mutant): the claims the mutant names (``Mutant.claims``
 with Holm's procedure over the checks of that selection, exactly as ``python -m verify --claim ...`` would run them.
 A mutant is **killed** when at least one of its claims gets a verdict other than its registered expectation (the
 rule that makes ``python -m verify`` exit non-zero); a claim that raises under the mutant also kills it (shown as
-``E``). Every mutant runs in a fresh process (forked from the unpatched harness before it has run anything), so
+``E``). Every mutant runs in a fresh process (forked from a forkserver that has only imported the claims), so
 that no cache can carry numbers from one mutant to the next.
 A control run of the correct code over the union of those claims comes first (``--no-control`` skips it): a kill
 matrix is meaningful only when the correct code passes.
@@ -142,9 +142,13 @@ def main(argv: list[str] | None = None) -> int:
     claim_ids = list(dict.fromkeys(c for m in ids for c in todo[m]))
     jobs = ([(None, claim_ids)] if not args.no_control else []) + [(m, todo[m]) for m in ids]
     t0 = time.perf_counter()
-    # fork (where available) after the claims and mutants are imported: each task gets a fresh copy of this
-    # unpatched, cache-free process without paying the imports again; spawn elsewhere
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    # a forkserver (a fresh interpreter that imports the claims once, then forks one child per task): every task
+    # gets an unpatched, cache-free process without paying the imports again, and no child is forked from a process
+    # whose thread pools (numba, OpenMP, BLAS) are already running, which can deadlock; spawn where unavailable
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" in methods:
+        ctx.set_forkserver_preload(["verify.claims", "verify.mutants._harness"])
     with ctx.Pool(processes=args.jobs, maxtasksperchild=1) as pool:
         futures = [pool.apply_async(run_one, (m, cids, settings)) for m, cids in jobs]
         rows = []
