@@ -43,6 +43,27 @@ def _posterior(A: np.ndarray, r: np.ndarray, sigma0: float) -> tuple[np.ndarray,
     return P, np.linalg.solve(P, r.sum(axis=0))
 
 
+def _noise_parts(Z, y, sigma: float, sigma0: float, n: int, method: str, theta_hat, replace: bool):
+    """Posterior precision P and mean mu, the minibatch factor K, the centred per-datum Hessians B_i and the constant
+    part C of the gradient-noise covariance, Cov(eps | u) = K (C + sum_i B_i u u^T B_i): for SGLD the spread of the
+    per-datum gradients at mu, for the CV estimator the spread of B_i (theta_hat - mu)."""
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
+    A, r = linreg_parts(Z, y, sigma)
+    N = r.shape[0]
+    P, mu = _posterior(A, r, check_positive("sigma0", sigma0))
+    K = k_factor(N, n, replace)
+    B = A - A.mean(axis=0)
+    if method == "sgld":
+        g = r - A @ mu
+        c = g - g.mean(axis=0)
+        return P, mu, K, B, c.T @ c
+    if theta_hat is None:
+        raise ParameterError("theta_hat must be given for method='cv'")
+    Be = B @ (np.asarray(theta_hat, dtype=np.float64) - mu)
+    return P, mu, K, B, Be.T @ Be
+
+
 def stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, n: int, method: str = "sgld",
                           theta_hat=None, replace: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(mean, covariance) of the stationary law of SGLD or SGLD-CV on linear regression (exact; new).
@@ -50,24 +71,9 @@ def stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, n: int, m
     The mean is the posterior mean mu (linear drift, unbiased gradient); the covariance solves the vectorised
     fixed point in the module docstring. Raises ParameterError when no stationary law exists (spectral radius >= 1).
     """
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
     h = check_positive("h", h)
-    A, r = linreg_parts(Z, y, sigma)
-    N, d = r.shape
-    P, mu = _posterior(A, r, check_positive("sigma0", sigma0))
-    K = k_factor(N, n, replace)
-    B = A - A.mean(axis=0)
-    if method == "sgld":
-        g = r - A @ mu
-        c = g - g.mean(axis=0)
-        C = c.T @ c
-    else:
-        if theta_hat is None:
-            raise ParameterError("theta_hat must be given for method='cv'")
-        e = np.asarray(theta_hat, dtype=np.float64) - mu
-        Be = B @ e
-        C = Be.T @ Be
+    P, mu, K, B, C = _noise_parts(Z, y, sigma, sigma0, n, method, theta_hat, replace)
+    d = mu.shape[0]
     F = np.eye(d) - 0.5 * h * P
     BB = np.einsum("nij,nkl->ikjl", B, B).reshape(d * d, d * d)  # vec(B S B) = BB vec(S), row-major
     Mop = np.eye(d * d) - np.kron(F, F) - 0.25 * h * h * K * BB
@@ -135,22 +141,10 @@ def sghmc_cv_stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, 
     eps the gradient error with Cov(eps | u) as in :func:`stationary_cov_linreg`. With x = (u, v), x' = G x + c (h eps +
     sqrt(2 alpha h) xi), c = (I, I)^T, so E x = 0 and Sigma = G Sigma G^T + c [h^2 E Cov(eps | u) + 2 alpha h I] c^T,
     E Cov(eps | u) linear in Sigma_uu: solved by vectorisation."""
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
     h = check_positive("h", h)
     alpha = check_positive("alpha", alpha)
-    A, r = linreg_parts(Z, y, sigma)
-    N, d = r.shape
-    P, mu = _posterior(A, r, check_positive("sigma0", sigma0))
-    K = k_factor(N, n, replace)
-    B = A - A.mean(axis=0)
-    if method == "sgld":
-        g = r - A @ mu
-        c0 = g - g.mean(axis=0)
-        C = c0.T @ c0
-    else:
-        Be = B @ (np.asarray(theta_hat, dtype=np.float64) - mu)
-        C = Be.T @ Be
+    P, mu, K, B, C = _noise_parts(Z, y, sigma, sigma0, n, method, theta_hat, replace)
+    d = mu.shape[0]
     eye = np.eye(d)
     G = np.block([[eye - h * P, (1 - alpha) * eye], [-h * P, (1 - alpha) * eye]])
     c = np.vstack([eye, eye])  # (2d, d)
