@@ -15,7 +15,7 @@ two sums (less cancellation when theta is near theta_hat, one accumulation fewer
 sigma(-s) = 1/(1 + e^s) instead of ``sigmoid_neg``'s (1 - tanh(s/2))/2 (the same function; scalar exp is about 3x
 cheaper than tanh and more accurate for large s), so results agree with the numpy path to rounding (tests/
 test_kernels.py: relative difference <= 1e-12). Each chain is computed by one thread in a fixed order, so results
-do not depend on the number of threads. Memory per chain: a (d, n) buffer (the minibatch rows, transposed).
+do not depend on the number of threads. Memory per chain: n weights.
 
 Threads: numba's default (all cores; ``NUMBA_NUM_THREADS`` or ``numba.set_num_threads`` to change). Unless the user
 set it, OMP_WAIT_POLICY defaults to PASSIVE here (before numba's OpenMP layer starts): with the cores busy with
@@ -40,17 +40,48 @@ def _sig_neg(s):
 
 
 @njit(cache=True)
-def _gather_t(Z, idx, m, GT):
-    """GT[k, j] = Z[idx[j, m], k]: chain m's minibatch, transposed into a small (d, n) buffer (stays in L1)."""
-    for j in range(idx.shape[0]):
-        zr = Z[idx[j, m]]
-        for k in range(Z.shape[1]):
-            GT[k, j] = zr[k]
+def _dots(Z, idx, m, th, w):
+    """w[j] = sum_k Z[idx[j, m], k] th[k], each summed in the order k = 0..d-1.
+
+    Four minibatch rows at a time (four independent accumulations in flight: the row loads from L2/L3 overlap and
+    the sums are not one serial chain); each row's own sum keeps the order k = 0..d-1, so the result is the same
+    to the last bit as one row at a time.
+    """
+    n, d = idx.shape[0], Z.shape[1]
+    t = th[0]
+    j = 0
+    while j + 4 <= n:
+        r0, r1, r2, r3 = Z[idx[j, m]], Z[idx[j + 1, m]], Z[idx[j + 2, m]], Z[idx[j + 3, m]]
+        s0, s1, s2, s3 = r0[0] * t, r1[0] * t, r2[0] * t, r3[0] * t
+        for k in range(1, d):
+            tk = th[k]
+            s0 += r0[k] * tk
+            s1 += r1[k] * tk
+            s2 += r2[k] * tk
+            s3 += r3[k] * tk
+        w[j], w[j + 1], w[j + 2], w[j + 3] = s0, s1, s2, s3
+        j += 4
+    while j < n:
+        r0 = Z[idx[j, m]]
+        s0 = r0[0] * t
+        for k in range(1, d):
+            s0 += r0[k] * th[k]
+        w[j] = s0
+        j += 1
 
 
 @njit(cache=True)
-def _weights(GT, th, w):
-    """w[j] = sigma(-sum_k GT[k, j] th[k]), each dot product summed in the order k = 0..d-1 (vectorised over j)."""
+def _weights(Z, idx, m, th, w):
+    """w[j] = sigma(-z_j^T th), z_j = Z[idx[j, m]] (dot products as in :func:`_dots`)."""
+    _dots(Z, idx, m, th, w)
+    for j in range(idx.shape[0]):
+        w[j] = _sig_neg(w[j])
+
+
+@njit(cache=True)
+def _weights_t(GT, th, w):
+    """w[j] = sigma(-sum_k GT[k, j] th[k]) for a transposed (d, n) block, each dot product summed in the order
+    k = 0..d-1 (vectorised over j)."""
     n = GT.shape[1]
     t = th[0]
     for j in range(n):
@@ -65,7 +96,8 @@ def _weights(GT, th, w):
 
 @njit(cache=True)
 def _accumulate(Z, idx, m, w, out_row):
-    """out_row[k] = sum_j Z[idx[j, m], k] w[j], summed in the order j = 0..n-1 (vectorised over k)."""
+    """out_row[k] = sum_j Z[idx[j, m], k] w[j], summed in the order j = 0..n-1 (vectorised over k; the rows were
+    just read by :func:`_dots`, so they come from L1)."""
     d = Z.shape[1]
     for k in range(d):
         out_row[k] = 0.0
@@ -79,12 +111,10 @@ def _accumulate(Z, idx, m, w, out_row):
 @njit(parallel=True, cache=True)
 def grad_sum(Z, theta, idx, out):
     """out[m] = sum_j z_{idx[j,m]} sigma(-z_{idx[j,m]}^T theta[m]); Z (N, d), theta (M, d), idx (n, M), out (M, d)."""
-    n, d = idx.shape[0], Z.shape[1]
+    n = idx.shape[0]
     for m in prange(theta.shape[0]):
-        GT = np.empty((d, n))
         w = np.empty(n)
-        _gather_t(Z, idx, m, GT)
-        _weights(GT, theta[m], w)
+        _weights(Z, idx, m, theta[m], w)
         _accumulate(Z, idx, m, w, out[m])
 
 
@@ -92,14 +122,12 @@ def grad_sum(Z, theta, idx, out):
 def diff_sum(Z, theta, theta_hat, idx, out):
     """out[m] = sum_j z_j [sigma(-z_j^T theta[m]) - sigma(-z_j^T theta_hat[m])], z_j = Z[idx[j, m]] (one accumulation
     of the weight differences: the same sum as two separate sums subtracted, with less cancellation)."""
-    n, d = idx.shape[0], Z.shape[1]
+    n = idx.shape[0]
     for m in prange(theta.shape[0]):
-        GT = np.empty((d, n))
         w = np.empty(n)
         v = np.empty(n)
-        _gather_t(Z, idx, m, GT)
-        _weights(GT, theta[m], w)
-        _weights(GT, theta_hat[m], v)
+        _weights(Z, idx, m, theta[m], w)
+        _weights(Z, idx, m, theta_hat[m], v)
         for j in range(n):
             w[j] -= v[j]
         _accumulate(Z, idx, m, w, out[m])
@@ -110,10 +138,8 @@ def per_datum(Z, theta, idx, out):
     """out[j, m] = z_{idx[j,m]} sigma(-z_{idx[j,m]}^T theta[m]); out (n, M, d)."""
     n, d = idx.shape[0], Z.shape[1]
     for m in prange(theta.shape[0]):
-        GT = np.empty((d, n))
         w = np.empty(n)
-        _gather_t(Z, idx, m, GT)
-        _weights(GT, theta[m], w)
+        _weights(Z, idx, m, theta[m], w)
         for j in range(n):
             zr = Z[idx[j, m]]
             for k in range(d):
@@ -146,7 +172,7 @@ def saga_table(Z, ZT, theta, table, total):
             total[m, k] = 0.0
         for a in range(0, N, _TABLE_CHUNK):
             b = min(N, a + _TABLE_CHUNK)
-            _weights(ZT[:, a:b], theta[m], w[: b - a])
+            _weights_t(ZT[:, a:b], theta[m], w[: b - a])
             for i in range(a, b):
                 wi = w[i - a]
                 for k in range(d):
@@ -186,5 +212,51 @@ def saga_scatter_total(table, idx, g_new, g_old, total):
             total[m, k] += acc[k]
 
 
-__all__ = ["diff_sum", "grad_sum", "per_datum", "saga_gather_diff", "saga_scatter_total", "saga_table",
+# ---------------------------------------------------------------------- minibatch draws: which columns repeat an index
+
+
+@njit(cache=True)
+def repeat_mask(idx, pairwise):
+    """bad[m] = True when column m of idx (n, M) holds some value twice (boolean, length M).
+
+    ``pairwise``: the n(n-1)/2 row pairs compared, each vectorised over all columns (cheap for small n or many
+    columns); otherwise one pass per column through an open-addressing hash set of 2^ceil(log2 2n) slots (O(n) per
+    column, whatever N). Either way the answer is exact, so the draws that use it do not depend on the method.
+    Serial: one thread is memory-bound already and a parallel launch costs more than the small redraw rounds.
+    """
+    n, M = idx.shape
+    bad = np.zeros(M, dtype=np.bool_)
+    if pairwise:
+        for i in range(n - 1):
+            a = idx[i]
+            for j in range(i + 1, n):
+                c = idx[j]
+                for m in range(M):
+                    bad[m] = bad[m] | (a[m] == c[m])
+        return bad
+    size = 1
+    while size < 2 * n:
+        size *= 2
+    mask = size - 1
+    table = np.full(size, -1, dtype=np.int64)
+    slots = np.empty(n, dtype=np.int64)
+    for m in range(M):
+        used = 0
+        for j in range(n):
+            v = np.int64(idx[j, m])
+            h = (v * 2654435761) & mask  # Knuth's multiplicative hash
+            while table[h] != -1 and table[h] != v:
+                h = (h + 1) & mask
+            if table[h] == v:
+                bad[m] = True
+                break
+            table[h] = v
+            slots[used] = h
+            used += 1
+        for u in range(used):
+            table[slots[u]] = -1
+    return bad
+
+
+__all__ = ["diff_sum", "grad_sum", "per_datum", "repeat_mask", "saga_gather_diff", "saga_scatter_total", "saga_table",
            "sigmoid_neg_inplace"]

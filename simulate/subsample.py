@@ -6,28 +6,26 @@ integer dtype that holds N (narrow draws and comparisons are cheaper); consumers
 Without replacement (n <= N/2; for n > N/2 the complement of an (N - n)-subset is returned):
 
 * n <= PAIRWISE_MAX_N and n(n-1)/(2N) <= REJECTION_MAX_PAIRS: draw n iid uniform indices per chain, find the
-  columns with a repeat (pairwise row comparisons, or sorting each column when that is cheaper), and redraw
+  columns with a repeat (a numba kernel: row-pair comparisons vectorised over columns, or a hash set per column), and redraw
   those whole columns until none is left (rejection: given distinct entries, an iid tuple is a uniform ordered
   n-subset). Acceptance >= exp(-1/2).
 * otherwise: sequential draws, each redrawn while it hits an index already taken by its chain (a per-chain
   bitmap, reset after use): the textbook exact sequential scheme, vectorized over chains.
 
-Cost per chain-step is O(n^2) cheap vector comparisons (n <= 128), O(n log n) (sorting) or O(n) expected
-draws; never O(N) per chain-step unless n is a fixed fraction of N.
+Cost per chain-step is O(n^2) cheap vector comparisons (small n) or O(n) expected (hash set; sequential draws);
+never O(N) per chain-step unless n is a fixed fraction of N.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import _kernels
+
 #: Largest n for which whole-column rejection is used (larger n: the sequential bitmap).
 PAIRWISE_MAX_N = 1024
 #: Largest expected number of colliding pairs n(n-1)/(2N) for which whole-column rejection is used.
 REJECTION_MAX_PAIRS = 0.5
-#: Repeats in fewer columns than SORT_MAX_COLUMNS (or n > 128), with n > SORT_MIN_N, are found by sorting
-#: each column instead of pairwise comparisons.
-SORT_MIN_N = 16
-SORT_MAX_COLUMNS = 256
 #: Bytes of per-chain bitmaps used at once by the sequential sampler.
 BITMAP_BYTES = 1 << 24
 
@@ -46,21 +44,18 @@ def with_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: in
     return rng.integers(0, n_data, size=(n, n_chains), dtype=draw_dtype(n_data))
 
 
-def _columns_with_repeats(idx: np.ndarray) -> np.ndarray:
-    """Indices of the columns of idx (n, M), n small, that contain a repeated value.
+def _pairwise_is_cheaper(n: int, n_columns: int, itemsize: int) -> bool:
+    """Cost model of the two exact repeat checks of :func:`simulate._kernels.repeat_mask` (nanoseconds, fitted on
+    the 2-core development machine): n(n-1)/2 row-pair passes of ~6 ns + 0.0225 ns per column-byte, against
+    ~5 ns per entry through a hash set."""
+    return n * (n - 1) / 2 * (6.0 + 0.0225 * itemsize * n_columns) < 5.0 * n * n_columns
 
-    Pairwise row comparisons (n(n-1)/2 vector compares, one Python iteration per row) for n <= 16, or many
-    columns and n <= 128; otherwise (e.g. the few columns of a redraw round) sorting each column is cheaper.
-    Either way the same columns are found, so the draws do not depend on the method.
-    """
+
+def _columns_with_repeats(idx: np.ndarray) -> np.ndarray:
+    """Indices of the columns of idx (n, M) that contain a repeated value (exact; a numba kernel: row-pair
+    comparisons vectorised over columns, or a hash set per column, whichever the cost model says is cheaper)."""
     n, m = idx.shape
-    if n > SORT_MIN_N and (m < SORT_MAX_COLUMNS or n > 128):
-        s = np.sort(np.ascontiguousarray(idx.T), axis=1)  # contiguous rows sort faster
-        return np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
-    bad = np.zeros(m, dtype=bool)
-    for i in range(idx.shape[0] - 1):
-        bad |= (idx[i + 1 :] == idx[i]).any(axis=0)
-    return np.flatnonzero(bad)
+    return np.flatnonzero(_kernels.repeat_mask(idx, _pairwise_is_cheaper(n, m, idx.itemsize)))
 
 
 def _sequential_bitmap(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:

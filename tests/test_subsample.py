@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 import simulate.subsample
+from simulate import _kernels
 from simulate.subsample import sample_indices, with_replacement, without_replacement
 
 P_MIN = 1e-4
@@ -83,14 +84,36 @@ def _check_exact_uniform(n_data, n, seed):
     assert p > P_MIN, f"subset frequencies not uniform (N={n_data}, n={n}): p = {p:.3g}"
 
 
+@pytest.mark.parametrize("pairwise", [True, False])
 @pytest.mark.parametrize(("n_data", "n"), PAIRWISE_CASES)
-def test_without_replacement_uniform_sorted_detection(monkeypatch, bitmap_calls, n_data, n):
-    """Rejection with repeats found by sorting columns (the path of n > 16) is exactly uniform too."""
+def test_without_replacement_uniform_either_repeat_check(monkeypatch, bitmap_calls, pairwise, n_data, n):
+    """Rejection is exactly uniform whichever repeat check (row pairs or hash set) the cost model picks."""
     monkeypatch.setattr(simulate.subsample, "REJECTION_MAX_PAIRS", np.inf)
-    monkeypatch.setattr(simulate.subsample, "SORT_MIN_N", 1)
-    monkeypatch.setattr(simulate.subsample, "SORT_MAX_COLUMNS", 1 << 40)
-    _check_exact_uniform(n_data, n, 4000 * n_data + n)
+    monkeypatch.setattr(simulate.subsample, "_pairwise_is_cheaper", lambda *a: pairwise)
+    _check_exact_uniform(n_data, n, 4000 * n_data + n + 7 * pairwise)
     assert not bitmap_calls
+
+
+def _reference_repeats(idx: np.ndarray) -> np.ndarray:
+    s = np.sort(idx, axis=0)
+    return (s[1:] == s[:-1]).any(axis=0)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.int32, np.int64])
+@pytest.mark.parametrize(("n", "high"), [(1, 5), (2, 3), (10, 1000), (17, 40), (40, 5000), (100, 10_000), (300, 10**6)])
+def test_repeat_mask_matches_sorting(dtype, n, high):
+    """Both repeat checks of the numba kernel find exactly the columns that sorting finds."""
+    idx = np.random.default_rng(n * high).integers(0, min(high, np.iinfo(dtype).max), size=(n, 777), dtype=dtype)
+    idx[:, :5] = idx[:1, :5]  # a few columns that surely repeat (when n > 1)
+    ref = _reference_repeats(idx)
+    for pairwise in (True, False):
+        np.testing.assert_array_equal(_kernels.repeat_mask(idx, pairwise), ref)
+    assert ref.any() == (n > 1)
+
+
+def test_repeat_check_cost_model_picks_both_paths():
+    assert simulate.subsample._pairwise_is_cheaper(10, 100_000, 2)
+    assert not simulate.subsample._pairwise_is_cheaper(100, 10, 2)
 
 
 @pytest.mark.parametrize(("n_data", "n"), PAIRWISE_CASES + COMPLEMENT_CASES)
