@@ -6,9 +6,9 @@ integer dtype that holds N (narrow draws and comparisons are cheaper); consumers
 Without replacement (n <= N/2; for n > N/2 the complement of an (N - n)-subset is returned):
 
 * n <= PAIRWISE_MAX_N and n(n-1)/(2N) <= REJECTION_MAX_PAIRS: draw n iid uniform indices per chain, find the
-  columns with a repeat (a numba kernel: row-pair comparisons vectorised over columns, or a hash set per column), and redraw
-  those whole columns until none is left (rejection: given distinct entries, an iid tuple is a uniform ordered
-  n-subset). Acceptance >= exp(-1/2).
+  columns with a repeat (a numba kernel: row-pair comparisons vectorised over columns, or a hash set per
+  column), and redraw those whole columns until none is left (rejection: given distinct entries, an iid tuple
+  is a uniform ordered n-subset). Acceptance >= exp(-1/2).
 * otherwise: sequential draws, each redrawn while it hits an index already taken by its chain (a per-chain
   bitmap, reset after use): the textbook exact sequential scheme, vectorized over chains.
 
