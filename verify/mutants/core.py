@@ -4,10 +4,9 @@ Each mutant is a realistic bug of the kind published SG-MCMC libraries shipped (
 Probability's SGLD, a missing scale, a convention mix-up); ``claims`` lists the default claims that must turn to
 "fails" when it is planted. Patches replace one function or method for the duration of a ``with`` block.
 
-Not registered, because no claim can see it (an equivalent mutant for the current claims): drawing the vrSG-MCMC
-correction minibatch once per epoch and reusing it. On the Gaussian mean model the correction term is
-N (theta_tilde - theta)/sigma^2 whatever the batch, and the Algorithm 1 check looks at one estimate after a refresh;
-catching it needs a claim on successive estimates within an epoch on a non-linear model (e.g. logistic).
+Drawing the vrSG-MCMC correction minibatch once per epoch and reusing it is invisible on the Gaussian mean model
+(the correction term is N (theta_tilde - theta)/sigma^2 whatever the batch) and in any single estimate's moments;
+``chen.alg1.vr_estimator_moments`` catches it through two successive estimates of one epoch on the logistic model.
 """
 
 from __future__ import annotations
@@ -172,7 +171,8 @@ _reg("theta0_ignored", "the initial state theta0 is ignored (every chain starts 
 
 # ------------------------------------------------------------------------------------------ vrSG-MCMC estimator
 
-def _vr_estimate(refresh_once: bool = False, shared_batch: bool = False, corr_scale_n1: bool = False):
+def _vr_estimate(refresh_once: bool = False, shared_batch: bool = False, corr_scale_n1: bool = False,
+                 correction_once: bool = False):
     """Algorithm 1 estimator with one planted bug (a copy of VRMinibatch.estimate, see simulate/vr.py)."""
     batches: dict[int, np.ndarray] = {}
 
@@ -190,9 +190,12 @@ def _vr_estimate(refresh_once: bool = False, shared_batch: bool = False, corr_sc
                 batches[id(theta_tilde)] = idx1[: self.n2]  # bug: the correction batch is part of the anchor batch
             else:
                 g_tilde = self.anchor_gradient(model, theta_tilde, rng)
-        idx = batches.get(id(theta_tilde)) if shared_batch else None
+        idx = batches.get(id(theta_tilde)) if shared_batch or correction_once else None
         if idx is None:
             idx = vr.sample_indices(rng, N, self.n2, theta.shape[0], self.replace)
+            if correction_once:  # bug: the first correction batch of an epoch is reused until the next refresh
+                batches.clear()
+                batches[id(theta_tilde)] = idx
         corr = model.grad_log_lik_sum(theta, idx) - model.grad_log_lik_sum(theta_tilde, idx)
         corr *= N / (self.anchor_size(model) if corr_scale_n1 else self.n2)
         g = g_tilde + model.grad_log_prior(theta) + corr
@@ -205,6 +208,8 @@ _reg("vr_anchor_not_refreshed", "vrSG-MCMC / SVRG anchor (theta_tilde, g_tilde) 
      _vr_estimate(refresh_once=True), (CHEN_MSE,))
 _reg("vr_shared_minibatch", "vrSG-MCMC reuses one minibatch: the correction batch is the first n2 of the anchor batch",
      _vr_estimate(shared_batch=True), (CHEN_ALG1,))
+_reg("vr_correction_once_per_epoch", "vrSG-MCMC draws the correction minibatch once per epoch and reuses it",
+     _vr_estimate(correction_once=True), (CHEN_ALG1,))
 _reg("vr_correction_scale_n1", "vrSG-MCMC correction scaled by N/n1 instead of N/n2",
      _vr_estimate(corr_scale_n1=True), (CHEN_ALG1,))
 
