@@ -258,5 +258,44 @@ def repeat_mask(idx, pairwise):
     return bad
 
 
+# ---------------------------------------------------------------------- minibatch sums of data (Gaussian models)
+
+
+@njit(cache=True)
+def take_sum_flat(x, idx):
+    """out[m] = sum_j x[idx[j, m]] for 1-D x, summed in the order j = 0..n-1: the same bits as numpy's
+    ``x.take(idx).sum(axis=0)`` (which adds the rows in order), without the (n, M) temporary. Serial: the loop is
+    memory-bound and vectorised over m."""
+    n, M = idx.shape
+    out = np.empty(M)
+    r = idx[0]
+    for m in range(M):
+        out[m] = x[r[m]]
+    for j in range(1, n):
+        r = idx[j]
+        for m in range(M):
+            out[m] += x[r[m]]
+    return out
+
+
+@njit(cache=True)
+def take_sum_rows(X, idx):
+    """out[m] = sum_j X[idx[j, m]] for X (N, d), summed in the order j = 0..n-1 (the bits of
+    ``X.take(idx, axis=0).sum(axis=0)``, without the (n, M, d) temporary)."""
+    n, M = idx.shape
+    d = X.shape[1]
+    out = np.empty((M, d))
+    r = idx[0]
+    for m in range(M):
+        for k in range(d):
+            out[m, k] = X[r[m], k]
+    for j in range(1, n):
+        r = idx[j]
+        for m in range(M):
+            for k in range(d):
+                out[m, k] += X[r[m], k]
+    return out
+
+
 __all__ = ["diff_sum", "grad_sum", "per_datum", "repeat_mask", "saga_gather_diff", "saga_scatter_total", "saga_table",
-           "sigmoid_neg_inplace"]
+           "sigmoid_neg_inplace", "take_sum_flat", "take_sum_rows"]

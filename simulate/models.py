@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _kernels
 from .validation import ParameterError, check_finite_array, check_int, check_positive
 
 
@@ -128,9 +129,9 @@ class GaussianMeanModel(Model):
     def grad_log_lik_sum(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
         n = idx.shape[0]
         if self._flat is not None:
-            xsum = self._flat.take(idx).sum(axis=0)[:, None]
+            xsum = _kernels.take_sum_flat(self._flat, idx)[:, None]
         else:
-            xsum = self.data.take(idx, axis=0).sum(axis=0)
+            xsum = _kernels.take_sum_rows(self.data, idx)
         return (xsum - n * theta) / self.sigma_x**2
 
     def grad_log_lik_full(self, theta: np.ndarray) -> np.ndarray:

@@ -181,3 +181,17 @@ def test_control_variate_and_svrg_use_the_fused_difference():
 
 def test_kernel_entry_points_exported():
     assert set(_kernels.__all__) >= {"grad_sum", "diff_sum", "per_datum", "saga_table"}
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.int64])
+@pytest.mark.parametrize(("n", "M"), [(1, 7), (10, 1000), (100, 33)])
+def test_take_sums_same_bits_as_numpy(dtype, n, M):
+    """The Gaussian models' minibatch sums give exactly numpy's take-then-sum (rows added in order)."""
+    rng = np.random.default_rng(n + M)
+    idx = rng.integers(0, 500, size=(n, M)).astype(dtype)
+    x = rng.standard_normal(500) * 1e3
+    X = rng.standard_normal((500, 3))
+    np.testing.assert_array_equal(_kernels.take_sum_flat(x, idx), x.take(idx).sum(axis=0))
+    np.testing.assert_array_equal(_kernels.take_sum_rows(X, idx), X.take(idx, axis=0).sum(axis=0))
+    full = np.broadcast_to(np.arange(500)[:, None], (500, M))  # the n = N path passes a broadcast view
+    np.testing.assert_array_equal(_kernels.take_sum_rows(X, full), X.take(full, axis=0).sum(axis=0))
