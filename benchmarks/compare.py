@@ -308,13 +308,18 @@ def _workbench_w3(name: str, model, h: float, n: int, m_epoch: int, mode: np.nda
     return f(model, h, n)
 
 
+def w3_model(d: int = 20, N: int = 10_000) -> LogisticRegressionModel:
+    """W3's data: the paper's synthetic design with fixed label-generating coefficients."""
+    beta = np.random.default_rng(7).normal(0.0, 0.5, d - 1)
+    return LogisticRegressionModel.paper_synthetic(N, beta_true=np.append(beta, 0.25), seed=7)
+
+
 def workload_logistic(args, sizes) -> list[Row]:
     if args.only and "W3" not in args.only:
         return []
-    d, N, n = 20, 10_000, 100
+    N, n = 10_000, 100
     M, L = sizes["w3_chains"], sizes["w3_steps"]
-    beta = np.random.default_rng(7).normal(0.0, 0.5, d - 1)
-    model = LogisticRegressionModel.paper_synthetic(N, beta_true=np.append(beta, 0.25), seed=7)
+    model = w3_model()
     mode = model.posterior_mode()
     h = 0.5 / model.grad_lipschitz
     m_epoch = N // n
@@ -424,6 +429,36 @@ def table(rows: list[Row]) -> tuple[str, float]:
     return "\n".join(lines), (min(ratios) if ratios else math.nan)
 
 
+def w3_breakdown(args, sizes) -> str:
+    """Where a W3 SGLD step's time goes (ms per step of M chains, best of ``--repeats`` x 20 calls): the exact
+    without-replacement index draw, the with-replacement draw, the fused gradient kernel, the injected noise."""
+    from simulate import _kernels
+    from simulate.subsample import with_replacement, without_replacement
+
+    d, N, n, M = 20, 10_000, 100, sizes["w3_chains"]
+    model = w3_model()
+    rng = np.random.default_rng(0)
+    theta = np.tile(model.posterior_mode(), (M, 1))
+    idx = without_replacement(rng, N, n, M)
+    out = np.empty((M, d))
+
+    def ms(f) -> float:
+        f()
+        best = math.inf
+        for _ in range(max(1, args.repeats)):
+            t0 = time.perf_counter()
+            for _ in range(20):
+                f()
+            best = min(best, (time.perf_counter() - t0) / 20)
+        return best * 1e3
+
+    parts = dict(draw_without=ms(lambda: without_replacement(rng, N, n, M)),
+                 draw_with=ms(lambda: with_replacement(rng, N, n, M)),
+                 gradient_kernel=ms(lambda: _kernels.grad_sum(model._Z, theta, idx, out)),
+                 noise=ms(lambda: rng.standard_normal((M, d))))
+    return f"W3 SGLD step parts (ms per step, M = {M}): " + ", ".join(f"{k} {v:.3f}" for k, v in parts.items())
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="small M and L (smoke test)")
@@ -443,6 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     text, r = table(rows)
     print(f"sizes: {sizes} (--quick)" if args.quick else f"sizes: {sizes}")
     print(text)
+    if not args.only or "W3" in args.only:
+        print(w3_breakdown(args, sizes))
     print(f"min_ratio_vs_blackjax={r:.4g}")
     return 0
 
