@@ -1,4 +1,7 @@
-"""Fused numba kernels for the logistic-regression minibatch gradients (never materialise the (n, M, d) gather).
+"""Numba kernels of the simulator's hot loops: the logistic-regression minibatch gradients (fused, never
+materialising the (n, M, d) gather), SAGA's table updates, the exact repeat check of the without-replacement
+minibatch draws (:func:`repeat_mask`) and the Gaussian models' minibatch data sums (:func:`take_sum_flat`,
+:func:`take_sum_rows`, the same bits as numpy's take-then-sum).
 
 With z_i = y_i x_i (rows of ``Z``, shape (N, d)) and the minibatch ``idx`` (n, M) (column m: chain m's indices),
 
