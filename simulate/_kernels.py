@@ -32,8 +32,26 @@ import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+import importlib  # noqa: E402
+
+import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import njit, prange  # noqa: E402
+
+
+def concurrent_calls_safe() -> bool:
+    """Whether parallel kernels may be called from several Python threads at once: numba's OpenMP and TBB
+    threading layers allow it, its fallback ``workqueue`` layer aborts the process."""
+    if str(numba.config.THREADING_LAYER).lower() == "workqueue":
+        return False
+    for mod in ("numba.np.ufunc.omppool", "numba.np.ufunc.tbbpool"):
+        try:
+            importlib.import_module(mod)
+            return True
+        except ImportError:
+            continue
+    return False
+
 
 
 @njit(cache=True, inline="always")

@@ -88,6 +88,26 @@ def test_blocks_concatenate_bit_identical(model, name, theta0_kind):
     np.testing.assert_array_equal(mid.trace, full.trace[:, sl])
 
 
+@pytest.mark.parametrize("name", ["sgld_pairwise", "sgld_bitmap"])
+def test_threads_do_not_change_the_numbers(model, name):
+    """Blocks run in threads (default: one per CPU) give the numbers of one thread, for any thread count."""
+    sampler = SAMPLERS[name](model)
+    one = _run(sampler, theta0=_theta0_callable, threads=1)
+    for threads in (2, 3, None):
+        _assert_results_equal(_run(sampler, theta0=_theta0_callable, threads=threads), one)
+
+
+def test_threads_with_parallel_numba_kernels():
+    """Logistic regression (numba kernels, parallel over chains) in block threads: the same numbers."""
+    from simulate.logistic import LogisticRegressionModel
+
+    lm = LogisticRegressionModel.paper_synthetic(200, seed=5)
+    s = sgld(lm, 0.5 / lm.grad_lipschitz, 10)
+    a = run(s, 90, 6, seed=3, block_size=40, threads=1)
+    b = run(s, 90, 6, seed=3, block_size=40, threads=2)
+    _assert_results_equal(b, a)
+
+
 def test_callable_theta0_is_drawn_per_block(model):
     """theta0(rng, m) is called with the block's generator: the initial states equal its first draws."""
     res = run(euler(model, H), M, 1, seed=5, theta0=_theta0_callable, record_at=[0], block_size=BLOCK)
@@ -298,6 +318,8 @@ def test_run_parameter_errors(model):
         run(s, 10, 5, burn_in=-1)
     with pytest.raises(ParameterError, match="block_size"):
         run(s, 10, 5, block_size=0)
+    with pytest.raises(ParameterError, match="threads"):
+        run(s, 10, 5, threads=0)
     with pytest.raises(ParameterError, match="blocks"):
         run(s, 10, 5, block_size=3, blocks=[4])
     with pytest.raises(ParameterError, match="blocks"):
