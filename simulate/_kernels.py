@@ -32,6 +32,7 @@ import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+import functools  # noqa: E402
 import importlib  # noqa: E402
 
 import numba  # noqa: E402
@@ -39,9 +40,11 @@ import numpy as np  # noqa: E402
 from numba import njit, prange  # noqa: E402
 
 
+@functools.cache
 def concurrent_calls_safe() -> bool:
     """Whether parallel kernels may be called from several Python threads at once: numba's OpenMP and TBB
-    threading layers allow it, its fallback ``workqueue`` layer aborts the process."""
+    threading layers allow it, its fallback ``workqueue`` layer aborts the process (asked once per process:
+    ``run`` asks on every call)."""
     if str(numba.config.THREADING_LAYER).lower() == "workqueue":
         return False
     for mod in ("numba.np.ufunc.omppool", "numba.np.ufunc.tbbpool"):
