@@ -432,7 +432,6 @@ def table(rows: list[Row]) -> tuple[str, float]:
 def w3_breakdown(args, sizes) -> str:
     """Where a W3 SGLD step's time goes (ms per step of M chains, best of ``--repeats`` x 20 calls): the exact
     without-replacement index draw, the with-replacement draw, the fused gradient kernel, the injected noise."""
-    from simulate import _kernels
     from simulate.subsample import with_replacement, without_replacement
 
     d, N, n, M = 20, 10_000, 100, sizes["w3_chains"]
@@ -440,7 +439,6 @@ def w3_breakdown(args, sizes) -> str:
     rng = np.random.default_rng(0)
     theta = np.tile(model.posterior_mode(), (M, 1))
     idx = without_replacement(rng, N, n, M)
-    out = np.empty((M, d))
 
     def ms(f) -> float:
         f()
@@ -454,7 +452,7 @@ def w3_breakdown(args, sizes) -> str:
 
     parts = dict(draw_without=ms(lambda: without_replacement(rng, N, n, M)),
                  draw_with=ms(lambda: with_replacement(rng, N, n, M)),
-                 gradient_kernel=ms(lambda: _kernels.grad_sum(model._Z, theta, idx, out)),
+                 gradient_kernel=ms(lambda: model.grad_log_lik_sum(theta, idx)),
                  noise=ms(lambda: rng.standard_normal((M, d))))
     return f"W3 SGLD step parts (ms per step, M = {M}): " + ", ".join(f"{k} {v:.3f}" for k, v in parts.items())
 

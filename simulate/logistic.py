@@ -14,6 +14,7 @@ Reference posterior moments, two independent ways:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -21,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit
 
-from . import _kernels
+from . import _kernels, _simd
 from .covariance_estimators import EstimatedCovSampler, estimated_covariance
 from .estimators import Minibatch
 from .models import Model
@@ -122,18 +123,28 @@ class LogisticRegressionModel(Model):
         theta = np.ascontiguousarray(np.broadcast_to(theta, (idx.shape[1], self.dim)), dtype=np.float64)
         return theta, idx
 
+    @functools.cached_property
+    def _Zp(self) -> np.ndarray:
+        """z_i as rows padded with zero columns to a multiple of 8 (the layout of the vector kernels; built once)."""
+        return _simd.padded(self._Z)
+
+    @property
+    def _blocks(self) -> tuple[int, ...]:
+        """The 8-column block count of :attr:`_Zp` in the kernels' compile-time form (:func:`simulate._simd.blocks`)."""
+        return _simd.blocks(self._Zp.shape[1])
+
     def grad_log_lik(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Per-datum gradients z_i sigma(-z_i^T theta_m), i = idx[j, m]; shape (n, M, d) (eq. 73; fused kernel)."""
         theta, idx = self._kernel_args(theta, idx)
         out = np.empty((idx.shape[0], idx.shape[1], self.dim))
-        _kernels.per_datum(self._Z, theta, idx, out)
+        _kernels.per_datum(self._Zp, theta, idx, out, self._blocks)
         return out
 
     def grad_log_lik_sum(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """sum_j z_{idx[j,m]} sigma(-z_{idx[j,m]}^T theta_m), shape (M, d), without the (n, M, d) gather (numba)."""
         theta, idx = self._kernel_args(theta, idx)
         out = np.empty((idx.shape[1], self.dim))
-        _kernels.grad_sum(self._Z, theta, idx, out)
+        _kernels.grad_sum(self._Zp, theta, idx, out, self._blocks)
         return out
 
     def grad_log_lik_diff_sum(self, theta: np.ndarray, theta_hat: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -144,7 +155,7 @@ class LogisticRegressionModel(Model):
         theta, idx = self._kernel_args(theta, idx)
         theta_hat = np.ascontiguousarray(np.broadcast_to(theta_hat, theta.shape), dtype=np.float64)
         out = np.empty((idx.shape[1], self.dim))
-        _kernels.diff_sum(self._Z, theta, theta_hat, idx, out)
+        _kernels.diff_sum(self._Zp, theta, theta_hat, idx, out, self._blocks)
         return out
 
     def _scores(self, theta: np.ndarray) -> np.ndarray:

@@ -101,10 +101,9 @@ class SAGA:
         M, N = theta0.shape[0], model.n_data
         check_table_fits(M, N, model.dim)
         if _fused_logistic(model):  # fill the (M, N, d) table in place: no (N, M, d) intermediate and transpose
-            Z = model._Z
             theta0 = np.ascontiguousarray(theta0, dtype=np.float64)
             table, total = np.empty((M, N, model.dim)), np.empty((M, model.dim))
-            _kernels.saga_table(Z, np.ascontiguousarray(Z.T), theta0, table, total)
+            _kernels.saga_table(model._Zp, theta0, table, total, model._blocks)
             return SAGAState(table, total)
         idx = np.broadcast_to(np.arange(N)[:, None], (N, M))
         table = np.ascontiguousarray(np.swapaxes(model.grad_log_lik(theta0, idx), 0, 1))  # (M, N, d)

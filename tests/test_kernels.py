@@ -195,3 +195,40 @@ def test_take_sums_same_bits_as_numpy(dtype, n, M):
     np.testing.assert_array_equal(_kernels.take_sum_rows(X, idx), X.take(idx, axis=0).sum(axis=0))
     full = np.broadcast_to(np.arange(500)[:, None], (500, M))  # the n = N path passes a broadcast view
     np.testing.assert_array_equal(_kernels.take_sum_rows(X, full), X.take(full, axis=0).sum(axis=0))
+
+
+def test_vector_sigmoid_accuracy_and_edges():
+    """The kernels' sigma(-s) (simulate._simd): within 3 ulp of the correctly rounded value (mpmath, 40 digits) over
+    the range where it is a normal number (libm's 1/(1 + exp(s)) reaches 2 ulp on the same points), exact limits,
+    no overflow, NaN propagated."""
+    import mpmath
+
+    from simulate import _simd
+
+    rng = np.random.default_rng(11)
+    s = np.concatenate([np.linspace(-40.0, 40.0, 2001), rng.normal(0.0, 10.0, 2000), rng.uniform(-708, 708, 500),
+                        [0.0, -0.0, 1e-300, -1e-300, 0.5, -0.5, 36.7, -36.7]])
+    got = _simd.sigmoid_neg(s)
+    with mpmath.workdps(40):
+        exact = np.array([float(1 / (1 + mpmath.exp(mpmath.mpf(float(x))))) for x in s])
+    ulp = np.spacing(exact)
+    assert np.max(np.abs(got - exact) / ulp) <= 3.0
+    edges = np.array([-np.inf, -1e4, -746.0, np.inf, 1e4, 746.0, 745.0, 709.0, np.nan])
+    out = _simd.sigmoid_neg(edges)
+    np.testing.assert_array_equal(out[:3], 1.0)
+    np.testing.assert_array_equal(out[3:6], 0.0)
+    assert 0.0 < out[6] <= 5e-324 * 2 and out[7] == pytest.approx(np.exp(-709.0), rel=1e-14)
+    assert np.isnan(out[8])
+
+
+def test_kernels_ignore_padding_and_lane_tails():
+    """n not a multiple of 8 and d not a multiple of 8: the padded lanes never reach the result (a planted bug that
+    summed the padding rows would double-count the last row; checked against the numpy path)."""
+    for d, n in ((9, 1), (9, 7), (17, 9), (24, 15)):
+        model = make_model(d, 60, seed=d + n)
+        rng = np.random.default_rng(d)
+        theta = rng.standard_normal((5, d)) * 0.5
+        idx = rng.integers(0, 60, size=(n, 5))
+        ref = numpy_per_datum(model, theta, idx)
+        assert rel(model.grad_log_lik_sum(theta, idx), ref.sum(axis=0)) <= TOL
+        assert rel(model.grad_log_lik(theta, idx), ref) <= TOL
