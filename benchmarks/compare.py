@@ -25,7 +25,8 @@ under ``--budget`` seconds; the workbench's W1/W2 rows always run the full size)
 actually run. W3 also times the workbench's SGLD with replacement (the peers' scheme; not in the minimum).
 Rates are chain-steps per second, best of ``--repeats``; jit compilation is excluded (compiled ahead with
 ``.lower().compile()``). JAX uses every core XLA sees (one trial on 2 busy cores: blackjax W3 SGLD ran at
-0.15 M/s with XLA forced to one thread, 0.15-0.17 M/s with its default); the workbench runs one thread.
+0.15 M/s with XLA forced to one thread, 0.15-0.17 M/s with its default); the workbench's logistic kernels run on
+numba's threads (all cores) and its random numbers in one stream per chain block.
 Timings on a shared machine are noisy: compare the ratios within one run.
 Last line: ``min_ratio_vs_blackjax=<r>`` (minimum over W1-W3 rows where blackjax has the sampler).
 
