@@ -87,6 +87,14 @@ def _padded_theta(theta, m, th):
         th[k] = theta[m, k]
 
 
+@njit(cache=True, inline="always")
+def _chain_weights(Zp, theta, idx, m, th, rows, w, nb):
+    """rows <- chain m's row offsets, th <- theta[m] padded, w[j] <- sigma(-z_j^T theta[m])."""
+    _row_offsets(idx, m, Zp.shape[0], Zp.shape[1], rows)
+    _padded_theta(theta, m, th)
+    _simd.weights_rows(Zp, rows, th, w, nb)
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def grad_sum(Zp, theta, idx, out, nb):
     """out[m] = sum_j z_j sigma(-z_j^T theta[m]), z_j = Z[idx[j, m]]; Zp (N, 8 nb) padded, theta (M, d), idx (n, M),
@@ -101,9 +109,7 @@ def grad_sum(Zp, theta, idx, out, nb):
         w = np.empty(npad)
         acc = np.empty(dp)
         for m in range(item * CHAINS_PER_ITEM, min(M, (item + 1) * CHAINS_PER_ITEM)):
-            _row_offsets(idx, m, N, dp, rows)
-            _padded_theta(theta, m, th)
-            _simd.weights_rows(Zp, rows, th, w, nb)
+            _chain_weights(Zp, theta, idx, m, th, rows, w, nb)
             _simd.accumulate_rows(acc, Zp, rows, w, n, nb)
             for k in range(d):
                 out[m, k] = acc[k]
@@ -145,9 +151,7 @@ def per_datum(Zp, theta, idx, out, nb):
         rows = np.empty(npad, np.int64)
         w = np.empty(npad)
         for m in range(item * CHAINS_PER_ITEM, min(M, (item + 1) * CHAINS_PER_ITEM)):
-            _row_offsets(idx, m, N, dp, rows)
-            _padded_theta(theta, m, th)
-            _simd.weights_rows(Zp, rows, th, w, nb)
+            _chain_weights(Zp, theta, idx, m, th, rows, w, nb)
             for j in range(n):
                 i = rows[j] // dp
                 for k in range(d):
