@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.special import expit
 
-from simulate import _kernels
+from simulate import _kernels, _simd
 from simulate.control_variates import ControlVariate
 from simulate.logistic import LogisticRegressionModel, sigmoid_neg
 from simulate.saga import SAGA
@@ -232,3 +232,14 @@ def test_kernels_ignore_padding_and_lane_tails():
         ref = numpy_per_datum(model, theta, idx)
         assert rel(model.grad_log_lik_sum(theta, idx), ref.sum(axis=0)) <= TOL
         assert rel(model.grad_log_lik(theta, idx), ref) <= TOL
+
+
+def test_padded_data_is_cache_line_aligned():
+    """Rows of the padded data start on 64-byte boundaries (the kernels' prefetch and loads assume whole lines);
+    the padding columns are zeros and the data columns equal Z."""
+    for d, N in ((3, 5), (20, 1000), (24, 7)):
+        Z = np.random.default_rng(d).standard_normal((N, d))
+        Zp = _simd.padded(Z)
+        assert Zp.ctypes.data % _simd.ALIGN == 0 and Zp.flags.c_contiguous
+        assert Zp.shape == (N, 8 * -(-d // 8))
+        assert np.array_equal(Zp[:, :d], Z) and not Zp[:, d:].any()
