@@ -159,3 +159,18 @@ def _compact(cols, bad, count, k):
 
 
 __all__ = ["bounded16_fill", "bounded32_fill", "fill_bounded", "pointers", "without_replacement_rejection"]
+
+
+@njit(cache=True, nogil=True)
+def _standard_normal_fill(gen, out):
+    for i in range(out.size):
+        out[i] = gen.standard_normal()
+
+
+def standard_normal(rng: np.random.Generator, shape) -> np.ndarray:
+    """``rng.standard_normal(shape)`` (float64), the same numbers and stream consumption: numba's Generator
+    support runs numpy's ziggurat (``random_standard_normal``) on the same bit generator, without the per-call
+    lock and with the loop compiled (W3's 2 * 10^4 values: 0.06 ms against numpy's 0.17 ms)."""
+    out = np.empty(shape)
+    _standard_normal_fill(rng, out.reshape(-1))
+    return out

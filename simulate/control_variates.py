@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .estimators import Minibatch
+from .estimators import Minibatch, draw_then_apply
 from .integrators import Langevin
 from .models import Model
 from .sampler import Sampler
-from .subsample import sample_indices
 from .validation import ParameterError, check_finite_array, check_int, check_positive
 
 
@@ -136,8 +135,13 @@ class ControlVariate:
         """theta_hat broadcast to the chains, (M, d)."""
         return np.broadcast_to(self.theta_hat, theta.shape)
 
+    draw = Minibatch.draw  # the minibatch indices (n, M)
+
+    @draw_then_apply
     def estimate(self, model: Model, theta: np.ndarray, state, rng: np.random.Generator):
-        idx = sample_indices(rng, model.n_data, self.n, theta.shape[0], self.replace)
+        return self.apply(model, theta, state, self.draw(model, theta.shape[0], 0, rng))
+
+    def apply(self, model: Model, theta: np.ndarray, state, idx: np.ndarray):
         corr = grad_log_lik_diff_sum(model, theta, self.anchor(theta), idx)  # the same minibatch at theta_hat
         corr *= self.scale(model)
         corr += self.grad_lik_hat

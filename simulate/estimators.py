@@ -5,6 +5,9 @@ An estimator is an object with
   ``estimate(model, theta, state, rng) -> (grad, state)`` with grad of shape (M, d),
   ``noise_cov(model, theta)``: the exact covariance of ``grad`` given theta (used by mSGLD),
   ``grads_per_step(model)``: per-datum gradient evaluations per chain-step (the cost unit).
+Optionally, when its random numbers depend on the step number only (not on theta or the state):
+  ``draw(model, n_chains, step, rng) -> draws`` (step = estimates made since init) and
+  ``apply(model, theta, state, draws) -> (grad, state)``, with ``estimate`` = ``apply`` of ``draw``, bit for bit.
 """
 
 from __future__ import annotations
@@ -18,6 +21,16 @@ from .subsample import sample_indices
 from .validation import ParameterError, check_int
 
 
+def draw_then_apply(estimate):
+    """Mark an estimator's ``estimate`` as exactly ``apply(model, theta, state, draw(model, M, step, rng))``.
+
+    :attr:`simulate.sampler.Sampler.draws_ahead` asks for this mark: an ``estimate`` replaced by anything else (a
+    subclass's own, or a planted bug of :mod:`verify.mutants`) keeps the runner on the plain ``step`` path.
+    """
+    estimate.draw_then_apply = True
+    return estimate
+
+
 @dataclass(frozen=True)
 class FullGradient:
     """The exact gradient grad log pi_0(theta) + sum_{i=1}^N grad log p(x_i | theta)."""
@@ -27,7 +40,14 @@ class FullGradient:
     def init(self, model: Model, n_chains: int, rng: np.random.Generator) -> None:
         return None
 
+    @draw_then_apply
     def estimate(self, model: Model, theta: np.ndarray, state, rng: np.random.Generator):
+        return model.grad_log_post(theta), state
+
+    def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator) -> None:
+        return None
+
+    def apply(self, model: Model, theta: np.ndarray, state, draws):
         return model.grad_log_post(theta), state
 
     def noise_cov(self, model: Model, theta: np.ndarray | None = None) -> np.ndarray:
@@ -65,8 +85,15 @@ class Minibatch:
     def scale(self, model: Model) -> float:
         return model.n_data / self.n
 
+    @draw_then_apply
     def estimate(self, model: Model, theta: np.ndarray, state, rng: np.random.Generator):
-        idx = sample_indices(rng, model.n_data, self.n, theta.shape[0], self.replace)
+        return self.apply(model, theta, state, self.draw(model, theta.shape[0], 0, rng))
+
+    def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator) -> np.ndarray:
+        """The minibatch indices (n, M) (any step: a fresh draw each step)."""
+        return sample_indices(rng, model.n_data, self.n, n_chains, self.replace)
+
+    def apply(self, model: Model, theta: np.ndarray, state, idx: np.ndarray):
         g = model.grad_log_lik_sum(theta, idx)
         g *= self.scale(model)
         g += model.grad_log_prior(theta)

@@ -187,6 +187,7 @@ def run(
     blocks: Iterable[int] | None = None,
     progress: bool = False,
     threads: int | None = None,
+    draw_ahead: bool | None = None,
 ) -> RunResult:
     """Run ``n_chains`` chains of ``sampler`` and return per-chain statistics.
 
@@ -199,6 +200,9 @@ def run(
     there are several blocks and numba's threading layer allows concurrent kernel calls). Blocks have their own
     random streams, so the numbers do not depend on it; numpy releases the GIL while it draws, which is most of a
     toy-model step (W1/W2 of benchmarks/compare.py: 1.4x on 2 cores).
+    draw_ahead: draw each block's random numbers one or two steps ahead in a background thread
+    (:mod:`simulate.pipeline`; the same stream order, so the same numbers). Default: when the sampler allows it
+    (``sampler.draws_ahead``) and fewer blocks run at once than there are CPUs (W3 of benchmarks/compare.py).
 
     With a default Dask client set (:func:`simulate.distributed.using`), a run of several blocks is dispatched
     block by block to its workers (bit-identical). Memory is O(n_chains d) (streamed statistics; traces are
@@ -254,6 +258,9 @@ def run(
 
         threads = (os.cpu_count() or 1) if concurrent_calls_safe() else 1
     n_threads = max(1, min(len(blocks), threads))
+    if draw_ahead is None:
+        draw_ahead = n_threads < (os.cpu_count() or 1)
+    draw_ahead = bool(draw_ahead) and sampler.draws_ahead
     check_memory(sampler, n_run, len(phis), len(record_at), 0 if trace_steps is None else len(trace_steps),
                  min(block_size, n_chains) * n_threads)
 
@@ -269,7 +276,7 @@ def run(
         th0 = _initial_state(theta0, rng, start, stop, sampler.model.dim)
         state = sampler.init(th0, rng)
         return _run_block(sampler, state, rng, start, stop, burn_in, n_steps, total, phis, record_at, trace_steps,
-                          bar)
+                          bar, draw_ahead)
 
     if n_threads > 1:
         from concurrent.futures import ThreadPoolExecutor
@@ -286,7 +293,21 @@ def run(
     return res
 
 
-def _run_block(sampler, state, rng, start, stop, burn_in, n_steps, total, phis, record_at, trace_steps, bar):
+def _run_block(sampler, state, rng, start, stop, burn_in, n_steps, total, phis, record_at, trace_steps, bar,
+               draw_ahead=False):
+    """States 0..total of one block (``total`` steps); with ``draw_ahead`` the steps' random numbers are drawn
+    from rng by a background thread (:class:`simulate.pipeline.DrawAhead`), in the same order."""
+    if draw_ahead and total >= 2:
+        from .pipeline import DrawAhead
+
+        with DrawAhead(lambda k: sampler.draw(stop - start, k, rng), total) as ahead:
+            return _steps(sampler, state, lambda st: sampler.apply(st, ahead.next()), start, stop, burn_in, n_steps,
+                          total, phis, record_at, trace_steps, bar)
+    return _steps(sampler, state, lambda st: sampler.step(st, rng), start, stop, burn_in, n_steps, total, phis,
+                  record_at, trace_steps, bar)
+
+
+def _steps(sampler, state, step, start, stop, burn_in, n_steps, total, phis, record_at, trace_steps, bar):
     m = stop - start
     sums: dict[str, np.ndarray] = {}
     snaps: dict[int, np.ndarray] = {}
@@ -323,7 +344,7 @@ def _run_block(sampler, state, rng, start, stop, burn_in, n_steps, total, phis, 
             trace[ti] = th
             ti += 1
         if k < total:
-            state = sampler.step(state, rng)
+            state = step(state)
             if bar is not None:
                 bar.update(1)
     if n_steps:

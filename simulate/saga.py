@@ -26,6 +26,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _kernels
+from .estimators import draw_then_apply
 from .integrators import Langevin
 from .logistic import LogisticRegressionModel
 from .models import Model
@@ -118,11 +119,19 @@ class SAGA:
         _kernels.saga_scatter_total(state.table, idx, g_new, g_old, state.total)
         return state
 
+    @draw_then_apply
     def estimate(self, model: Model, theta: np.ndarray, state: SAGAState, rng: np.random.Generator):
+        return self.apply(model, theta, state, self.draw(model, theta.shape[0], 0, rng))
+
+    def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator) -> np.ndarray:
+        """The minibatch indices (n, M), without replacement (the table fill at step 0 draws nothing)."""
+        return sample_indices(rng, model.n_data, self.n, n_chains, False)
+
+    def apply(self, model: Model, theta: np.ndarray, state: SAGAState, idx: np.ndarray):
         if state is None or state.table is None:
             state = self.initial_table(model, theta)
         M, N = theta.shape[0], model.n_data
-        idx = sample_indices(rng, N, self.n, M, False).astype(np.intp)  # (n, M)
+        idx = idx.astype(np.intp)  # (n, M)
         rows = np.arange(M)[None, :]
         g_new = np.ascontiguousarray(model.grad_log_lik(theta, idx), dtype=np.float64)  # (n, M, d)
         g_old, g = np.empty_like(g_new), np.empty((M, model.dim))

@@ -2,6 +2,11 @@
 
 Pure init/step functions in the style of blackjax, vectorized over the chain axis:
 ``state = sampler.init(theta0, rng)``, then ``state = sampler.step(state, rng)`` (theta updated in place).
+
+Where a step's random numbers do not depend on the state (``sampler.draws_ahead``), a step also splits into
+``draws = sampler.draw(n_chains, k, rng)`` and ``state = sampler.apply(state, draws)``: the same numbers in the
+same stream order, so ``apply(state, draw(M, k, rng))`` is ``step(state, rng)`` to the last bit. The runner uses
+the split to draw step k+1 while step k computes (:mod:`simulate.pipeline`).
 """
 
 from __future__ import annotations
@@ -11,10 +16,18 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import _draws
 from .estimators import FullGradient, Minibatch
 from .integrators import Langevin, ModifiedLangevin
 from .models import Model
-from .validation import check_step_size
+from .validation import ParameterError, check_step_size
+
+
+class StepDraws(NamedTuple):
+    """The random numbers of one step: the estimator's (e.g. minibatch indices) and the injected noise xi (M, d)."""
+
+    estimator: Any
+    xi: np.ndarray
 
 
 class SamplerState(NamedTuple):
@@ -63,7 +76,7 @@ class Sampler:
         """One step: draw the gradient estimate (indices first), then the injected noise xi."""
         theta = state.theta
         grad, est_state = self.estimator.estimate(self.model, theta, state.estimator_state, rng)
-        xi = rng.standard_normal(theta.shape)
+        xi = _draws.standard_normal(rng, theta.shape)  # rng.standard_normal(theta.shape), bit for bit
         noise = self._noise
         if noise is None:
             noise = self.integrator.noise_matrix(self.h, self.estimator.noise_cov(self.model, theta))
@@ -72,6 +85,33 @@ class Sampler:
             return SamplerState(theta, est_state)
         int_state = self.integrator.update_stateful(theta, grad, xi, self.h, noise, state.integrator_state, rng)
         return SamplerState(theta, est_state, int_state)
+
+    @property
+    def draws_ahead(self) -> bool:
+        """True when step k's random numbers can be drawn before step k - 1 has run: the estimator's ``estimate`` is
+        its ``apply`` of its ``draw`` (marked by :func:`simulate.estimators.draw_then_apply`), the noise matrix is
+        constant and the integrator has no state."""
+        est = self.estimator
+        return (getattr(getattr(est, "estimate", None), "draw_then_apply", False) and self._noise is not None
+                and getattr(self.integrator, "init_state", None) is None)
+
+    def draw(self, n_chains: int, step: int, rng: np.random.Generator) -> StepDraws:
+        """The random numbers of step ``step`` (0 = the first step after init) for ``n_chains`` chains, drawn from
+        rng exactly as :meth:`step` draws them. Only where :attr:`draws_ahead`."""
+        if not self.draws_ahead:
+            raise ParameterError(f"sampler {self.name!r}: its draws depend on the state (draws_ahead is False); "
+                                 "use step")
+        est = self.estimator.draw(self.model, n_chains, step, rng)
+        return StepDraws(est, _draws.standard_normal(rng, (n_chains, self.model.dim)))
+
+    def apply(self, state: SamplerState, draws: StepDraws) -> SamplerState:
+        """The step that consumes ``draws`` (from :meth:`draw` for this step number): step(state, rng) split."""
+        theta = state.theta
+        if draws.xi.shape != theta.shape:
+            raise ParameterError(f"draws.xi has shape {draws.xi.shape}, the state theta {theta.shape}")
+        grad, est_state = self.estimator.apply(self.model, theta, state.estimator_state, draws.estimator)
+        self.integrator.update(theta, grad, draws.xi, self.h, self._noise)
+        return SamplerState(theta, est_state)
 
     def grads_per_step(self) -> float:
         """Per-datum gradient evaluations per chain-step (data passes = steps * this / N)."""

@@ -34,11 +34,20 @@ from typing import NamedTuple
 import numpy as np
 
 from .control_variates import grad_log_lik_diff_sum
+from .estimators import draw_then_apply
 from .integrators import Langevin
 from .models import Model
 from .sampler import Sampler
 from .subsample import sample_indices
 from .validation import ParameterError
+
+
+class VRDraws(NamedTuple):
+    """One step's indices: ``anchor`` (n1, M) at an epoch start, ``()`` there when n1 = N without replacement (the
+    exact full sum), None inside an epoch; ``minibatch`` (n2, M)."""
+
+    anchor: np.ndarray | tuple | None
+    minibatch: np.ndarray
 
 
 class VRState(NamedTuple):
@@ -117,11 +126,18 @@ class VRMinibatch:
         n1 = self.anchor_size(model)
         if n1 == N and not self.replace:
             return model.grad_log_lik_full(theta_tilde)
-        idx = sample_indices(rng, N, n1, theta_tilde.shape[0], self.replace)
+        return self.anchor_gradient_at(model, theta_tilde, sample_indices(rng, N, n1, theta_tilde.shape[0],
+                                                                           self.replace))
+
+    def anchor_gradient_at(self, model: Model, theta_tilde: np.ndarray, idx) -> np.ndarray:
+        """g_tilde on given anchor indices idx (n1, M); ``()`` means the whole data set (n1 = N, exact sum)."""
+        if isinstance(idx, tuple):
+            return model.grad_log_lik_full(theta_tilde)
         g = model.grad_log_lik_sum(theta_tilde, idx)
-        g *= N / n1
+        g *= model.n_data / self.anchor_size(model)
         return g
 
+    @draw_then_apply
     def estimate(
         self, model: Model, theta: np.ndarray, state: VRState, rng: np.random.Generator
     ) -> tuple[np.ndarray, VRState]:
@@ -130,12 +146,28 @@ class VRMinibatch:
         If l mod m == 0: theta_tilde = theta_l (a copy), g_tilde recomputed on a fresh n1-minibatch. Then
         g = g_tilde + grad log p(theta_l) + (N/n2) sum_{i in pi2} (grad_i(theta_l) - grad_i(theta_tilde)).
         """
-        theta_tilde, g_tilde, step = state
+        return self.apply(model, theta, state, self.draw(model, theta.shape[0], state.step, rng))
+
+    def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator) -> VRDraws:
+        """Step ``step``'s indices: at an epoch start (step mod m = 0) the anchor's n1-minibatch (None when n1 = N
+        without replacement: the full sum, no draw), then the n2-minibatch."""
+        anchor = None
         if step % self.m == 0:
+            N, n1 = model.n_data, self.anchor_size(model)
+            anchor = () if n1 == N and not self.replace else sample_indices(rng, N, n1, n_chains, self.replace)
+        return VRDraws(anchor, sample_indices(rng, model.n_data, self.n2, n_chains, self.replace))
+
+    def apply(self, model: Model, theta: np.ndarray, state: VRState, draws: VRDraws) -> tuple[np.ndarray, VRState]:
+        """Algorithm 1's gradient with the indices of :meth:`draw` for this step."""
+        theta_tilde, g_tilde, step = state
+        if (draws.anchor is None) != (step % self.m != 0):
+            raise ParameterError("draws for the wrong step: anchor draws must come exactly at the steps l with "
+                                 f"l mod m = 0 (m = {self.m}, l = {step})")
+        if draws.anchor is not None:
             theta_tilde = np.array(theta, dtype=np.float64, copy=True)
-            g_tilde = self.anchor_gradient(model, theta_tilde, rng)
+            g_tilde = self.anchor_gradient_at(model, theta_tilde, draws.anchor)
         N = model.n_data
-        idx = sample_indices(rng, N, self.n2, theta.shape[0], self.replace)
+        idx = draws.minibatch
         corr = grad_log_lik_diff_sum(model, theta, theta_tilde, idx)  # one pass over pi2 for both points
         corr *= N / self.n2
         g = g_tilde + model.grad_log_prior(theta)
@@ -197,4 +229,4 @@ def svrgld(model: Model, h: float, n2: int, m: int) -> Sampler:
     return Sampler(model, SVRG(n2, m), Langevin(), h, name="svrgld")
 
 
-__all__ = ["SVRG", "VRMinibatch", "VRState", "svrgld", "vrsgld"]
+__all__ = ["SVRG", "VRDraws", "VRMinibatch", "VRState", "svrgld", "vrsgld"]

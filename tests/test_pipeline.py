@@ -1,0 +1,156 @@
+"""Draw-ahead runs (simulate.pipeline): a background thread draws step k+1's random numbers while step k computes.
+The contract is bit identity with the plain step loop, for every sampler that allows the split."""
+
+from __future__ import annotations
+
+import threading
+from unittest import mock
+
+import numpy as np
+import pytest
+
+import simulate.estimators as est
+from simulate import GaussianMeanModel, ParameterError, euler, msgld, run, sgld
+from simulate.control_variates import sgld_cv
+from simulate.logistic import LogisticRegressionModel
+from simulate.pipeline import DrawAhead
+from simulate.saga import saga_ld
+from simulate.sampler import Sampler, StepDraws
+from simulate.sghmc import sghmc
+from simulate.vr import svrgld, vrsgld
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return GaussianMeanModel.simulate_data(50, theta_true=0.7, sigma_x=1.3, seed=3)
+
+
+@pytest.fixture(scope="module")
+def logistic():
+    return LogisticRegressionModel.paper_synthetic(300, seed=5)
+
+
+def _h(model) -> float:
+    return 0.3 / model.grad_lipschitz
+
+
+SPLIT = {
+    "sgld_without": lambda m: sgld(m, _h(m), 7),
+    "sgld_with": lambda m: sgld(m, _h(m), 7, replace=True),
+    "sgld_n64": lambda m: sgld(m, _h(m), 64),  # the fused numba rejection draw
+    "msgld": lambda m: msgld(m, _h(m), 7),
+    "euler": lambda m: euler(m, _h(m)),
+    "sgld_cv": lambda m: sgld_cv(m, _h(m), 7, theta_hat=np.zeros(m.dim)),
+    "vrsgld": lambda m: vrsgld(m, _h(m), 40, 7, 4, replace=True),  # anchor draws every 4th step
+    "svrgld": lambda m: svrgld(m, _h(m), 7, 4),  # n1 = N: exact anchor, no anchor draws
+    "saga_ld": lambda m: saga_ld(m, _h(m), 7),
+}
+TOY_ONLY = {"msgld"}  # mSGLD needs a constant gradient-noise covariance (the Gaussian toy model)
+
+
+def _model(name, toy, logistic):
+    return toy if name in TOY_ONLY or name == "euler" else logistic
+
+
+def _assert_same(a, b) -> None:
+    for k in a.time_averages:
+        np.testing.assert_array_equal(a.time_averages[k], b.time_averages[k])
+    for k in a.snapshots:
+        np.testing.assert_array_equal(a.snapshots[k], b.snapshots[k])
+    np.testing.assert_array_equal(a.trace, b.trace)
+    np.testing.assert_array_equal(a.final, b.final)
+
+
+def _run(sampler, **kw):
+    return run(sampler, 37, 13, seed=11, burn_in=2, record_at=[0, 6], trace_stride=5, threads=1,
+               theta0=lambda rng, m: rng.normal(0.0, 0.3, (m, sampler.model.dim)), **kw)
+
+
+@pytest.mark.parametrize("name", list(SPLIT))
+def test_draw_ahead_is_bit_identical_to_the_step_loop(name, toy, logistic):
+    sampler = SPLIT[name](_model(name, toy, logistic))
+    assert sampler.draws_ahead
+    plain = _run(sampler, draw_ahead=False)
+    _assert_same(_run(sampler, draw_ahead=True), plain)
+    _assert_same(_run(sampler), plain)  # the default (one thread of blocks on a machine with spare CPUs, or not)
+    # two blocks (of 20 and 17 chains) run one after the other, each with its own stream drawn ahead
+    _assert_same(_run(sampler, draw_ahead=True, block_size=20), _run(sampler, draw_ahead=False, block_size=20))
+
+
+@pytest.mark.parametrize("name", ["sgld_without", "vrsgld", "saga_ld"])
+def test_apply_of_draw_is_step(name, toy, logistic):
+    """sampler.apply(state, sampler.draw(M, k, rng)) == sampler.step(state, rng), step by step, same stream after."""
+    sampler = SPLIT[name](_model(name, toy, logistic))
+    th0 = np.full((9, sampler.model.dim), 0.1)
+    r1, r2 = np.random.default_rng(4), np.random.default_rng(4)
+    s1, s2 = sampler.init(th0.copy(), r1), sampler.init(th0.copy(), r2)
+    for k in range(9):
+        s1 = sampler.step(s1, r1)
+        s2 = sampler.apply(s2, sampler.draw(9, k, r2))
+        np.testing.assert_array_equal(s1.theta, s2.theta)
+    assert r1.integers(1 << 62) == r2.integers(1 << 62)
+
+
+def test_planted_out_of_order_draws_are_caught(logistic):
+    """The identity check can fail: a draw that takes the noise before the indices changes the numbers."""
+    sampler = SPLIT["sgld_without"](logistic)
+    plain = _run(sampler, draw_ahead=False)
+
+    def swapped(self, n_chains, step, rng):
+        xi = rng.standard_normal((n_chains, self.model.dim))
+        return StepDraws(self.estimator.draw(self.model, n_chains, step, rng), xi)
+
+    with mock.patch.object(Sampler, "draw", swapped):
+        bad = _run(sampler, draw_ahead=True)
+    with pytest.raises(AssertionError):
+        _assert_same(bad, plain)
+
+
+def test_samplers_that_cannot_split(toy, logistic):
+    """State-dependent draws keep the step loop: a stateful integrator (SGHMC), a state-dependent noise matrix (mSGLD
+    on logistic regression), and an estimate replaced by anything but apply-of-draw (e.g. a planted bug)."""
+    assert not sghmc(toy, 0.01, 0.1, n=5).draws_ahead
+    assert not msgld(logistic, _h(logistic), 7).draws_ahead
+    s = sgld(toy, _h(toy), 5)
+    with mock.patch.object(est.Minibatch, "estimate", lambda self, model, theta, state, rng: (theta * 0, state)):
+        assert not s.draws_ahead
+        r = run(s, 4, 3, seed=0, theta0=np.ones(1), draw_ahead=True)
+        np.testing.assert_array_equal(r.time_averages["theta"][:, 0] != 1.0, True)  # the patched estimate ran
+    assert s.draws_ahead
+    with pytest.raises(ParameterError, match="draws_ahead"):
+        sghmc(toy, 0.01, 0.1, n=5).draw(3, 0, np.random.default_rng(0))
+
+
+def test_wrong_draws_are_refused(logistic):
+    s = SPLIT["vrsgld"](logistic)
+    rng = np.random.default_rng(0)
+    state = s.init(np.zeros((5, logistic.dim)), rng)
+    with pytest.raises(ParameterError, match="l mod m"):
+        s.apply(state, s.draw(5, 1, rng))  # the draws of step 1 (no anchor) given to step 0
+    with pytest.raises(ParameterError, match="xi"):
+        s.apply(state, s.draw(4, 0, rng))
+
+
+def test_draw_ahead_errors_and_shutdown():
+    seen = []
+
+    def draw(k):
+        if k == 3:
+            raise RuntimeError("draw 3 failed")
+        seen.append(k)
+        return k
+
+    with DrawAhead(draw, 6) as ahead:
+        assert [ahead.next() for _ in range(3)] == [0, 1, 2]
+        with pytest.raises(RuntimeError, match="draw 3"):
+            ahead.next()
+    with DrawAhead(lambda k: k, 1000, depth=2) as ahead:
+        assert ahead.next() == 0
+        thread = ahead._thread
+    thread.join(1.0)
+    assert not thread.is_alive()  # the consumer left early: the producer stopped, not blocked on a full queue
+    with DrawAhead(lambda k: k, 2) as ahead:
+        ahead.next(), ahead.next()
+        with pytest.raises(IndexError):
+            ahead.next()
+    assert threading.active_count() >= 1
