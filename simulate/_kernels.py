@@ -39,7 +39,7 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import njit, prange  # noqa: E402
 
-from . import _simd  # noqa: E402
+from . import _simd, _team  # noqa: E402
 
 
 @functools.cache
@@ -95,24 +95,64 @@ def _chain_weights(Zp, theta, idx, m, th, rows, w, nb):
     _simd.weights_rows(Zp, rows, th, w, nb)
 
 
+@njit(cache=True, inline="always")
+def _grad_item(Zp, theta, idx, out, nb, item, th, rows, w, acc):
+    """grad_sum of the chains of work item ``item`` (th, rows, w, acc: work buffers)."""
+    n, M = idx.shape
+    for m in range(item * CHAINS_PER_ITEM, min(M, (item + 1) * CHAINS_PER_ITEM)):
+        _chain_weights(Zp, theta, idx, m, th, rows, w, nb)
+        _simd.accumulate_rows(acc, Zp, rows, w, n, nb)
+        for k in range(theta.shape[1]):
+            out[m, k] = acc[k]
+
+
+@njit(cache=True, inline="always")
+def _diff_item(Zp, theta, theta_hat, idx, out, nb, item, th, th_hat, rows, w, acc):
+    """diff_sum of the chains of work item ``item``."""
+    n, M = idx.shape
+    N, dp = Zp.shape
+    for m in range(item * CHAINS_PER_ITEM, min(M, (item + 1) * CHAINS_PER_ITEM)):
+        _row_offsets(idx, m, N, dp, rows)
+        _padded_theta(theta, m, th)
+        _padded_theta(theta_hat, m, th_hat)
+        _simd.weights_diff_rows(Zp, rows, th, th_hat, w, nb)
+        _simd.accumulate_rows(acc, Zp, rows, w, n, nb)
+        for k in range(theta.shape[1]):
+            out[m, k] = acc[k]
+
+
+def n_items(n_chains: int) -> int:
+    """Work items of a minibatch kernel call over n_chains chains."""
+    return -(-n_chains // CHAINS_PER_ITEM)
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def grad_sum(Zp, theta, idx, out, nb):
     """out[m] = sum_j z_j sigma(-z_j^T theta[m]), z_j = Z[idx[j, m]]; Zp (N, 8 nb) padded, theta (M, d), idx (n, M),
     out (M, d); nb = _simd.blocks(dp) (one compiled kernel per width)."""
     n, M = idx.shape
-    N, dp = Zp.shape
-    d = theta.shape[1]
+    dp = Zp.shape[1]
     npad = -(-n // _simd.LANES) * _simd.LANES
     for item in prange(-(-M // CHAINS_PER_ITEM)):
         th = np.zeros(dp)
-        rows = np.empty(npad, np.int64)
-        w = np.empty(npad)
-        acc = np.empty(dp)
-        for m in range(item * CHAINS_PER_ITEM, min(M, (item + 1) * CHAINS_PER_ITEM)):
-            _chain_weights(Zp, theta, idx, m, th, rows, w, nb)
-            _simd.accumulate_rows(acc, Zp, rows, w, n, nb)
-            for k in range(d):
-                out[m, k] = acc[k]
+        _grad_item(Zp, theta, idx, out, nb, item, th, np.empty(npad, np.int64), np.empty(npad), np.empty(dp))
+
+
+@njit(cache=True, nogil=True)
+def grad_sum_shared(Zp, theta, idx, out, nb, ticket):
+    """:func:`grad_sum` on the work items this thread claims from ``ticket`` (:mod:`simulate._team`)."""
+    n, M = idx.shape
+    dp = Zp.shape[1]
+    npad = -(-n // _simd.LANES) * _simd.LANES
+    th = np.zeros(dp)
+    rows, w, acc = np.empty(npad, np.int64), np.empty(npad), np.empty(dp)
+    items = -(-M // CHAINS_PER_ITEM)
+    while True:
+        item = _team.claim(ticket)
+        if item >= items:
+            break
+        _grad_item(Zp, theta, idx, out, nb, item, th, rows, w, acc)
+        _team.done(ticket)
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -120,23 +160,40 @@ def diff_sum(Zp, theta, theta_hat, idx, out, nb):
     """out[m] = sum_j z_j [sigma(-z_j^T theta[m]) - sigma(-z_j^T theta_hat[m])]: each row read once, the weight
     differences accumulated once (less cancellation near the anchor than two sums subtracted)."""
     n, M = idx.shape
-    N, dp = Zp.shape
-    d = theta.shape[1]
+    dp = Zp.shape[1]
     npad = -(-n // _simd.LANES) * _simd.LANES
     for item in prange(-(-M // CHAINS_PER_ITEM)):
-        th = np.zeros(dp)
-        th_hat = np.zeros(dp)
-        rows = np.empty(npad, np.int64)
-        w = np.empty(npad)
-        acc = np.empty(dp)
-        for m in range(item * CHAINS_PER_ITEM, min(M, (item + 1) * CHAINS_PER_ITEM)):
-            _row_offsets(idx, m, N, dp, rows)
-            _padded_theta(theta, m, th)
-            _padded_theta(theta_hat, m, th_hat)
-            _simd.weights_diff_rows(Zp, rows, th, th_hat, w, nb)
-            _simd.accumulate_rows(acc, Zp, rows, w, n, nb)
-            for k in range(d):
-                out[m, k] = acc[k]
+        th, th_hat = np.zeros(dp), np.zeros(dp)
+        _diff_item(Zp, theta, theta_hat, idx, out, nb, item, th, th_hat, np.empty(npad, np.int64), np.empty(npad),
+                   np.empty(dp))
+
+
+@njit(cache=True, nogil=True)
+def diff_sum_shared(Zp, theta, theta_hat, idx, out, nb, ticket):
+    """:func:`diff_sum` on the work items this thread claims from ``ticket``."""
+    n, M = idx.shape
+    dp = Zp.shape[1]
+    npad = -(-n // _simd.LANES) * _simd.LANES
+    th, th_hat = np.zeros(dp), np.zeros(dp)
+    rows, w, acc = np.empty(npad, np.int64), np.empty(npad), np.empty(dp)
+    items = -(-M // CHAINS_PER_ITEM)
+    while True:
+        item = _team.claim(ticket)
+        if item >= items:
+            break
+        _diff_item(Zp, theta, theta_hat, idx, out, nb, item, th, th_hat, rows, w, acc)
+        _team.done(ticket)
+
+
+def call(kernel, shared, args: tuple, n_chains: int) -> None:
+    """``kernel(*args)`` (parallel over numba's threads), or, in a thread with a helper (:func:`simulate._team.current`,
+    set while drawing ahead), ``shared`` on work items split dynamically between this thread and the helper. The
+    same numbers either way: each chain is computed by one thread with the same code."""
+    team = _team.current()
+    if team is None:
+        kernel(*args)
+    else:
+        team.run(shared, args, n_items(n_chains))
 
 
 @njit(parallel=True, cache=True, nogil=True)

@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from . import _team
+
 #: Steps drawn ahead at most (the queue bound: memory is this many steps' draws).
 DEPTH = 2
 
@@ -21,8 +23,10 @@ DEPTH = 2
 class DrawAhead:
     """Iterator over ``draw(0), draw(1), ..., draw(count - 1)``, computed by a background thread up to DEPTH ahead.
 
-    Use as a context manager: leaving the block stops the thread (also after an error in the consumer); an error
-    in ``draw`` is raised again by :meth:`next`.
+    Between draws the thread helps the consumer's shared kernels (:mod:`simulate._team`: the logistic-regression
+    gradients), so neither core idles when the gradient takes longer than the draws. Use as a context manager, in
+    the consumer thread: leaving the block stops the thread (also after an error in the consumer); an error in
+    ``draw`` is raised again by :meth:`next`.
     """
 
     def __init__(self, draw: Callable[[int], Any], count: int, depth: int = DEPTH) -> None:
@@ -32,29 +36,44 @@ class DrawAhead:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._produce, name="simulate-draw-ahead", daemon=True)
         self._taken = 0
+        self.team = _team.Team()
+
+    def _idle(self, k: int) -> bool:
+        return not self._stop.is_set() and not self.team.has_work() and (k >= self._count or self._queue.full())
 
     def _produce(self) -> None:
+        team, q = self.team, self._queue
+        k = 0
         try:
-            for k in range(self._count):
-                item = (True, self._draw(k))
-                while not self._stop.is_set():
-                    try:
-                        self._queue.put(item, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if self._stop.is_set():
-                    return
+            while not self._stop.is_set():
+                if team.help():  # the consumer's gradient first: it is on the critical path
+                    continue
+                if k < self._count and not q.full():  # only this thread puts, so put_nowait cannot fail
+                    q.put_nowait((True, self._draw(k)))
+                    k += 1
+                    continue
+                with team.cond:
+                    while self._idle(k):
+                        team.cond.wait(0.05)  # woken by a task or a free slot; the timeout is a safety net
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer, raised there
-            self._queue.put((False, exc))
+            while not self._stop.is_set():
+                try:
+                    q.put((False, exc), timeout=0.05)
+                    return
+                except queue.Full:
+                    continue
 
     def __enter__(self) -> DrawAhead:
+        self.team.attach()
         self._thread.start()
         return self
 
     def __exit__(self, *exc_info) -> None:
+        self.team.detach()
         self._stop.set()
-        while self._thread.is_alive():  # unblock a producer waiting on a full queue
+        with self.team.cond:
+            self.team.cond.notify_all()
+        while self._thread.is_alive():  # unblock a producer waiting to hand over an error
             try:
                 self._queue.get_nowait()
             except queue.Empty:
@@ -66,6 +85,8 @@ class DrawAhead:
         if self._taken >= self._count:
             raise IndexError(f"all {self._count} draws were taken")
         ok, item = self._queue.get()
+        with self.team.cond:
+            self.team.cond.notify_all()  # a free slot: the producer may draw again
         self._taken += 1
         if not ok:
             raise item

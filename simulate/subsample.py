@@ -8,8 +8,8 @@ Without replacement (n <= N/2; for n > N/2 the complement of an (N - n)-subset i
 * n <= PAIRWISE_MAX_N and n(n-1)/(2N) <= REJECTION_MAX_PAIRS: draw n iid uniform indices per chain, find the
   columns with a repeat (a numba kernel: row-pair comparisons vectorised over columns, or a hash set per
   column), and redraw those whole columns until none is left (rejection: given distinct entries, an iid tuple
-  is a uniform ordered n-subset). Acceptance >= exp(-1/2). For n >= FUSED_MIN_N the same draws run as one numba
-  call (:mod:`simulate._draws`, bit for bit the numpy code's numbers).
+  is a uniform ordered n-subset). Acceptance >= exp(-1/2). For 16- and 32-bit indices the same draws run as one
+  numba call (:mod:`simulate._draws`, bit for bit the numpy code's numbers).
 * otherwise: sequential draws, each redrawn while it hits an index already taken by its chain (a per-chain
   bitmap, reset after use): the textbook exact sequential scheme, vectorized over chains.
 
@@ -29,10 +29,11 @@ PAIRWISE_MAX_N = 1024
 REJECTION_MAX_PAIRS = 0.5
 #: Bytes of per-chain bitmaps used at once by the sequential sampler.
 BITMAP_BYTES = 1 << 24
-#: Smallest n for which the rejection path runs as one numba call (simulate._draws; the same numbers as the numpy
-#: code below). Below it the numpy code with its vectorised row-pair check is as fast or faster (measured on the
-#: 2-core development machine: fused/numpy time 0.46-0.83 for n = 64..100, 0.9-2.2 for n = 8..32).
-FUSED_MIN_N = 64
+#: Smallest n for which the rejection path runs as one numba call (simulate._draws, the same numbers as the numpy
+#: code below). Since the fused call checks small n by row pairs too it is the faster one at every n (measured on the
+#: 2-core development machine, fused/numpy time: 0.31-0.56 for N = 10^4, n = 4..64, 1000 chains; 0.75 for the W1
+#: shape N = 1000, n = 10, 32768 chains); the numpy code remains the reference and the 64-bit-index path.
+FUSED_MIN_N = 1
 
 
 def draw_dtype(n_data: int) -> type:
@@ -50,10 +51,7 @@ def with_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: in
     dt = draw_dtype(n_data)
     if dt is np.int64:
         return rng.integers(0, n_data, size=(n, n_chains), dtype=dt)
-    out = np.empty((n, n_chains), dtype=dt)
-    fn, state = _draws.pointers(rng)
-    _draws.fill_bounded(fn, state, n_data - 1, out.reshape(-1))
-    return out
+    return _draws.integers(rng, n_data, np.empty((n, n_chains), dtype=dt))
 
 
 def _pairwise_is_cheaper(n: int, n_columns: int, itemsize: int) -> bool:
@@ -105,10 +103,7 @@ def without_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains:
         return _sequential_bitmap(rng, n_data, n, n_chains)
     dt = draw_dtype(n_data)
     if n >= FUSED_MIN_N and dt is not np.int64:  # the same draws as below, in one numba call
-        idx = np.empty((n, n_chains), dtype=dt)
-        fn, state = _draws.pointers(rng)
-        _draws.without_replacement_rejection(fn, state, n_data, idx)
-        return idx
+        return _draws.rejection(rng, n_data, np.empty((n, n_chains), dtype=dt))
     idx = rng.integers(0, n_data, size=(n, n_chains), dtype=dt)
     bad = _columns_with_repeats(idx)
     while bad.size:

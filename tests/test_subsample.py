@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 import simulate.subsample
-from simulate import _kernels, subsample
+from simulate import _draws, _kernels, subsample
 from simulate.subsample import sample_indices, with_replacement, without_replacement
 
 P_MIN = 1e-4
@@ -255,23 +255,24 @@ def test_numba_draws_are_numpys_numbers(seed):
     state afterwards (including a cached half-word left by an odd number of 32-bit draws), for 16- and 32-bit
     dtypes and PCG64 or another bit generator."""
     for make in (np.random.PCG64, np.random.SFC64):
-        for N, n, M in ((10_000, 100, 300), (40_000, 64, 37), (20, 1, 5), (5, 7, 3), (70_000, 3, 11), (3, 2, 1)):
+        for N, n, M in ((10_000, 100, 300), (40_000, 64, 37), (20, 1, 5), (5, 7, 3), (70_000, 3, 11), (3, 2, 1),
+                        (1000, 10, 500), (100, 7, 70), (70_000, 40, 50)):  # the last three: row-pair checks
             a, b = np.random.Generator(make(seed)), np.random.Generator(make(seed))
             for g in (a, b):
                 g.integers(0, 9, size=seed % 3, dtype=np.int32)  # leave PCG64's cached half-word set or not
             assert np.array_equal(subsample.with_replacement(a, N, n, M),
                                   b.integers(0, N, size=(n, M), dtype=subsample.draw_dtype(N)))
             assert repr(a.bit_generator.state) == repr(b.bit_generator.state)
-            if 2 * n <= N and n * (n - 1) <= N and n >= subsample.FUSED_MIN_N:
+            if 2 * n <= N and n * (n - 1) <= N:
                 assert np.array_equal(subsample.without_replacement(a, N, n, M), _numpy_rejection(b, N, n, M))
                 assert repr(a.bit_generator.state) == repr(b.bit_generator.state)
             assert a.integers(0, 1000, dtype=np.int32) == b.integers(0, 1000, dtype=np.int32)
 
 
 def test_fused_rejection_path_is_exercised():
-    """The W3 shape takes the fused path (n >= FUSED_MIN_N, rejection regime) and matches the numpy reference."""
+    """The W3 shape takes the fused path (bitmap repeat check, rejection regime) and matches the numpy reference."""
     N, n, M = 10_000, 100, 500
-    assert n >= subsample.FUSED_MIN_N and n * (n - 1) <= N
+    assert n >= subsample.FUSED_MIN_N and n * (n - 1) <= N and n > _draws._PAIRWISE_MAX_N
     a, b = np.random.default_rng(3), np.random.default_rng(3)
     x = subsample.without_replacement(a, N, n, M)
     np.testing.assert_array_equal(x, _numpy_rejection(b, N, n, M))
