@@ -147,12 +147,13 @@ def grad_sum_shared(Zp, theta, idx, out, nb, ticket):
     th = np.zeros(dp)
     rows, w, acc = np.empty(npad, np.int64), np.empty(npad), np.empty(dp)
     items = -(-M // CHAINS_PER_ITEM)
+    _team.enter(ticket)
     while True:
         item = _team.claim(ticket)
         if item >= items:
             break
         _grad_item(Zp, theta, idx, out, nb, item, th, rows, w, acc)
-        _team.done(ticket)
+    _team.leave(ticket)
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -177,15 +178,16 @@ def diff_sum_shared(Zp, theta, theta_hat, idx, out, nb, ticket):
     th, th_hat = np.zeros(dp), np.zeros(dp)
     rows, w, acc = np.empty(npad, np.int64), np.empty(npad), np.empty(dp)
     items = -(-M // CHAINS_PER_ITEM)
+    _team.enter(ticket)
     while True:
         item = _team.claim(ticket)
         if item >= items:
             break
         _diff_item(Zp, theta, theta_hat, idx, out, nb, item, th, th_hat, rows, w, acc)
-        _team.done(ticket)
+    _team.leave(ticket)
 
 
-def call(kernel, shared, args: tuple, n_chains: int) -> None:
+def call(kernel, shared, args: tuple) -> None:
     """``kernel(*args)`` (parallel over numba's threads), or, in a thread with a helper (:func:`simulate._team.current`,
     set while drawing ahead), ``shared`` on work items split dynamically between this thread and the helper. The
     same numbers either way: each chain is computed by one thread with the same code."""
@@ -193,7 +195,7 @@ def call(kernel, shared, args: tuple, n_chains: int) -> None:
     if team is None:
         kernel(*args)
     else:
-        team.run(shared, args, n_items(n_chains))
+        team.run(shared, args)
 
 
 @njit(parallel=True, cache=True, nogil=True)

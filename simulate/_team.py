@@ -5,8 +5,10 @@ Used while drawing ahead (:mod:`simulate.pipeline`): the producer thread draws s
 instead of idling, helps compute step k's gradient. Each work item (a few chains) is computed by one thread with
 the same code whichever thread that is, so the results do not depend on who took which item.
 
-Kernel side: a shared kernel takes ``ticket`` (int64 [next item, items done]) as its last argument and loops
-``item = claim(ticket)`` until ``item >= n_items``, calling ``done(ticket)`` after each item.
+Kernel side: a shared kernel takes ``ticket`` (int64 [next item, threads inside]) as its last argument, calls
+``enter(ticket)``, loops ``item = claim(ticket)`` until ``item >= n_items``, then calls ``leave(ticket)``. When the
+owner's own call returns every item is claimed; it then waits until no thread is inside (a helper finishing its
+last item). A helper that arrives later claims nothing and writes nothing.
 """
 
 from __future__ import annotations
@@ -40,15 +42,21 @@ def claim(ticket):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def done(ticket):
-    """Count one finished work item."""
+def enter(ticket):
+    """Count this thread in (before its first claim)."""
     _fetch_add(ticket, 1, 1)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def leave(ticket):
+    """Count this thread out (after its last item is written)."""
+    _fetch_add(ticket, 1, -1)
+
+
 @njit(cache=True, nogil=True)
-def _wait_done(ticket, n_items):
-    """Spin until ``n_items`` items are finished (the helper's last item: a few microseconds)."""
-    while _fetch_add(ticket, 1, 0) < n_items:
+def _wait_empty(ticket):
+    """Spin until no thread is inside the kernel (a helper's last item: a few microseconds)."""
+    while _fetch_add(ticket, 1, 0) != 0:
         pass
 
 
@@ -74,25 +82,26 @@ class Team:
     def detach(self) -> None:
         _local.team = None
 
-    def run(self, kernel, args: tuple, n_items: int) -> None:
-        """``kernel(*args, ticket)`` on all n_items, in this thread and in the helper if it comes."""
+    def run(self, kernel, args: tuple) -> None:
+        """``kernel(*args, ticket)`` over all its work items, in this thread and in the helper if it comes."""
         ticket = np.zeros(2, dtype=np.int64)
         with self.cond:
-            self._task = (kernel, args, ticket, n_items)
+            self._task = (kernel, args, ticket)
             self.cond.notify_all()
-        kernel(*args, ticket)
-        self._task = None
-        _wait_done(ticket, n_items)
+        try:
+            kernel(*args, ticket)
+        finally:
+            self._task = None
+        _wait_empty(ticket)
 
     def has_work(self) -> bool:
-        task = self._task
-        return task is not None and task[2][0] < task[3]
+        return self._task is not None
 
     def help(self) -> bool:
-        """Take items of the owner's current kernel call, if there is one with items left; True if it did."""
+        """Take items of the owner's current kernel call, if there is one; True if there was."""
         task = self._task
-        if task is None or task[2][0] >= task[3]:
+        if task is None:
             return False
-        kernel, args, ticket, _ = task
+        kernel, args, ticket = task
         kernel(*args, ticket)
         return True

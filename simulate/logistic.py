@@ -144,8 +144,7 @@ class LogisticRegressionModel(Model):
         """sum_j z_{idx[j,m]} sigma(-z_{idx[j,m]}^T theta_m), shape (M, d), without the (n, M, d) gather (numba)."""
         theta, idx = self._kernel_args(theta, idx)
         out = np.empty((idx.shape[1], self.dim))
-        _kernels.call(_kernels.grad_sum, _kernels.grad_sum_shared, (self._Zp, theta, idx, out, self._blocks),
-                      idx.shape[1])
+        _kernels.call(_kernels.grad_sum, _kernels.grad_sum_shared, (self._Zp, theta, idx, out, self._blocks))
         return out
 
     def grad_log_lik_diff_sum(self, theta: np.ndarray, theta_hat: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -157,7 +156,7 @@ class LogisticRegressionModel(Model):
         theta_hat = np.ascontiguousarray(np.broadcast_to(theta_hat, theta.shape), dtype=np.float64)
         out = np.empty((idx.shape[1], self.dim))
         _kernels.call(_kernels.diff_sum, _kernels.diff_sum_shared,
-                      (self._Zp, theta, theta_hat, idx, out, self._blocks), idx.shape[1])
+                      (self._Zp, theta, theta_hat, idx, out, self._blocks))
         return out
 
     def _scores(self, theta: np.ndarray) -> np.ndarray:

@@ -154,3 +154,48 @@ def test_draw_ahead_errors_and_shutdown():
         with pytest.raises(IndexError):
             ahead.next()
     assert threading.active_count() >= 1
+
+
+def test_shared_kernels_split_work_items_between_threads(logistic):
+    """The team's kernels (atomic tickets): items taken by a helper thread, by the owner, or all by one thread give
+    the parallel kernel's numbers; a second call on a spent ticket does nothing."""
+    from simulate import _kernels, _team
+
+    rng = np.random.default_rng(2)
+    M = 203  # 26 work items, the last one partial
+    theta = rng.normal(0.0, 0.5, (M, logistic.dim))
+    idx = rng.integers(0, logistic.n_data, (9, M)).astype(np.int16)
+    want = logistic.grad_log_lik_sum(theta, idx)
+    args = (logistic._Zp, theta, idx)
+    out = np.full((M, logistic.dim), np.nan)
+    ticket = np.zeros(2, np.int64)
+    _kernels.grad_sum_shared(*args, out, logistic._blocks, ticket)
+    np.testing.assert_array_equal(out, want)
+    assert tuple(ticket) == (_kernels.n_items(M) + 1, 0)  # every item claimed, no thread inside
+    out[:] = np.nan
+    _kernels.grad_sum_shared(*args, out, logistic._blocks, ticket)  # spent: touches nothing
+    assert np.isnan(out).all()
+
+    team = _team.Team()
+    stop = threading.Event()
+    helped = []
+
+    def helper():
+        while not stop.is_set():
+            helped.append(team.help())
+
+    t = threading.Thread(target=helper)
+    t.start()
+    try:
+        for _ in range(20):
+            out = np.full((M, logistic.dim), np.nan)
+            team.run(_kernels.grad_sum_shared, (*args, out, logistic._blocks))
+            np.testing.assert_array_equal(out, want)
+            hat = np.zeros_like(theta)
+            d = np.full_like(out, np.nan)
+            team.run(_kernels.diff_sum_shared, (*args[:2], hat, idx, d, logistic._blocks))
+            np.testing.assert_array_equal(d, logistic.grad_log_lik_diff_sum(theta, hat, idx))
+    finally:
+        stop.set()
+        t.join()
+    assert _team.current() is None  # only a draw-ahead consumer has a team
