@@ -46,11 +46,12 @@ class DrawAhead:
         k = 0
         try:
             while not self._stop.is_set():
-                if team.help():  # the consumer's gradient first: it is on the critical path
-                    continue
-                if k < self._count and not q.full():  # only this thread puts, so put_nowait cannot fail
-                    q.put_nowait((True, self._draw(k)))
+                # The consumer's next draws first (it would wait for them), then its gradient, then further draws.
+                if k < self._count and q.empty() or not team.has_work() and k < self._count and not q.full():
+                    q.put_nowait((True, self._draw(k)))  # only this thread puts, so put_nowait cannot fail
                     k += 1
+                    continue
+                if team.help():
                     continue
                 with team.cond:
                     while self._idle(k):

@@ -57,6 +57,12 @@ def tune_allocator() -> None:
         pass
 
 
+#: Smallest work per step of a block, chains x (per-datum gradients + d), for which :func:`run` draws ahead by
+#: default. Below it the hand-over between the threads (each waits for the GIL) costs more than the overlap gains
+#: (measured on the 2-core development machine: toy model, 1000 chains, n = 10: 2x slower drawing ahead; 30000
+#: chains: 0.74x the time; W3, 1000 chains, n = 100, d = 20: 0.55x).
+DRAW_AHEAD_MIN_WORK = 50_000
+
 #: Working arrays of shape (block, d) a step may hold at once (state, gradient, noise, temporaries), for the
 #: memory estimate of :func:`check_memory`; the minibatch indices add n per chain.
 WORKING_ARRAYS = 16
@@ -202,7 +208,8 @@ def run(
     toy-model step (W1/W2 of benchmarks/compare.py: 1.4x on 2 cores).
     draw_ahead: draw each block's random numbers one or two steps ahead in a background thread
     (:mod:`simulate.pipeline`; the same stream order, so the same numbers). Default: when the sampler allows it
-    (``sampler.draws_ahead``) and fewer blocks run at once than there are CPUs (W3 of benchmarks/compare.py).
+    (``sampler.draws_ahead``), fewer blocks run at once than there are CPUs, and a block's step is large enough
+    (``DRAW_AHEAD_MIN_WORK``; W3 of benchmarks/compare.py).
 
     With a default Dask client set (:func:`simulate.distributed.using`), a run of several blocks is dispatched
     block by block to its workers (bit-identical). Memory is O(n_chains d) (streamed statistics; traces are
@@ -259,7 +266,8 @@ def run(
         threads = (os.cpu_count() or 1) if concurrent_calls_safe() else 1
     n_threads = max(1, min(len(blocks), threads))
     if draw_ahead is None:
-        draw_ahead = n_threads < (os.cpu_count() or 1)
+        work = min(block_size, n_chains) * (sampler.grads_per_step() + sampler.model.dim)
+        draw_ahead = n_threads < (os.cpu_count() or 1) and work >= DRAW_AHEAD_MIN_WORK
     draw_ahead = bool(draw_ahead) and sampler.draws_ahead
     check_memory(sampler, n_run, len(phis), len(record_at), 0 if trace_steps is None else len(trace_steps),
                  min(block_size, n_chains) * n_threads)
