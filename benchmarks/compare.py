@@ -18,11 +18,14 @@ Workloads (step size convention theta' = theta + (h/2) g + sqrt(h) xi; peers get
 * W3: Bayesian logistic regression, d = 20, N = 10^4, n = 100, M = 10^3 chains, chains started at the mode:
   SGLD, SGLD-CV, SVRG-LD (epoch m = N/n), SAGA-LD. The workbench draws minibatches without replacement (its
   default, exact); the peers draw with replacement (cheaper for them: their without-replacement draw permutes N).
+  The workbench draws each step's random numbers ahead in a second thread, which also helps with the gradient
+  (``run``'s default at these sizes, :mod:`simulate.pipeline`); rows "no draw-ahead" time one thread of steps.
 * W4: exact finite-L MSE of the time average of theta^2 under SGLD (``theory.toy_finite_time``), L = 10^3..10^7.
 
 A slow implementation is measured on fewer chains/steps (a probe run predicts the cost; each measurement is kept
 under ``--budget`` seconds; the workbench's W1/W2 rows always run the full size); the table prints the M and L
-actually run. W3 also times the workbench's SGLD with replacement (the peers' scheme; not in the minimum).
+actually run. W3 also times the workbench's SGLD with replacement (the peers' scheme) and SGLD, SGLD-CV without
+drawing ahead (neither in the minimum).
 Rates are chain-steps per second, best of ``--repeats``; jit compilation is excluded (compiled ahead with
 ``.lower().compile()``). JAX uses every core XLA sees (one trial on 2 busy cores: blackjax W3 SGLD ran at
 0.15 M/s with XLA forced to one thread, 0.15-0.17 M/s with its default); the workbench's logistic kernels run on
@@ -343,6 +346,12 @@ def workload_logistic(args, sizes) -> list[Row]:
         if name == "SGLD":  # the peers' scheme, for a like-for-like comparison (not in the minimum ratio)
             wr = lambda m, k: lambda: run(sgld(model, h, n, replace=True), m, k + 1, seed=1, theta0=mode)  # noqa: E731
             rows.append(timed("W3", name, "workbench replace=True", wr, M, L, args))
+        if name in ("SGLD", "SGLD-CV"):  # one thread of steps: what drawing ahead adds (not in the minimum ratio)
+            def plain(m, k, name=name):
+                s = _workbench_w3(name, model, h, n, m_epoch, mode)
+                return lambda: run(s, m, k + 1, seed=1, theta0=mode, draw_ahead=False)
+
+            rows.append(timed("W3", name, "workbench no draw-ahead", plain, M, L, args))
 
         def bj(m, k, name=name):
             bjx = _blackjax()
@@ -432,7 +441,11 @@ def table(rows: list[Row]) -> tuple[str, float]:
 
 def w3_breakdown(args, sizes) -> str:
     """Where a W3 SGLD step's time goes (ms per step of M chains, best of ``--repeats`` x 20 calls): the exact
-    without-replacement index draw, the with-replacement draw, the fused gradient kernel, the injected noise."""
+    without-replacement index draw, the with-replacement draw, the fused gradient kernel (numba's threads, and one
+    thread), the injected noise (the workbench's numba draw of numpy's numbers)."""
+    import numba
+
+    from simulate._draws import standard_normal
     from simulate.subsample import with_replacement, without_replacement
 
     d, N, n, M = 20, 10_000, 100, sizes["w3_chains"]
@@ -442,7 +455,9 @@ def w3_breakdown(args, sizes) -> str:
     idx = without_replacement(rng, N, n, M)
 
     def ms(f) -> float:
-        f()
+        t_end = time.perf_counter() + 0.2  # warm up (numba's worker threads, caches, the CPU clock) for 0.2 s
+        while time.perf_counter() < t_end:
+            f()
         best = math.inf
         for _ in range(max(1, args.repeats)):
             t0 = time.perf_counter()
@@ -453,8 +468,14 @@ def w3_breakdown(args, sizes) -> str:
 
     parts = dict(draw_without=ms(lambda: without_replacement(rng, N, n, M)),
                  draw_with=ms(lambda: with_replacement(rng, N, n, M)),
-                 gradient_kernel=ms(lambda: model.grad_log_lik_sum(theta, idx)),
-                 noise=ms(lambda: rng.standard_normal((M, d))))
+                 gradient_kernel=ms(lambda: model.grad_log_lik_sum(theta, idx)))
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        parts["gradient_kernel_1thread"] = ms(lambda: model.grad_log_lik_sum(theta, idx))
+    finally:
+        numba.set_num_threads(threads)
+    parts["noise"] = ms(lambda: standard_normal(rng, (M, d)))
     return f"W3 SGLD step parts (ms per step, M = {M}): " + ", ".join(f"{k} {v:.3f}" for k, v in parts.items())
 
 
@@ -473,12 +494,14 @@ def main(argv: list[str] | None = None) -> int:
     args.repeats = args.repeats if args.repeats is not None else (1 if args.quick else 3)
     sizes = QUICK if args.quick else FULL
     tune_allocator()
+    # measured first, before JAX has started its thread pool in this process
+    breakdown = w3_breakdown(args, sizes) if not args.only or "W3" in args.only else None
     rows = workloads_toy(args, sizes) + workload_logistic(args, sizes) + workload_exact(args)
     text, r = table(rows)
     print(f"sizes: {sizes} (--quick)" if args.quick else f"sizes: {sizes}")
     print(text)
-    if not args.only or "W3" in args.only:
-        print(w3_breakdown(args, sizes))
+    if breakdown:
+        print(breakdown)
     print(f"min_ratio_vs_blackjax={r:.4g}")
     return 0
 
