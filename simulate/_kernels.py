@@ -107,7 +107,7 @@ def _grad_item(Zp, theta, idx, out, nb, item, th, rows, w, acc):
 
 
 @njit(cache=True, inline="always")
-def _diff_item(Zp, theta, theta_hat, idx, out, nb, item, th, th_hat, rows, w, acc):
+def _diff_item(Zp, theta, theta_hat, idx, out, nb, item, th, th_hat, rows, w, s_hat, acc):
     """diff_sum of the chains of work item ``item``."""
     n, M = idx.shape
     N, dp = Zp.shape
@@ -115,7 +115,7 @@ def _diff_item(Zp, theta, theta_hat, idx, out, nb, item, th, th_hat, rows, w, ac
         _row_offsets(idx, m, N, dp, rows)
         _padded_theta(theta, m, th)
         _padded_theta(theta_hat, m, th_hat)
-        _simd.weights_diff_rows(Zp, rows, th, th_hat, w, nb)
+        _simd.weights_diff_rows(Zp, rows, th, th_hat, w, s_hat, nb)
         _simd.accumulate_rows(acc, Zp, rows, w, n, nb)
         for k in range(theta.shape[1]):
             out[m, k] = acc[k]
@@ -166,7 +166,7 @@ def diff_sum(Zp, theta, theta_hat, idx, out, nb):
     for item in prange(-(-M // CHAINS_PER_ITEM)):
         th, th_hat = np.zeros(dp), np.zeros(dp)
         _diff_item(Zp, theta, theta_hat, idx, out, nb, item, th, th_hat, np.empty(npad, np.int64), np.empty(npad),
-                   np.empty(dp))
+                   np.empty(npad), np.empty(dp))
 
 
 @njit(cache=True, nogil=True)
@@ -176,14 +176,14 @@ def diff_sum_shared(Zp, theta, theta_hat, idx, out, nb, ticket):
     dp = Zp.shape[1]
     npad = -(-n // _simd.LANES) * _simd.LANES
     th, th_hat = np.zeros(dp), np.zeros(dp)
-    rows, w, acc = np.empty(npad, np.int64), np.empty(npad), np.empty(dp)
+    rows, w, s_hat, acc = np.empty(npad, np.int64), np.empty(npad), np.empty(npad), np.empty(dp)
     items = -(-M // CHAINS_PER_ITEM)
     _team.enter(ticket)
     while True:
         item = _team.claim(ticket)
         if item >= items:
             break
-        _diff_item(Zp, theta, theta_hat, idx, out, nb, item, th, th_hat, rows, w, acc)
+        _diff_item(Zp, theta, theta_hat, idx, out, nb, item, th, th_hat, rows, w, s_hat, acc)
     _team.leave(ticket)
 
 

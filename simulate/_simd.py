@@ -186,6 +186,10 @@ def _prefetch_rows(b: ir.IRBuilder, Z, rows, j0, last, NB: int) -> None:
 
 
 def _weights_codegen(NB: int, with_hat: bool):
+    """Two passes over the groups of eight rows: the dot products z^T theta (the only pass that reads Z; the rows
+    prefetched two groups ahead), stored in w (and z^T theta_hat in s_hat), then sigma(-s) in place. The same
+    operations as one fused pass, so the same bits, but each loop holds fewer vectors in registers: the fused loop
+    spilled and shuffled registers (one call at W3's sizes on one core: 0.59 -> 0.52 ms)."""
     def codegen(context, builder, signature, args):
         tys = signature.args
         Z = _data(context, builder, tys[0], args[0])
@@ -194,6 +198,7 @@ def _weights_codegen(NB: int, with_hat: bool):
         k = 3
         if with_hat:
             th_hat = _data(context, builder, tys[3], args[3])
+            s_hat = _data(context, builder, tys[5], args[5])
             k = 4
         w = _data(context, builder, tys[k], args[k])
         n = _length(context, builder, tys[k], args[k])
@@ -205,12 +210,15 @@ def _weights_codegen(NB: int, with_hat: bool):
             j0 = builder.mul(loop.index, ir.Constant(_I64, LANES))
             _prefetch_rows(builder, Z, rows, j0, last, NB)
             offs = [builder.load(builder.gep(rows, [builder.add(j0, ir.Constant(_I64, q))])) for q in range(LANES)]
-            sig = _sigmoid_neg(builder, _transpose_reduce(builder, [_row_products(builder, Z, o, thetas)
-                                                                     for o in offs]))
+            _store8(builder, _transpose_reduce(builder, [_row_products(builder, Z, o, thetas) for o in offs]), w, j0)
             if with_hat:
-                sig_hat = _sigmoid_neg(builder, _transpose_reduce(builder, [_row_products(builder, Z, o, hats)
-                                                                             for o in offs]))
-                sig = builder.fsub(sig, sig_hat)
+                _store8(builder, _transpose_reduce(builder, [_row_products(builder, Z, o, hats) for o in offs]),
+                        s_hat, j0)
+        with cgutils.for_range(builder, groups, intp=_I64) as loop:
+            j0 = builder.mul(loop.index, ir.Constant(_I64, LANES))
+            sig = _sigmoid_neg(builder, _load8(builder, w, j0))
+            if with_hat:
+                sig = builder.fsub(sig, _sigmoid_neg(builder, _load8(builder, s_hat, j0)))
             _store8(builder, sig, w, j0)
         return context.get_dummy_value()
     return codegen
@@ -227,12 +235,13 @@ def weights_rows(typingctx, Z, rows, theta, w, nb):
 
 
 @intrinsic
-def weights_diff_rows(typingctx, Z, rows, theta, theta_hat, w, nb):
-    """w[j] = sigma(-z_j^T theta) - sigma(-z_j^T theta_hat), each row read once (as :func:`weights_rows`)."""
+def weights_diff_rows(typingctx, Z, rows, theta, theta_hat, w, s_hat, nb):
+    """w[j] = sigma(-z_j^T theta) - sigma(-z_j^T theta_hat), each row read once (as :func:`weights_rows`); s_hat:
+    scratch of len(w) (left holding z_j^T theta_hat)."""
     NB = _literal(nb)
     if NB is None:
         return None
-    return types.void(Z, rows, theta, theta_hat, w, nb), _weights_codegen(NB, True)
+    return types.void(Z, rows, theta, theta_hat, w, s_hat, nb), _weights_codegen(NB, True)
 
 
 @intrinsic

@@ -47,7 +47,8 @@ class DrawAhead:
         try:
             while not self._stop.is_set():
                 # The consumer's next draws first (it would wait for them), then its gradient, then further draws.
-                if k < self._count and q.empty() or not team.has_work() and k < self._count and not q.full():
+                can_draw = k < self._count and not q.full()
+                if can_draw and (q.empty() or not team.has_work()):
                     q.put_nowait((True, self._draw(k)))  # only this thread puts, so put_nowait cannot fail
                     k += 1
                     continue
