@@ -277,3 +277,14 @@ def test_fused_rejection_path_is_exercised():
     x = subsample.without_replacement(a, N, n, M)
     np.testing.assert_array_equal(x, _numpy_rejection(b, N, n, M))
     assert (np.sort(x, axis=0)[1:] != np.sort(x, axis=0)[:-1]).all()
+
+
+def test_stamped_repeat_check_restarts_its_stamps():
+    """More than 65535 columns through the stamp table (n > the row-pair limit, N <= _STAMP_MAX_N): the stamps
+    restart from a zeroed table and the draws still match the numpy reference; the bitmap path (N above the stamp
+    limit) likewise."""
+    for N, n, M in ((2000, 41, 70_000), (_draws._STAMP_MAX_N + 1000, 64, 2000)):
+        assert n > _draws._PAIRWISE_MAX_N and n * (n - 1) <= N
+        a, b = np.random.default_rng(N), np.random.default_rng(N)
+        np.testing.assert_array_equal(subsample.without_replacement(a, N, n, M), _numpy_rejection(b, N, n, M))
+        assert a.integers(1 << 62) == b.integers(1 << 62)
