@@ -323,3 +323,23 @@ def test_chen_convention_same_map():
     s = euler(model, h)
     work = s.integrator.update(th.copy(), model.grad_log_post(th), xi.copy(), h, s._noise)
     np.testing.assert_allclose(work, chen, **EXACT)
+
+
+def test_langevin_update_one_pass_equals_the_numpy_sequence():
+    """Langevin.update's numba pass gives the bits of grad *= h/2; theta += grad; xi *= s; theta += xi, for
+    contiguous and strided states (the latter takes the numpy path)."""
+    from simulate.integrators import Langevin
+
+    rng = np.random.default_rng(5)
+    for shape in ((1000, 20), (37, 1), (5, 3)):
+        th, g, xi = rng.standard_normal(shape), rng.standard_normal(shape) * 1e3, rng.standard_normal(shape)
+        want = th.copy()
+        g2, x2 = g * (0.5 * 0.013), xi * 0.3
+        want += g2
+        want += x2
+        got = th.copy()
+        Langevin().update(got, g.copy(), xi.copy(), 0.013, 0.3)
+        np.testing.assert_array_equal(got, want)
+        strided = np.asfortranarray(th)
+        Langevin().update(strided, g.copy(), xi.copy(), 0.013, 0.3)
+        np.testing.assert_array_equal(strided, want)
