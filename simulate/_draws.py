@@ -136,6 +136,14 @@ def _repeats_pairwise(A, bad):
     return count
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _load_slab(A, c0, width, slab):
+    """slab[c, :] <- column c0 + c of A (n, k), c < width: each column's values contiguous for the checks."""
+    for j in range(A.shape[0]):
+        for c in range(width):
+            slab[c, j] = A[j, c0 + c]
+
+
 @njit(cache=True, nogil=True)
 def _repeats(A, bitmap, slab, bad):
     """bad[c] = True if column c of A (n, k) holds a value twice (exact: a bitmap of N bits, cleared again after
@@ -144,9 +152,7 @@ def _repeats(A, bitmap, slab, bad):
     count = 0
     for c0 in range(0, k, _SLAB):
         width = min(_SLAB, k - c0)
-        for j in range(n):
-            for c in range(width):
-                slab[c, j] = A[j, c0 + c]
+        _load_slab(A, c0, width, slab)
         for c in range(width):
             col = slab[c]
             hit = False
@@ -182,9 +188,7 @@ def _repeats_stamped(A, stamp, gen, slab, bad):
     g = gen[0]
     for c0 in range(0, k, _SLAB):
         width = min(_SLAB, k - c0)
-        for j in range(n):
-            for c in range(width):
-                slab[c, j] = A[j, c0 + c]
+        _load_slab(A, c0, width, slab)
         for c in range(width):
             g += 1
             if g == 65536:
