@@ -42,9 +42,10 @@ class FullGradient:
 
     @draw_then_apply
     def estimate(self, model: Model, theta: np.ndarray, state, rng: np.random.Generator):
-        return model.grad_log_post(theta), state
+        return self.apply(model, theta, state, self.draw(model, theta.shape[0], 0, rng))
 
     def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator) -> None:
+        """Nothing: the full gradient draws no random numbers."""
         return None
 
     def apply(self, model: Model, theta: np.ndarray, state, draws):

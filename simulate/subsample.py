@@ -9,7 +9,8 @@ Without replacement (n <= N/2; for n > N/2 the complement of an (N - n)-subset i
   columns with a repeat (a numba kernel: row-pair comparisons vectorised over columns, or a hash set per
   column), and redraw those whole columns until none is left (rejection: given distinct entries, an iid tuple
   is a uniform ordered n-subset). Acceptance >= exp(-1/2). For 16- and 32-bit indices the same draws run as one
-  numba call (:mod:`simulate._draws`, bit for bit the numpy code's numbers).
+  numba call (:mod:`simulate._draws`, bit for bit the numpy code's numbers; its repeat check: row pairs for
+  n <= 40, else a table of stamps or a bitmap).
 * otherwise: sequential draws, each redrawn while it hits an index already taken by its chain (a per-chain
   bitmap, reset after use): the textbook exact sequential scheme, vectorized over chains.
 
