@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from _results import assert_runs_identical
 
 import simulate.runner
-from simulate import GaussianMeanModel, ParameterError, RunResult, run, sgld
+from simulate import GaussianMeanModel, ParameterError, run, sgld
 from simulate.distributed import client, get_default_client, run_distributed, run_many, using
 from verify.registry import Settings, select
 from verify.runner import run_claims
@@ -34,24 +34,11 @@ def _theta0(rng, m):
 KW = dict(seed=11, burn_in=4, record_at=[0, 9], trace_stride=6, block_size=BLOCK, theta0=_theta0)
 
 
-def _assert_equal(a: RunResult, b: RunResult) -> None:
-    assert (a.n_chains, a.chain_offset, a.seed, a.block_size, a.total_steps, a.grads_per_chain) == (
-        b.n_chains, b.chain_offset, b.seed, b.block_size, b.total_steps, b.grads_per_chain)
-    assert a.time_averages.keys() == b.time_averages.keys() and a.snapshots.keys() == b.snapshots.keys()
-    for k in a.time_averages:
-        np.testing.assert_array_equal(a.time_averages[k], b.time_averages[k])
-    for k in a.snapshots:
-        np.testing.assert_array_equal(a.snapshots[k], b.snapshots[k])
-    np.testing.assert_array_equal(a.trace_steps, b.trace_steps)
-    np.testing.assert_array_equal(a.trace, b.trace)
-    np.testing.assert_array_equal(a.final, b.final)
-
-
 @pytest.mark.parametrize("blocks_per_task", [1, 3])
 def test_run_distributed_bit_identical(dask_client, sampler, blocks_per_task):
     ref = run(sampler, M, STEPS, **KW)
     got = run_distributed(sampler, M, STEPS, client=dask_client, blocks_per_task=blocks_per_task, **KW)
-    _assert_equal(got, ref)
+    assert_runs_identical(got, ref)
 
 
 def test_default_client_dispatches_run(dask_client, sampler):
@@ -62,8 +49,8 @@ def test_default_client_dispatches_run(dask_client, sampler):
         got = run(sampler, M, STEPS, **KW)
         single_block = run(sampler, 200, STEPS, seed=3)  # one block: runs here, no dispatch
     assert get_default_client() is None
-    _assert_equal(got, ref)
-    _assert_equal(single_block, run(sampler, 200, STEPS, seed=3))
+    assert_runs_identical(got, ref)
+    assert_runs_identical(single_block, run(sampler, 200, STEPS, seed=3))
 
 
 def test_run_many_sweep_bit_identical(dask_client, sampler):
@@ -73,7 +60,7 @@ def test_run_many_sweep_bit_identical(dask_client, sampler):
              for s, (h, n) in enumerate([(0.01, 3), (0.005, 7), (0.02, 30)])]
     got = run_many(specs, client=dask_client, blocks_per_task=2)
     for (smp, m, k, kw), res in zip(specs, got, strict=True):
-        _assert_equal(res, run(smp, m, k, **kw))
+        assert_runs_identical(res, run(smp, m, k, **kw))
     with pytest.raises(ParameterError, match="runs\\[0\\]"):
         run_many([(sampler, M)], client=dask_client)
 

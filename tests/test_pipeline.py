@@ -8,6 +8,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from _results import assert_runs_identical
 
 import simulate.estimators as est
 from simulate import GaussianMeanModel, ParameterError, euler, msgld, run, sgld
@@ -52,15 +53,6 @@ def _model(name, toy, logistic):
     return toy if name in TOY_ONLY or name == "euler" else logistic
 
 
-def _assert_same(a, b) -> None:
-    for k in a.time_averages:
-        np.testing.assert_array_equal(a.time_averages[k], b.time_averages[k])
-    for k in a.snapshots:
-        np.testing.assert_array_equal(a.snapshots[k], b.snapshots[k])
-    np.testing.assert_array_equal(a.trace, b.trace)
-    np.testing.assert_array_equal(a.final, b.final)
-
-
 def _run(sampler, **kw):
     return run(sampler, 37, 13, seed=11, burn_in=2, record_at=[0, 6], trace_stride=5, threads=1,
                theta0=lambda rng, m: rng.normal(0.0, 0.3, (m, sampler.model.dim)), **kw)
@@ -71,10 +63,11 @@ def test_draw_ahead_is_bit_identical_to_the_step_loop(name, toy, logistic):
     sampler = SPLIT[name](_model(name, toy, logistic))
     assert sampler.draws_ahead
     plain = _run(sampler, draw_ahead=False)
-    _assert_same(_run(sampler, draw_ahead=True), plain)
-    _assert_same(_run(sampler), plain)  # the default (one thread of blocks on a machine with spare CPUs, or not)
+    assert_runs_identical(_run(sampler, draw_ahead=True), plain)
+    assert_runs_identical(_run(sampler), plain)  # the default (draws ahead or not, by the machine and sizes)
     # two blocks (of 20 and 17 chains) run one after the other, each with its own stream drawn ahead
-    _assert_same(_run(sampler, draw_ahead=True, block_size=20), _run(sampler, draw_ahead=False, block_size=20))
+    assert_runs_identical(_run(sampler, draw_ahead=True, block_size=20),
+                          _run(sampler, draw_ahead=False, block_size=20))
 
 
 @pytest.mark.parametrize("name", ["sgld_without", "vrsgld", "saga_ld"])
@@ -103,7 +96,7 @@ def test_planted_out_of_order_draws_are_caught(logistic):
     with mock.patch.object(Sampler, "draw", swapped):
         bad = _run(sampler, draw_ahead=True)
     with pytest.raises(AssertionError):
-        _assert_same(bad, plain)
+        assert_runs_identical(bad, plain)
 
 
 def test_samplers_that_cannot_split(toy, logistic):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _results import assert_runs_identical
 
 import simulate
 from simulate import GaussianMeanModel, ParameterError, RunResult, block_rng, euler, msgld, run, sgld
@@ -43,21 +44,6 @@ def _theta0_array():
     return np.random.default_rng(99).normal(size=(M, 1))
 
 
-def _assert_results_equal(a: RunResult, b: RunResult) -> None:
-    assert a.n_chains == b.n_chains and a.chain_offset == b.chain_offset
-    assert a.total_steps == b.total_steps and a.grads_per_chain == b.grads_per_chain
-    assert a.seed == b.seed and a.block_size == b.block_size
-    assert a.time_averages.keys() == b.time_averages.keys()
-    for k in a.time_averages:
-        np.testing.assert_array_equal(a.time_averages[k], b.time_averages[k])
-    assert a.snapshots.keys() == b.snapshots.keys()
-    for k in a.snapshots:
-        np.testing.assert_array_equal(a.snapshots[k], b.snapshots[k])
-    np.testing.assert_array_equal(a.trace_steps, b.trace_steps)
-    np.testing.assert_array_equal(a.trace, b.trace)
-    np.testing.assert_array_equal(a.final, b.final)
-
-
 def _run(sampler, **kw):
     args = dict(seed=17, burn_in=3, record_at=[0, 5, 12], trace_stride=4, block_size=BLOCK)
     args.update(kw)
@@ -76,9 +62,9 @@ def test_blocks_concatenate_bit_identical(model, name, theta0_kind):
     assert [p.n_chains for p in parts] == [300, 300, 300, 100]
     assert [p.chain_offset for p in parts] == [0, 300, 600, 900]
     # Order of the parts must not matter.
-    _assert_results_equal(RunResult.concatenate(parts[::-1]), full)
+    assert_runs_identical(RunResult.concatenate(parts[::-1]), full)
     # Same seed again: identical.
-    _assert_results_equal(_run(sampler, theta0=theta0), full)
+    assert_runs_identical(_run(sampler, theta0=theta0), full)
     # A consecutive range of blocks equals the corresponding slice of the full run.
     mid = _run(sampler, theta0=theta0, blocks=[1, 2])
     assert mid.chain_offset == BLOCK and mid.n_chains == 2 * BLOCK
@@ -94,7 +80,7 @@ def test_threads_do_not_change_the_numbers(model, name):
     sampler = SAMPLERS[name](model)
     one = _run(sampler, theta0=_theta0_callable, threads=1)
     for threads in (2, 3, None):
-        _assert_results_equal(_run(sampler, theta0=_theta0_callable, threads=threads), one)
+        assert_runs_identical(_run(sampler, theta0=_theta0_callable, threads=threads), one)
 
 
 def test_threads_with_parallel_numba_kernels():
@@ -105,7 +91,7 @@ def test_threads_with_parallel_numba_kernels():
     s = sgld(lm, 0.5 / lm.grad_lipschitz, 10)
     a = run(s, 90, 6, seed=3, block_size=40, threads=1)
     b = run(s, 90, 6, seed=3, block_size=40, threads=2)
-    _assert_results_equal(b, a)
+    assert_runs_identical(b, a)
 
 
 def test_callable_theta0_is_drawn_per_block(model):
@@ -244,7 +230,7 @@ def test_multivariate_runs(model3, make):
     assert np.all(np.isfinite(res.final))
     parts = [run(make(model3), 120, 9, burn_in=2, record_at=[3], trace_stride=5, seed=2, block_size=50,
                  theta0=np.array([1.0, 2.0, 3.0]), blocks=[b]) for b in range(3)]
-    _assert_results_equal(RunResult.concatenate(parts), res)
+    assert_runs_identical(RunResult.concatenate(parts), res)
 
 
 def _correlated_model():

@@ -15,6 +15,7 @@ from itertools import combinations, product
 
 import numpy as np
 import pytest
+from _results import assert_runs_identical
 
 import simulate.vr as vr
 from simulate import (
@@ -206,15 +207,6 @@ def test_gauss_noise_variance_equals_sgld_n1(m, calls):
 
 
 # ---------------------------------------------------------------------------------------------- reproducibility
-def _assert_results_equal(a: RunResult, b: RunResult) -> None:
-    assert a.n_chains == b.n_chains and a.chain_offset == b.chain_offset
-    assert a.grads_per_chain == b.grads_per_chain and a.total_steps == b.total_steps
-    for k in a.time_averages:
-        np.testing.assert_array_equal(a.time_averages[k], b.time_averages[k])
-    for k in a.snapshots:
-        np.testing.assert_array_equal(a.snapshots[k], b.snapshots[k])
-    np.testing.assert_array_equal(a.trace, b.trace)
-    np.testing.assert_array_equal(a.final, b.final)
 
 
 VR_SAMPLERS = {
@@ -232,8 +224,8 @@ def test_blocks_concatenate_bit_identical(name):
     kw = dict(seed=17, burn_in=3, record_at=[0, 5, 12], trace_stride=4, block_size=300)
     full = run(sampler, 1000, 20, **kw)
     parts = [run(sampler, 1000, 20, blocks=[b], **kw) for b in range(4)]
-    _assert_results_equal(RunResult.concatenate(parts[::-1]), full)
-    _assert_results_equal(run(sampler, 1000, 20, **kw), full)
+    assert_runs_identical(RunResult.concatenate(parts[::-1]), full)
+    assert_runs_identical(run(sampler, 1000, 20, **kw), full)
     other = run(sampler, 1000, 20, **{**kw, "seed": 18})
     assert not np.array_equal(other.final, full.final)
 
@@ -244,7 +236,7 @@ def test_logistic_run_reproducible_and_finite():
     kw = dict(seed=3, block_size=40, theta0=np.zeros(3))
     full = run(sampler, 100, 25, **kw)
     parts = [run(sampler, 100, 25, blocks=[b], **kw) for b in range(3)]
-    _assert_results_equal(RunResult.concatenate(parts), full)
+    assert_runs_identical(RunResult.concatenate(parts), full)
     assert np.all(np.isfinite(full.final))
 
 
