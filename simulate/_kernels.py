@@ -59,12 +59,6 @@ def concurrent_calls_safe() -> bool:
 
 
 
-@njit(cache=True, inline="always")
-def _sig_neg(s):
-    """sigma(-s) = 1/(1 + e^s), scalar (libm's exp); the full-data path :func:`sigmoid_neg_inplace` uses it."""
-    return 1.0 / (1.0 + np.exp(s))
-
-
 #: Chains per parallel work item of the minibatch kernels (work buffers are allocated once per item).
 CHAINS_PER_ITEM = 8
 
@@ -217,15 +211,6 @@ def per_datum(Zp, theta, idx, out, nb):
                     out[j, m, k] = Zp[i, k] * w[j]
 
 
-@njit(parallel=True, cache=True)
-def sigmoid_neg_inplace(S):
-    """S <- sigma(-S) = 1/(1 + e^S) elementwise for a C-contiguous 2-D array (rows in parallel)."""
-    for m in prange(S.shape[0]):
-        row = S[m]
-        for i in range(row.shape[0]):
-            row[i] = _sig_neg(row[i])
-
-
 # ---------------------------------------------------------------------- SAGA's (M, N, d) table: touch only n rows
 _TABLE_ROWS = 64  # data rows per weight block of :func:`saga_table`
 
@@ -373,4 +358,4 @@ def take_sum_rows(X, idx):
 
 
 __all__ = ["diff_sum", "grad_sum", "per_datum", "repeat_mask", "saga_gather_diff", "saga_scatter_total", "saga_table",
-           "sigmoid_neg_inplace", "take_sum_flat", "take_sum_rows"]
+           "take_sum_flat", "take_sum_rows"]

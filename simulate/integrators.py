@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from . import _fixed
+
 
 @njit(cache=True, nogil=True)
 def _langevin_step(theta, grad, xi, half_h, noise):
@@ -72,7 +74,7 @@ class ModifiedLangevin:
             xi *= noise[0, 0]
             theta += xi
         elif noise.ndim == 2:
-            theta += xi @ noise.T
+            theta += _fixed.matmul(xi, np.ascontiguousarray(noise.T))  # fixed order, no BLAS
         else:
             theta += np.einsum("mij,mj->mi", noise, xi)
         return theta

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _fixed
 from .models import Model
 from .validation import ParameterError, check_finite_array, check_int, check_positive
 
@@ -48,9 +49,9 @@ class LinearRegressionModel(Model):
         s2 = self.sigma**2
         self._r = Z * (y / s2)[:, None]  # (N, d)
         self._rsum = self._r.sum(axis=0)
-        self._ZtZ = Z.T @ Z / s2  # sum_i A_i
+        self._ZtZ = _fixed.gram(self.Z) / s2  # sum_i A_i (fixed summation order: the same bits on every CPU)
         self.precision = self._ZtZ + np.eye(self.dim) / self.sigma0**2
-        self.grad_lipschitz = float(np.linalg.eigvalsh(self.precision)[-1])
+        self.grad_lipschitz = float(_fixed.eigvalsh(self.precision)[-1])
         self._Zcols = tuple(np.ascontiguousarray(Z[:, j]) for j in range(self.dim))
         if self.dim <= 6:
             # moments for the exact per-datum gradient covariance, quadratic in theta
@@ -58,7 +59,7 @@ class LinearRegressionModel(Model):
             A = np.einsum("ni,nj->nij", Z, Z) / s2
             u = self._r - self._r.mean(axis=0)
             B = A - A.mean(axis=0)
-            self._C0 = u.T @ u / N
+            self._C0 = _fixed.gram(u) / N
             self._C1 = np.einsum("na,nbk->abk", u, B) / N  # (1/N) sum u_a B_bk
             self._C2 = np.einsum("nak,nbl->akbl", B, B) / N  # (1/N) sum B_ak B_bl
 
@@ -84,20 +85,20 @@ class LinearRegressionModel(Model):
         if theta_true.shape[0] != dim:
             raise ParameterError(f"theta_true must have {dim} entries, got {theta_true.shape[0]}")
         rng = np.random.default_rng(seed)
-        Z = rng.standard_normal((n_data, dim)) * np.exp(scale_spread * rng.standard_normal(n_data))[:, None]
-        y = Z @ theta_true + sigma * rng.standard_normal(n_data)
+        Z = rng.standard_normal((n_data, dim)) * _fixed.exp(scale_spread * rng.standard_normal(n_data))[:, None]
+        y = _fixed.matmul(Z, theta_true[:, None])[:, 0] + sigma * rng.standard_normal(n_data)
         return cls(Z, y, sigma=sigma, sigma0=sigma0)
 
     # ------------------------------------------------------------------ posterior facts
     @property
     def posterior_mean(self) -> np.ndarray:
         """mu = P^{-1} sum_i r_i, shape (d,)."""
-        return np.linalg.solve(self.precision, self._rsum)
+        return _fixed.solve_spd(self.precision, self._rsum[:, None])[:, 0]
 
     @property
     def posterior_cov(self) -> np.ndarray:
         """P^{-1}, shape (d, d)."""
-        return np.linalg.inv(self.precision)
+        return _fixed.solve_spd(self.precision, np.eye(self.dim))
 
     def posterior_mode(self) -> np.ndarray:
         """The mode equals the mean (Gaussian posterior)."""
@@ -129,7 +130,7 @@ class LinearRegressionModel(Model):
 
     def grad_log_lik_full(self, theta: np.ndarray) -> np.ndarray:
         """sum_i r_i - (sum_i A_i) theta, shape (M, d)."""
-        return self._rsum - theta @ self._ZtZ
+        return self._rsum - _fixed.matmul(np.ascontiguousarray(theta, dtype=np.float64), self._ZtZ)
 
     def per_datum_grad_cov(self, theta: np.ndarray) -> np.ndarray:
         """Exact S(theta) = C0 - C1 theta - (C1 theta)^T + B theta theta^T B (divisor N), shape (M, d, d)."""

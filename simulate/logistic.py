@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import expit
 
-from . import _kernels, _simd
+from . import _fixed, _kernels, _simd
 from .covariance_estimators import EstimatedCovSampler, estimated_covariance
 from .estimators import Minibatch
 from .models import Model
@@ -83,7 +83,7 @@ class LogisticRegressionModel(Model):
         self._Zcols = tuple(np.ascontiguousarray(self._Z[:, j]) for j in range(self.dim))
         self._ZZ = np.einsum("ni,nj->nij", self._Z, self._Z).reshape(self.n_data, self.dim * self.dim)
         # sigma' <= 1/4, so the Hessian of -log posterior is <= I/sigma0^2 + X^T X / 4.
-        self.grad_lipschitz = 1.0 / self.sigma0**2 + float(np.linalg.eigvalsh(X.T @ X)[-1]) / 4.0
+        self.grad_lipschitz = 1.0 / self.sigma0**2 + float(_fixed.eigvalsh(_fixed.gram(X))[-1]) / 4.0
 
     grad_cov_is_constant = False
 
@@ -164,10 +164,12 @@ class LogisticRegressionModel(Model):
         return theta @ self._Z.T
 
     def grad_log_lik_full(self, theta: np.ndarray) -> np.ndarray:
-        """sum_{i=1}^N z_i sigma(-z_i^T theta), shape (M, d) (one BLAS product each way, sigma by a numba kernel)."""
-        s = np.ascontiguousarray(self._scores(theta), dtype=np.float64)
-        _kernels.sigmoid_neg_inplace(s.reshape(-1, s.shape[-1]))  # a view: (M, N), or (1, N) for a 1-D theta
-        return s @ self._Z
+        """sum_{i=1}^N z_i sigma(-z_i^T theta), shape (M, d) (or (d,) for a 1-D theta): the minibatch kernel over all
+        N rows in order, so the same fixed summation order and bits on every CPU (no BLAS)."""
+        th = np.asarray(theta, dtype=np.float64)
+        th2 = th[None, :] if th.ndim == 1 else th
+        out = self.grad_log_lik_sum(th2, np.broadcast_to(np.arange(self.n_data)[:, None], (self.n_data, th2.shape[0])))
+        return out[0] if th.ndim == 1 else out
 
     def log_lik_full(self, theta: np.ndarray) -> np.ndarray:
         """sum_i log sigma(z_i^T theta), shape (M,)."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _kernels
+from . import _fixed, _kernels
 from .validation import ParameterError, check_finite_array, check_int, check_positive
 
 
@@ -140,4 +140,4 @@ class GaussianMeanModel(Model):
     def per_datum_grad_cov(self, theta: np.ndarray | None = None) -> np.ndarray:
         """Cov_emp(x) / sigma_x^4 (divisor N), independent of theta: shape (d, d)."""
         xc = self.data - self.data.mean(axis=0)
-        return xc.T @ xc / self.n_data / self.sigma_x**4
+        return _fixed.gram(xc) / self.n_data / self.sigma_x**4

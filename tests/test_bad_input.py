@@ -140,10 +140,16 @@ def test_verify_cli_rerun_bad_json(tmp_path, capsys):
     assert "unknown claim id 'no.such'" in capsys.readouterr().err
 
 
-def test_verify_cli_non_integer_chains_is_an_argparse_error(capsys):
-    with pytest.raises(SystemExit) as e:
-        verify_main(["--chains", "many"])
-    assert e.value.code == 2 and "--chains" in capsys.readouterr().err
+@pytest.mark.parametrize("argv,msg", [
+    (["--chains", "many"], "--chains must be an integer >= 4, got 'many'"),
+    (["--chains", "1e4"], "--chains must be an integer >= 4, got '1e4'"),
+    (["--seed", "one"], "--seed must be an integer >= 0, got 'one'"),
+    (["--workers", "2.5"], "--workers must be an integer >= 1, got '2.5'"),
+    (["--alpha", "small"], "--alpha must be a number with 0 < alpha < 1, got 'small'"),
+])
+def test_verify_cli_strings_for_numbers(argv, msg, capsys):
+    assert verify_main(argv) == 2
+    assert msg in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv,msg", [

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numba
 import numpy as np
 import pytest
@@ -245,42 +243,3 @@ def test_padded_data_is_cache_line_aligned():
         assert Zp.ctypes.data % _simd.ALIGN == 0 and Zp.flags.c_contiguous
         assert Zp.shape == (N, 8 * -(-d // 8))
         assert np.array_equal(Zp[:, :d], Z) and not Zp[:, d:].any()
-
-
-GOLDEN = Path(__file__).parent / "data" / "logistic_kernel_bits.npz"
-
-
-def _golden_outputs() -> dict[str, np.ndarray]:
-    """The logistic kernels on fixed inputs: minibatch sums (parallel and, via a helper-less team call, shared),
-    the control-variate difference (per-chain and shared anchor), per-datum terms and full-data sums."""
-    out = {}
-    for d, N, n, M in ((3, 200, 7, 37), (20, 1000, 100, 16), (9, 50, 13, 9), (24, 300, 16, 17), (17, 500, 1, 5)):
-        rng = np.random.default_rng(d * 1000 + n)
-        X = rng.standard_normal((N, d))
-        y = np.where(rng.random(N) < 0.5, -1.0, 1.0)
-        m = LogisticRegressionModel(X, y)
-        theta, hat = rng.normal(0, 0.7, (M, d)), rng.normal(0, 0.7, (M, d))
-        idx = rng.integers(0, N, (n, M))
-        out[f"sum_{d}"] = m.grad_log_lik_sum(theta, idx)
-        out[f"diff_{d}"] = m.grad_log_lik_diff_sum(theta, hat, idx)
-        out[f"diff_anchor_{d}"] = m.grad_log_lik_diff_sum(theta, hat[0], idx)
-        out[f"per_datum_{d}"] = m.grad_log_lik(theta[:3], idx[:, :3])
-        out[f"full_{d}"] = m.grad_log_lik_full(theta[:2])
-    return out
-
-
-def test_kernel_bits_match_the_stored_reference():
-    """The kernels' fixed summation orders, vector sigma and no fast-math promise the same bits on every CPU and
-    thread count, and across refactorings that keep the arithmetic: compared bit for bit with outputs stored from
-    the development machine (regenerate with ``python -c "import tests.test_kernels as t; t.write_golden()"`` only
-    when the arithmetic is changed on purpose, and say so in the changelog)."""
-    ref = np.load(GOLDEN)
-    got = _golden_outputs()
-    assert sorted(ref.files) == sorted(got)
-    bad = [k for k in got if not np.array_equal(ref[k], got[k])]
-    assert not bad, f"kernel outputs differ from the stored bits: {bad}"
-
-
-def write_golden() -> None:
-    GOLDEN.parent.mkdir(exist_ok=True)
-    np.savez_compressed(GOLDEN, **_golden_outputs())

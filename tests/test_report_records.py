@@ -1,27 +1,111 @@
-"""Every report records the package version, the seed, the settings, each check's parameters and the library
-versions, and `python -m verify --rerun REPORT` reproduces it bit for bit (with the parameters recorded)."""
+"""Reports record everything that can change a number and everything they show; reruns compare every number,
+say which parts of the environment differ, and never overwrite a report; a claim that raises is reported as an
+error while the others still run."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
+
+from verify import report as report_mod
 from verify.__main__ import main
+from verify.registry import REGISTRY, Claim, ClaimResult, Settings
+from verify.runner import run_claims
+
+FAST = ["--claim", "chen.alg1.vr_estimator_moments", "--claim", "vollmer.eq22.mse2_finite_time",
+        "--chains", "400", "--seed", "11", "--no-progress", "--no-figures"]
 
 
-def test_report_records_versions_seed_params_and_reruns_bit_for_bit(tmp_path):
-    first = tmp_path / "first"
-    argv = ["--claim", "chen.alg1.vr_estimator_moments", "--claim", "vollmer.eq22.mse2_finite_time",
-            "--chains", "400", "--seed", "11", "--out", str(first), "--no-progress", "--no-figures"]
-    assert main(argv) == 0
+@pytest.fixture(scope="module")
+def first(tmp_path_factory):
+    out = tmp_path_factory.mktemp("first")
+    assert main([*FAST, "--out", str(out)]) == 0
+    return out
+
+
+def test_report_records_environment_seed_params_and_reruns_bit_for_bit(first, tmp_path, capsys):
     res = json.loads((first / "results.json").read_text())
     assert res["settings"]["seed"] == 11 and res["settings"]["chains"] == 400 and res["settings"]["alpha"] == 0.01
-    needed = {"python", "platform", "sgmcmc-workbench", "numpy", "scipy", "sympy", "mpmath", "git"}
-    assert needed <= set(res["versions"])
-    assert res["argv"] == argv
+    needed = {"python", "platform", "sgmcmc-workbench", "numpy", "scipy", "sympy", "mpmath", "numba", "llvmlite",
+              "arviz", "dask", "blas", "numpy_simd", "numba_target", "cpu", "cpu_flags", "libc", "git"}
+    assert needed <= set(res["environment"])
+    assert res["argv"][:len(FAST)] == FAST
     params = [k["params"] for c in res["claims"] for k in c["checks"]]
     assert params and any(p for p in params) and all(isinstance(p, dict) for p in params)
+    for c in res["claims"]:  # everything the report shows
+        assert {"statement", "source", "erratum", "notes", "exact", "seconds", "error", "family"} <= set(c)
+        assert c["seconds"] > 0
     md = (first / "report.md").read_text()
-    assert "base seed: 11" in md and "sgmcmc-workbench" in md and "numpy" in md
+    assert "base seed: 11" in md and "sgmcmc-workbench" in md and "numba" in md
     assert main(["--rerun", str(first / "results.json"), "--out", str(tmp_path / "again"), "--no-progress"]) == 0
+    assert "same environment" in capsys.readouterr().out
     again = json.loads((tmp_path / "again" / "results.json").read_text())
     assert [c["checks"] for c in again["claims"]] == [c["checks"] for c in res["claims"]]  # incl. params, z, p
+    assert again["rerun"]["reproduced"] == "bit for bit"
+
+
+def test_markdown_is_rebuilt_from_results_json_alone(first, tmp_path):
+    assert report_mod.main([str(first / "results.json"), str(tmp_path / "rebuilt.md")]) == 0
+    assert (tmp_path / "rebuilt.md").read_text() == (first / "report.md").read_text()
+
+
+def test_rerun_never_writes_over_a_report(first, tmp_path, monkeypatch, capsys):
+    before = (first / "results.json").read_text()
+    assert main(["--rerun", str(first), "--out", str(first), "--no-progress"]) == 2
+    assert "--out must differ" in capsys.readouterr().err
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "output" / "verify").mkdir(parents=True)
+    assert main(["--rerun", str(first), "--out", "output/verify", "--no-progress"]) == 2
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("keep")
+    assert main(["--rerun", str(first), "--out", "full", "--no-progress"]) == 2
+    assert main(["--rerun", str(first), "--no-progress"]) == 0  # a fresh folder of its own
+    made = list((tmp_path / "output" / "verify-reruns").iterdir())
+    assert len(made) == 1 and (made[0] / "results.json").exists()
+    assert (first / "results.json").read_text() == before
+
+
+def test_rerun_names_environment_differences_and_accepts_only_rounding(first, tmp_path, capsys):
+    res = json.loads((first / "results.json").read_text())
+    res["environment"]["numba"] = "0.0.1"
+    res["environment"]["blas"] = "openblas 0.0 Haswell"
+    res["claims"][0]["checks"][0]["estimate"] *= 1 + 1e-13
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "results.json").write_text(json.dumps(res))
+    assert main(["--rerun", str(src), "--out", str(tmp_path / "r1"), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "numba: 0.0.1 ->" in out and "blas: openblas 0.0 Haswell ->" in out and "reproduced to rounding" in out
+    res["claims"][0]["checks"][0]["estimate"] *= 1 + 1e-6  # more than rounding: not reproduced
+    (src / "results.json").write_text(json.dumps(res))
+    assert main(["--rerun", str(src), "--out", str(tmp_path / "r2"), "--no-progress"]) == 1
+
+
+def _raises(settings):
+    raise RuntimeError("planted failure inside a claim")
+
+
+def test_a_claim_that_raises_is_reported_as_error_and_the_run_goes_on(tmp_path, monkeypatch):
+    bad = Claim("test.raises", "vollmer", "nowhere", "raises on purpose", "test", _raises)
+    monkeypatch.setitem(REGISTRY, bad.id, bad)
+    rc = main(["--claim", "test.raises", "--claim", "vollmer.eq22.mse2_finite_time", "--chains", "200",
+               "--out", str(tmp_path), "--no-progress", "--no-figures"])
+    assert rc == 1
+    res = json.loads((tmp_path / "results.json").read_text())
+    by_id = {c["id"]: c for c in res["claims"]}
+    assert by_id["test.raises"]["verdict"] == "error"
+    assert "planted failure inside a claim" in by_id["test.raises"]["error"]
+    assert by_id["vollmer.eq22.mse2_finite_time"]["verdict"] == "holds"
+    assert res["summary"]["errors"] == 1
+    assert "planted failure inside a claim" in (tmp_path / "report.md").read_text()
+
+
+def test_a_run_removes_the_figures_of_the_previous_report_only(tmp_path):
+    (tmp_path / "old_family.png").write_bytes(b"x")
+    (tmp_path / "mine.png").write_bytes(b"y")
+    (tmp_path / "results.json").write_text(json.dumps({"claims": [{"figure": "old_family.png"}]}))
+    claim = Claim("test.ok", "vollmer", "nowhere", "holds", "test", lambda s: ClaimResult())
+    rows = run_claims([claim], Settings(chains=10))
+    report_mod.write_report(rows, Settings(chains=10), tmp_path, [], figures=True)
+    assert not (tmp_path / "old_family.png").exists() and (tmp_path / "mine.png").exists()

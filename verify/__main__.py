@@ -1,51 +1,89 @@
 """``python -m verify``: run the claim registry, print a table, write a report.
 
-Exit code 0 only when every claim holds, except registered errata, which must fail (with their counter-example).
+Exit code 0 only when every claim holds, except registered errata, which must fail (with their counter-example);
+a claim that raises gets the verdict "error" (its traceback in the report) and the exit code is 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 from simulate.validation import ParameterError, check_int
 
+from .environment import differences
 from .registry import Settings, select
-from .report import console_table, versions, write_report
+from .report import console_table, write_report
 from .runner import all_as_expected, run_claims
 
+#: Default report folder of a run; a rerun never writes here.
+DEFAULT_OUT = Path("output/verify")
+#: Parent of the fresh folders a rerun writes to by default.
+RERUN_ROOT = Path("output/verify-reruns")
+#: Largest relative difference a rerun in another environment accepts as rounding (README, "Reproducibility").
+ROUNDING = 1e-9
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+
+def _integer(name: str, lo: int):
+    """An argparse type: an integer >= lo, with an error naming the option and its range."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer >= {lo}, got {text!r}") from None
+        try:
+            return check_int(name, value, lo)
+        except ParameterError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    return parse
+
+
+def _alpha(text: str) -> float:
+    try:
+        a = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--alpha must be a number with 0 < alpha < 1, got {text!r}") from None
+    if not 0.0 < a < 1.0:
+        raise argparse.ArgumentTypeError(f"--alpha must satisfy 0 < alpha < 1, got {text}")
+    return a
+
+
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m verify", description=__doc__)
     p.add_argument("--paper", action="append", help="run only this paper's claims (repeatable)")
     p.add_argument("--claim", action="append", help="run only this claim id (repeatable)")
-    p.add_argument("--chains", type=int, default=Settings.chains, help="chains per simulation")
-    p.add_argument("--seed", type=int, default=Settings.seed, help="base seed")
-    p.add_argument("--alpha", type=float, default=Settings.alpha, help="family-wise false-alarm level")
-    p.add_argument("--workers", type=int, default=Settings.workers,
+    p.add_argument("--chains", type=_integer("--chains", 4), default=Settings.chains, help="chains per simulation")
+    p.add_argument("--seed", type=_integer("--seed", 0), default=Settings.seed, help="base seed")
+    p.add_argument("--alpha", type=_alpha, default=Settings.alpha, help="family-wise false-alarm level")
+    p.add_argument("--workers", type=_integer("--workers", 1), default=Settings.workers,
                    help="run the claims on K Dask worker processes (a LocalCluster); results are bit-identical "
                         "to --workers 1")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the claims on an existing Dask cluster (scheduler address, e.g. tcp://host:8786)")
-    p.add_argument("--out", default="output/verify", help="report folder (default: output/verify)")
+    p.add_argument("--out", default=None, help=f"report folder (default: {DEFAULT_OUT}; for --rerun a new folder "
+                                               f"under {RERUN_ROOT})")
     p.add_argument("--no-figures", action="store_true", help="skip the figures")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--list", action="store_true", help="list the claims and exit")
     p.add_argument("--rerun", metavar="REPORT",
-                   help="re-run the claims of a report (its results.json or folder) with its settings and check "
-                        "that every number is reproduced bit for bit")
-    args = p.parse_args(argv)
+                   help="re-run the claims of a report (its results.json or folder) with its settings and compare "
+                        "every number; writes a new report folder, never over the one it reruns")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as e:  # bad options (argparse printed the message) or --help: an exit code, not an exception
+        return int(e.code or 0)
     if args.rerun:
         return rerun(args.rerun, args.out, not args.no_progress, args.workers, args.scheduler)
     try:
-        check_int("--chains", args.chains, 4)
-        check_int("--seed", args.seed, 0)
-        check_int("--workers", args.workers, 1)
-        if not 0.0 < args.alpha < 1.0:
-            raise ParameterError(f"--alpha must satisfy 0 < alpha < 1, got {args.alpha}")
         claims = select(args.paper, args.claim)
     except ParameterError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -59,53 +97,113 @@ def main(argv: list[str] | None = None) -> int:
     rows = run_claims(claims, settings)
     n_checks = sum(len(r.checks) for _, r in rows if r is not None)
     print(console_table(rows, settings, n_checks))
-    path = write_report(rows, settings, Path(args.out), argv, figures=not args.no_figures)
+    path = write_report(rows, settings, Path(args.out) if args.out else DEFAULT_OUT, argv,
+                        figures=not args.no_figures)
     print(f"report: {path}")
     return 0 if all_as_expected(rows) else 1
 
 
-def rerun(report: str, out: str, progress: bool, workers: int = 1, scheduler: str | None = None) -> int:
-    """Re-run a recorded report and compare theory, estimate and s.e. of every check exactly."""
+def _rerun_folder(source: Path, out: str | None) -> Path:
+    """The folder a rerun writes to: ``out``, or a new one under RERUN_ROOT; never the source's folder, never
+    DEFAULT_OUT, never a folder that already holds files."""
+    if out is None:
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+        folder = RERUN_ROOT / f"{source.parent.name or 'report'}-{stamp}"
+        k = 1
+        while folder.exists():
+            k += 1
+            folder = RERUN_ROOT / f"{source.parent.name or 'report'}-{stamp}-{k}"
+        return folder
+    folder = Path(out)
+    if folder.resolve() in (source.parent.resolve(), DEFAULT_OUT.resolve()):
+        raise ParameterError(f"--out must differ from the report being rerun and from {DEFAULT_OUT}, got {out!r}")
+    if folder.exists() and any(folder.iterdir()):
+        raise ParameterError(f"--out must be a new or empty folder (a rerun never overwrites a report), got {out!r}")
+    return folder
+
+
+def _load_report(report: str) -> tuple[Path, dict]:
     path = Path(report)
     if path.is_dir():
         path = path / "results.json"
     try:
         old = json.loads(path.read_text())
-        st = old["settings"]
-        ids = [c["id"] for c in old["claims"]]
-    except (OSError, ValueError, KeyError) as e:
-        print(f"error: --rerun needs a results.json written by python -m verify ({path}): {e}", file=sys.stderr)
-        return 2
-    try:
-        claims = select(None, ids)
-    except ParameterError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    for k, v in old.get("versions", {}).items():
-        now = versions().get(k)
-        if now != v:
-            print(f"warning: {k} was {v} when the report was written, now {now}", file=sys.stderr)
-    settings = Settings(chains=st["chains"], seed=st["seed"], alpha=st["alpha"], progress=progress,
-                        workers=max(1, workers), scheduler=scheduler)
-    rows = run_claims(claims, settings)
+        old["settings"], [c["id"] for c in old["claims"]]  # noqa: B018 - the fields a rerun needs
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ParameterError(f"--rerun needs a results.json written by python -m verify ({path}): {e!r}") from None
+    return path, old
+
+
+def _compare(old: dict, rows) -> tuple[list[str], float, list[str]]:
+    """(differences as text, largest relative difference of a number, claims whose verdict changed)."""
     new = {(c.id, k.label): (k.theory, k.estimate, k.se) for c, r in rows if r is not None for k in r.checks}
-    diffs = []
+    diffs, worst = [], 0.0
     for c in old["claims"]:
         for k in c["checks"]:
             key = (c["id"], k["label"])
-            if new.get(key) != (k["theory"], k["estimate"], k["se"]):
-                diffs.append(f"{key[0]} / {key[1]}: recorded {(k['theory'], k['estimate'], k['se'])}, "
-                             f"now {new.get(key)}")
+            rec = tuple(float(k[f]) for f in ("theory", "estimate", "se"))
+            now = new.get(key)
+            if now == rec:
+                continue
+            if now is None:
+                diffs.append(f"{key[0]} / {key[1]}: missing in the rerun")
+                worst = math.inf
+                continue
+            rel = max(abs(a - b) / max(abs(a), abs(b), 1e-300) for a, b in zip(rec, now, strict=True))
+            worst = max(worst, rel)
+            diffs.append(f"{key[0]} / {key[1]}: recorded {rec}, now {now} (relative {rel:.2g})")
     n_old = sum(len(c["checks"]) for c in old["claims"])
     if len(new) != n_old:
         diffs.append(f"the report has {n_old} checks, the rerun {len(new)}")
-    write_report(rows, settings, Path(out), ["--rerun", str(report)], figures=False)
-    if diffs:
-        print(f"NOT reproduced: {len(diffs)} differences", *diffs[:20], sep="\n")
-        return 1
-    print(f"reproduced bit for bit: {n_old} checks of {len(ids)} claims (seed {settings.seed}, "
-          f"{settings.chains} chains)")
-    return 0
+        worst = math.inf
+    from .report import verdict
+
+    was = {c["id"]: c["verdict"] for c in old["claims"]}
+    changed = [f"{c.id}: {was[c.id]} -> {verdict(c, r)}" for c, r in rows if was.get(c.id) != verdict(c, r)]
+    return diffs, worst, changed
+
+
+def rerun(report: str, out: str | None, progress: bool, workers: int = 1, scheduler: str | None = None) -> int:
+    """Re-run a recorded report with its settings and compare theory, estimate and s.e. of every check.
+
+    Exit 0 when every number is reproduced bit for bit, or, where an entry of the environment that can change a
+    number differs, to within ROUNDING relative with no verdict changed; 1 otherwise; 2 for bad input."""
+    try:
+        path, old = _load_report(report)
+        claims = select(None, [c["id"] for c in old["claims"]])
+        folder = _rerun_folder(path, out)
+    except ParameterError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    env_diff = differences(old.get("environment", old.get("versions", {})))
+    if env_diff:
+        print("the environment differs from the report's in what can change a number:", *env_diff, sep="\n  ")
+    else:
+        print("same environment as the report (every entry that can change a number)")
+    st = old["settings"]
+    settings = Settings(chains=st["chains"], seed=st["seed"], alpha=st["alpha"], progress=progress,
+                        workers=max(1, workers), scheduler=scheduler)
+    rows = run_claims(claims, settings)
+    diffs, worst, changed = _compare(old, rows)
+    n_old = sum(len(c["checks"]) for c in old["claims"])
+    ok = not diffs or (env_diff and worst <= ROUNDING and not changed)
+    outcome = {"source": str(path), "environment_differences": env_diff, "differences": diffs[:200],
+               "largest_relative_difference": worst if math.isfinite(worst) else "inf",
+               "verdicts_changed": changed, "reproduced": "bit for bit" if not diffs else
+               ("to rounding" if ok else "no")}
+    write_report(rows, settings, folder, ["--rerun", str(report)], figures=False, extra={"rerun": outcome})
+    print(f"rerun report: {folder}")
+    if not diffs:
+        print(f"reproduced bit for bit: {n_old} checks of {len(claims)} claims (seed {settings.seed}, "
+              f"{settings.chains} chains)")
+    elif ok:
+        print(f"reproduced to rounding: {len(diffs)} of {n_old} numbers differ, by at most {worst:.2g} relative "
+              f"(<= {ROUNDING:g}), as the environment differs; no verdict changed")
+    else:
+        print(f"NOT reproduced: {len(diffs)} differences (largest relative {worst:.2g})", *diffs[:20], sep="\n")
+        if changed:
+            print("verdicts changed:", *changed, sep="\n  ")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ class ClaimResult:
     notes: list[str] = field(default_factory=list)
     figure: Callable | None = None  # figure(ax_or_fig) draws this claim's figure
     seconds: float = 0.0
+    error: str | None = None  # the traceback, when the claim raised (verdict "error")
 
 
 @dataclass(frozen=True)

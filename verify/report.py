@@ -1,49 +1,33 @@
-"""Console table, Markdown report, JSON results and one figure per claim family."""
+"""Verdicts, the console table, and the report: results.json (everything) and report.md rendered from it alone.
+
+``results.json`` holds every number and every word the report shows (statements, errata, exact checks, notes,
+timings, parameters, the environment), so ``python -m verify.report RESULTS`` rebuilds the Markdown from it and a
+rerun can compare against it. Figures are PNGs beside it, one per claim family; a run removes the figures that the
+previous report in the same folder listed, so no stale figure survives.
+"""
 
 from __future__ import annotations
 
 import json
-import platform
-from importlib import metadata
+import math
+import sys
 from pathlib import Path
 
+from .environment import environment
 from .registry import Claim, ClaimResult, Settings
+
+#: Version of the results.json layout.
+SCHEMA = 2
 
 
 def verdict(claim: Claim, result: ClaimResult | None) -> str:
+    """holds / fails / out of scope / error (the claim raised; its traceback is in ``result.error``)."""
     if claim.out_of_scope:
         return "out of scope"
-    if result is None:
+    if result is None or result.error:
         return "error"
     bad = any(c.rejected for c in result.checks) or any(not e.passed for e in result.exact)
     return "fails" if bad else "holds"
-
-
-def versions() -> dict:
-    out = {"python": platform.python_version(), "platform": platform.platform()}
-    for pkg in ("sgmcmc-workbench", "numpy", "scipy", "sympy", "mpmath", "matplotlib", "scikit-learn"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            out[pkg] = "not installed"
-    out["git"] = _git_commit()
-    return out
-
-
-def _git_commit() -> str:
-    """The source tree's commit (with '-dirty' when tracked files differ from it), or 'unknown' outside git."""
-    import subprocess
-
-    root = Path(__file__).resolve().parents[1]
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
-        if head.returncode != 0:
-            return "unknown"
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return head.stdout.strip() + ("-dirty" if dirty else "")
 
 
 def _jsonable(v):
@@ -53,6 +37,44 @@ def _jsonable(v):
     return str(v)
 
 
+def _number(x: float) -> float | str:
+    """JSON has no inf/NaN: keep them as strings."""
+    return x if math.isfinite(x) else str(x)
+
+
+def claim_record(claim: Claim, res: ClaimResult | None, figure: str | None = None) -> dict:
+    """One claim of results.json: its registry entry, verdict, timing, checks, exact checks, notes and error."""
+    rec = {
+        "id": claim.id, "paper": claim.paper, "source": claim.source, "statement": claim.statement,
+        "family": claim.family, "expected": claim.expected, "erratum": claim.erratum,
+        "out_of_scope": claim.out_of_scope, "verdict": verdict(claim, res),
+        "seconds": None if res is None else res.seconds, "error": None if res is None else res.error,
+        "figure": figure, "notes": [] if res is None else list(res.notes),
+        "checks": [] if res is None else [
+            dict(label=k.label, theory=_number(k.theory), estimate=_number(k.estimate), se=_number(k.se),
+                 z=_number(k.z), p=k.p, rejected=k.rejected, params=k.params) for k in res.checks],
+        "exact": [] if res is None else [dict(label=e.label, passed=e.passed, detail=e.detail) for e in res.exact],
+    }
+    return rec
+
+
+def summary(claims: list[dict]) -> dict:
+    """Counts of verdicts against expectations (the exit-code rule of ``python -m verify``)."""
+    def unexpected(c):
+        return c["verdict"] not in (c["expected"], "out of scope")
+
+    return {
+        "claims": len(claims),
+        "holds": sum(c["verdict"] == "holds" for c in claims),
+        "errata_failing": sum(c["verdict"] == "fails" and c["expected"] == "fails" for c in claims),
+        "out_of_scope": sum(c["verdict"] == "out of scope" for c in claims),
+        "errors": sum(c["verdict"] == "error" for c in claims),
+        "unexpected": sum(unexpected(c) for c in claims),
+        "statistical_checks": sum(len(c["checks"]) for c in claims),
+        "exact_checks": sum(len(c["exact"]) for c in claims),
+    }
+
+
 def console_table(rows: list[tuple[Claim, ClaimResult | None]], settings: Settings, n_checks: int) -> str:
     lines = []
     head = f"{'claim / check':58s} {'theory':>12s} {'simulation':>12s} {'+- s.e.':>9s} {'z':>7s}  verdict"
@@ -60,15 +82,17 @@ def console_table(rows: list[tuple[Claim, ClaimResult | None]], settings: Settin
     lines.append("-" * len(head))
     for claim, res in rows:
         lines.append(f"{claim.id}  [{claim.source}]")
-        if res is None:
-            lines.append(f"    {claim.out_of_scope or 'error'}")
-            continue
-        for c in res.checks:
-            v = "REJECTED" if c.rejected else "ok"
-            lines.append(f"    {c.label[:54]:54s} {c.theory:12.6g} {c.estimate:12.6g} {c.se:9.2g} {c.z:+7.2f}  {v}")
-        for e in res.exact:
-            lines.append(f"    {e.label[:54]:54s} {'exact':>12s} {'':12s} {'':9s} {'':7s}  "
-                         f"{'ok' if e.passed else 'FAILED'}")
+        if res is None or res.error:
+            lines.append(f"    {claim.out_of_scope or 'ERROR: ' + (res.error or '').strip().splitlines()[-1]}")
+            if claim.out_of_scope:
+                continue
+        else:
+            for c in res.checks:
+                v = "REJECTED" if c.rejected else "ok"
+                lines.append(f"    {c.label[:54]:54s} {c.theory:12.6g} {c.estimate:12.6g} {c.se:9.2g} {c.z:+7.2f}  {v}")
+            for e in res.exact:
+                lines.append(f"    {e.label[:54]:54s} {'exact':>12s} {'':12s} {'':9s} {'':7s}  "
+                             f"{'ok' if e.passed else 'FAILED'}")
         v = verdict(claim, res)
         note = ""
         if v not in (claim.expected, "out of scope"):
@@ -77,13 +101,68 @@ def console_table(rows: list[tuple[Claim, ClaimResult | None]], settings: Settin
             note = "   (a registered erratum, as expected)"
         lines.append(f"  => {v}{note}")
     lines.append("-" * len(head))
-    held = sum(verdict(c, r) == "holds" for c, r in rows)
-    errata = sum(verdict(c, r) == "fails" and c.expected == "fails" for c, r in rows)
-    unexpected = sum(verdict(c, r) not in (c.expected, "out of scope") for c, r in rows)
-    lines.append(f"{held}/{len(rows)} claims hold, {errata} fail as registered errata, {unexpected} unexpected; "
+    s = summary([claim_record(c, r) for c, r in rows])
+    lines.append(f"{s['holds']}/{s['claims']} claims hold, {s['errata_failing']} fail as registered errata, "
+                 f"{s['errors']} raised an error, {s['unexpected']} unexpected; "
                  f"{n_checks} statistical checks, Holm family-wise level alpha = {settings.alpha}; "
                  f"{settings.chains} chains per simulation; seed {settings.seed}")
     return "\n".join(lines)
+
+
+def _fmt(x, spec: str) -> str:
+    return x if isinstance(x, str) else format(x, spec)
+
+
+def _claim_markdown(c: dict) -> list[str]:
+    md = ["", f"## `{c['id']}`: {c['verdict']}", "", f"*{c['source']}.* {c['statement']}", ""]
+    if c["erratum"]:
+        md += [f"**Erratum** (registered; the verdict is expected to be 'fails'): {c['erratum']}", ""]
+    if c["out_of_scope"]:
+        md.append(f"Out of scope: {c['out_of_scope']}")
+        return md
+    if c["error"]:
+        md += ["**The claim raised an error** (verdict 'error'):", "", "```", c["error"].rstrip(), "```"]
+        return md
+    if c["checks"]:
+        md.append("| check | theory | simulation | s.e. | z | p | rejected |")
+        md.append("|---|---|---|---|---|---|---|")
+        for k in c["checks"]:
+            md.append(f"| {k['label']} | {_fmt(k['theory'], '.8g')} | {_fmt(k['estimate'], '.8g')} | "
+                      f"{_fmt(k['se'], '.3g')} | {_fmt(k['z'], '+.2f')} | {k['p']:.3g} | "
+                      f"{'**yes**' if k['rejected'] else 'no'} |")
+    for e in c["exact"]:
+        md.append(f"- exact: {e['label']}: {'passed' if e['passed'] else '**FAILED**'} {e['detail']}")
+    for note in c["notes"]:
+        md.append(f"- {note}")
+    if c["figure"]:
+        md.append(f"\n![{c['family']}]({c['figure']})")
+    return md
+
+
+def render_markdown(results: dict) -> str:
+    """report.md from a results.json dictionary alone."""
+    st, s = results["settings"], results["summary"]
+    env = results.get("environment", results.get("versions", {}))
+    md = ["# SG-MCMC workbench: verification report", ""]
+    md.append(f"Command: `python -m verify {' '.join(results['argv'])}`  ")
+    md.append(f"Chains per simulation: {st['chains']}; base seed: {st['seed']}; family-wise level alpha = "
+              f"{st['alpha']} (Holm over all {s['statistical_checks']} statistical checks of this run, so the chance "
+              "of any false 'fails' verdict is at most alpha).  ")
+    md.append(f"{s['holds']}/{s['claims']} claims hold, {s['errata_failing']} fail as registered errata, "
+              f"{s['out_of_scope']} out of scope, {s['errors']} raised an error, {s['unexpected']} unexpected.  ")
+    md.append("Environment: " + ", ".join(f"{k} {v}" for k, v in env.items() if k != "cpu_flags" and v != ""))
+    md.append("")
+    md.append("| claim | source | verdict | expected | checks | worst abs(z) | seconds |")
+    md.append("|---|---|---|---|---|---|---|")
+    for c in results["claims"]:
+        zs = [abs(k["z"]) for k in c["checks"] if not isinstance(k["z"], str)]
+        worst = f"{max(zs):.2f}" if zs else "-"
+        secs = "-" if c["seconds"] is None else f"{c['seconds']:.1f}"
+        md.append(f"| `{c['id']}` | {c['source']} | **{c['verdict']}** | {c['expected']} | "
+                  f"{len(c['checks']) + len(c['exact'])} | {worst} | {secs} |")
+    for c in results["claims"]:
+        md += _claim_markdown(c)
+    return "\n".join(md) + "\n"
 
 
 def _figures(rows, outdir: Path) -> dict[str, str]:
@@ -94,7 +173,7 @@ def _figures(rows, outdir: Path) -> dict[str, str]:
 
     families: dict[str, list] = {}
     for claim, res in rows:
-        if res is not None and res.figure is not None:
+        if res is not None and res.figure is not None and not res.error:
             families.setdefault(claim.family, []).append((claim, res))
     paths = {}
     for fam, items in families.items():
@@ -110,57 +189,53 @@ def _figures(rows, outdir: Path) -> dict[str, str]:
     return paths
 
 
-def write_report(rows, settings: Settings, outdir: Path, argv: list[str], figures: bool = True) -> Path:
+def _remove_stale_figures(outdir: Path) -> None:
+    """Delete the figures listed by the results.json already in ``outdir`` (an earlier run's), and nothing else."""
+    old = outdir / "results.json"
+    try:
+        listed = {c.get("figure") for c in json.loads(old.read_text()).get("claims", [])}
+    except (OSError, ValueError, AttributeError):
+        return
+    for name in listed:
+        if name and Path(name).name == name:
+            (outdir / name).unlink(missing_ok=True)
+
+
+def write_report(rows, settings: Settings, outdir: Path, argv: list[str], figures: bool = True,
+                 extra: dict | None = None) -> Path:
+    """Write results.json, report.md (rendered from it) and the figures into ``outdir``; returns report.md's path.
+    ``extra``: further top-level entries for results.json (e.g. a rerun's source and comparison)."""
     outdir.mkdir(parents=True, exist_ok=True)
+    _remove_stale_figures(outdir)
     figs = _figures(rows, outdir) if figures else {}
-    n_checks = sum(len(r.checks) for _, r in rows if r is not None)
-    md = ["# SG-MCMC workbench: verification report", ""]
-    md.append(f"Command: `python -m verify {' '.join(argv)}`  ")
-    md.append(f"Chains per simulation: {settings.chains}; base seed: {settings.seed}; "
-              f"family-wise level alpha = {settings.alpha} (Holm over all {n_checks} statistical checks of this "
-              "run, so the chance of any false 'fails' verdict is at most alpha).  ")
-    md.append("Versions: " + ", ".join(f"{k} {v}" for k, v in versions().items()))
-    md.append("")
-    md.append("| claim | source | verdict | expected | checks | worst abs(z) | seconds |")
-    md.append("|---|---|---|---|---|---|---|")
-    for claim, res in rows:
-        worst = max((abs(c.z) for c in res.checks), default=float("nan")) if res else float("nan")
-        n = len(res.checks) + len(res.exact) if res else 0
-        md.append(f"| `{claim.id}` | {claim.source} | **{verdict(claim, res)}** | {claim.expected} | {n} | "
-                  f"{worst:.2f} | "
-                  f"{res.seconds if res else 0:.1f} |")
-    for claim, res in rows:
-        md += ["", f"## `{claim.id}`: {verdict(claim, res)}", "", f"*{claim.source}.* {claim.statement}", ""]
-        if claim.erratum:
-            md.append(f"**Erratum** (registered; the verdict is expected to be 'fails'): {claim.erratum}")
-            md.append("")
-        if claim.out_of_scope:
-            md.append(f"Out of scope: {claim.out_of_scope}")
-            continue
-        if res is None:
-            continue
-        if res.checks:
-            md.append("| check | theory | simulation | s.e. | z | p | rejected |")
-            md.append("|---|---|---|---|---|---|---|")
-            for c in res.checks:
-                md.append(f"| {c.label} | {c.theory:.8g} | {c.estimate:.8g} | {c.se:.3g} | {c.z:+.2f} | "
-                          f"{c.p:.3g} | {'**yes**' if c.rejected else 'no'} |")
-        for e in res.exact:
-            md.append(f"- exact: {e.label}: {'passed' if e.passed else '**FAILED**'} {e.detail}")
-        for note in res.notes:
-            md.append(f"- {note}")
-        if claim.family in figs:
-            md.append(f"\n![{claim.family}]({figs[claim.family]})")
-    path = outdir / "report.md"
-    path.write_text("\n".join(md) + "\n")
-    results = {
-        "argv": argv, "settings": settings.__dict__, "versions": versions(),
-        "claims": [{
-            "id": c.id, "source": c.source, "verdict": verdict(c, r), "expected": c.expected,
-            "checks": [] if r is None else [dict(label=k.label, theory=k.theory, estimate=k.estimate, se=k.se,
-                                                 z=k.z, p=k.p, rejected=k.rejected, params=k.params)
-                                            for k in r.checks],
-        } for c, r in rows],
-    }
+    claims = [claim_record(c, r, figs.get(c.family)) for c, r in rows]
+    results = {"schema": SCHEMA, "argv": argv, "settings": dict(settings.__dict__), "environment": environment(),
+               "summary": summary(claims), "claims": claims, **(extra or {})}
     (outdir / "results.json").write_text(json.dumps(results, indent=1, default=_jsonable))
+    path = outdir / "report.md"
+    path.write_text(render_markdown(results))
     return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m verify.report RESULTS [OUT]``: rebuild report.md from a results.json (OUT: default beside it)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) not in (1, 2):
+        print("usage: python -m verify.report RESULTS.json [OUT.md]", file=sys.stderr)
+        return 2
+    src = Path(argv[0])
+    src = src / "results.json" if src.is_dir() else src
+    try:
+        results = json.loads(src.read_text())
+        text = render_markdown(results)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"error: RESULTS must be a results.json written by python -m verify ({src}): {e!r}", file=sys.stderr)
+        return 2
+    out = Path(argv[1]) if len(argv) == 2 else src.with_name("report.md")
+    out.write_text(text)
+    print(f"report: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

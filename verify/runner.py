@@ -12,6 +12,8 @@ planted-bug tests and the mutant harness run with ``workers = 1``.
 from __future__ import annotations
 
 import dataclasses
+import time
+import traceback
 
 import numpy as np
 
@@ -30,8 +32,23 @@ def _run_sequential(claims: list[Claim], settings: Settings) -> list[ClaimResult
     for claim in it:
         if settings.progress:
             it.set_postfix_str(claim.id)
-        out.append(None if claim.out_of_scope else claim.run(settings))
+        out.append(None if claim.out_of_scope else run_one(claim, settings))
     return out
+
+
+def run_one(claim: Claim, settings: Settings) -> ClaimResult:
+    """Run one claim, timed by the harness; a claim that raises gets a result holding its traceback (verdict
+    "error"), so the other claims of the run still report."""
+    t0 = time.perf_counter()
+    try:
+        res = claim.run(settings)
+        if not isinstance(res, ClaimResult):
+            raise TypeError(f"claim {claim.id!r}: run(settings) must return a ClaimResult, got {type(res).__name__}")
+    except Exception:  # noqa: BLE001 - reported as the claim's verdict "error", never swallowed
+        return ClaimResult(error=traceback.format_exc(), seconds=time.perf_counter() - t0)
+    if not res.seconds:
+        res.seconds = time.perf_counter() - t0
+    return res
 
 
 def _claim_task(claim_id: str, settings: Settings) -> ClaimResult | bytes:
@@ -39,7 +56,7 @@ def _claim_task(claim_id: str, settings: Settings) -> ClaimResult | bytes:
     from .registry import select
 
     (claim,) = select(None, [claim_id])
-    res = claim.run(settings)
+    res = run_one(claim, settings)
     try:
         import cloudpickle
 
@@ -67,7 +84,10 @@ def _run_distributed(claims: list[Claim], settings: Settings) -> list[ClaimResul
         local = []
         for fut in as_completed(futures):
             i = futures[fut]
-            res = fut.result()
+            try:
+                res = fut.result()
+            except Exception:  # noqa: BLE001 - e.g. a worker lost: the claim's verdict is "error"
+                res = ClaimResult(error=traceback.format_exc())
             if isinstance(res, bytes):
                 local.append(i)
             else:
@@ -78,7 +98,7 @@ def _run_distributed(claims: list[Claim], settings: Settings) -> list[ClaimResul
         if bar is not None:
             bar.close()
     for i in local:
-        out[i] = claims[i].run(remote)
+        out[i] = run_one(claims[i], remote)
     return out
 
 
@@ -90,7 +110,7 @@ def run_claims(claims: list[Claim], settings: Settings) -> list[tuple[Claim, Cla
         results = _run_sequential(claims, settings)
     rows: list[tuple[Claim, ClaimResult | None]] = list(zip(claims, results, strict=True))
     clear_caches()
-    checks = [c for _, r in rows if r is not None for c in r.checks]
+    checks = [c for _, r in rows if r is not None and not r.error for c in r.checks]
     if checks:
         rejected = holm(np.array([c.p for c in checks]), settings.alpha)
         for c, rej in zip(checks, rejected, strict=True):

@@ -28,7 +28,8 @@ from pathlib import Path
 from simulate.validation import ParameterError, check_int
 
 from ..registry import Settings, load_all, select
-from ..report import verdict, versions
+from ..environment import environment
+from ..report import verdict
 from ..runner import as_expected, run_claims
 from . import load_mutants
 
@@ -174,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps({
-            "settings": settings.__dict__, "versions": versions(), "sentinels": [] if args.no_sentinels else
+            "settings": settings.__dict__, "environment": environment(), "sentinels": [] if args.no_sentinels else
             list(SENTINELS), "claims": claim_ids, "rows": rows, "killed": killed, "mutants": len(mrows),
             "seconds": elapsed}, indent=1))
     return 0 if not survivors and control_ok else 1
