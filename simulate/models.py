@@ -100,7 +100,7 @@ class GaussianMeanModel(Model):
         dim = check_int("dim", dim, 1)
         sigma_x = check_positive("sigma_x", sigma_x)
         rng = np.random.default_rng(seed)
-        x = np.asarray(theta_true, dtype=float) + sigma_x * rng.standard_normal((n_data, dim))
+        x = check_finite_array("theta_true", theta_true, ndim=(0, 1)) + sigma_x * rng.standard_normal((n_data, dim))
         return cls(x, sigma_x=sigma_x, sigma_theta=sigma_theta)
 
     grad_cov_is_constant = True

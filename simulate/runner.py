@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .sampler import Sampler
-from .validation import ParameterError, check_int
+from .validation import ParameterError, check_finite_array, check_int
 
 DEFAULT_BLOCK_SIZE = 32768
 
@@ -167,7 +167,7 @@ def _initial_state(theta0, rng: np.random.Generator, start: int, stop: int, dim:
     if theta0 is None:
         return np.zeros((m, dim))
     if callable(theta0):
-        th = np.asarray(theta0(rng, m), dtype=np.float64)
+        th = check_finite_array("theta0(rng, m)", theta0(rng, m))
         if th.size != m * dim or (th.ndim == 2 and th.shape != (m, dim)) or th.ndim > 2:
             raise ParameterError(f"theta0(rng, m) must return shape ({m}, {dim}) for a block of m = {m} chains, "
                                  f"got {th.shape}")
@@ -228,7 +228,7 @@ def run(
     if n_steps == 0 and not record_at and trace_stride is None:
         raise ParameterError("n_steps must be >= 1 unless record_at or trace_stride asks for states")
     if theta0 is not None and not callable(theta0):
-        arr = np.asarray(theta0, dtype=np.float64)
+        arr = check_finite_array("theta0", theta0)
         if arr.ndim == 2:
             sampler.model.check_theta(arr, "theta0")
             if arr.shape[0] != n_chains:

@@ -150,7 +150,7 @@ class BivariateTLocation(ToyModel):
         rng = np.random.default_rng(seed)
         z = rng.standard_normal((n_data, 2)) @ np.linalg.cholesky(Sigma).T
         w = rng.chisquare(nu, size=n_data) / nu
-        x = np.asarray(theta_true, dtype=float) + z / np.sqrt(w)[:, None]
+        x = check_finite_array("theta_true", theta_true, ndim=(0, 1)) + z / np.sqrt(w)[:, None]
         return cls(x, Sigma=Sigma, nu=nu)
 
     def terms(self, theta, x):

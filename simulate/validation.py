@@ -11,12 +11,22 @@ class ParameterError(ValueError):
     """A parameter is outside its valid range; the message names it and the range."""
 
 
+def check_real(name: str, value) -> float:
+    """Return ``value`` as a float if it is a real number (int or float, Python or numpy, or a 0-d numeric array);
+    strings, booleans, complex numbers and other objects are refused, never cast."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu":
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ParameterError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    return float(value)
+
+
 def check_positive(name: str, value: float) -> float:
-    """Return ``value`` as a float if it is finite and > 0."""
+    """Return ``value`` as a float if it is a real number with 0 < value < inf."""
     try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{name} must be a positive real number, got {value!r}") from None
+        v = check_real(name, value)
+    except ParameterError:
+        raise ParameterError(f"{name} must be a positive real number, got {type(value).__name__} {value!r}") from None
     if not np.isfinite(v) or v <= 0.0:
         raise ParameterError(f"{name} must satisfy 0 < {name} < inf, got {value!r}")
     return v
@@ -34,8 +44,15 @@ def check_int(name: str, value: int, lo: int, hi: int | None = None) -> int:
 
 
 def check_finite_array(name: str, value, ndim: tuple[int, ...] | None = None) -> np.ndarray:
-    """Return ``value`` as a float64 array; reject NaN/inf and unexpected numbers of dimensions."""
-    arr = np.asarray(value, dtype=np.float64)
+    """Return ``value`` as a float64 array; only real numbers are accepted (float or integer dtypes: strings,
+    booleans, complex numbers and object arrays are refused, never cast); reject NaN/inf and unexpected numbers of
+    dimensions."""
+    raw = value if isinstance(value, np.ndarray) else np.asarray(value)
+    if raw.dtype.kind not in "fiu":
+        kinds = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes", "O": "Python objects"}
+        what = kinds.get(raw.dtype.kind, f"dtype {raw.dtype}")
+        raise ParameterError(f"{name} must hold real numbers (float or integer dtype), got {what}")
+    arr = np.asarray(raw, dtype=np.float64)
     if ndim is not None and arr.ndim not in ndim:
         raise ParameterError(f"{name} must have ndim in {ndim}, got shape {arr.shape}")
     if arr.size == 0:

@@ -89,6 +89,28 @@ API_CASES = {
                             r"h must satisfy 0 < h"),
     "chen mse negative noise variance": (lambda: cg.mse_theta(GD, 1e-3, 10, -1.0), r"V must be finite and >= 0"),
     "chen minibatch n > N": (lambda: cg.minibatch_noise(np.ones((5, 2)), 6), r"n must satisfy 1 <= n <= 5"),
+    # types: nothing is silently cast
+    "h a numeric string": (lambda: sgld(MODEL, "0.001", 5), r"h must be a positive real number, got str '0.001'"),
+    "h a boolean": (lambda: sgld(MODEL, True, 5), r"h must be a positive real number, got bool"),
+    "h complex": (lambda: sgld(MODEL, 1e-3 + 0j, 5), r"h must be a positive real number, got complex"),
+    "n a string": (lambda: sgld(MODEL, 1e-3, "5"), r"n must be an integer, got '5'"),
+    "n a boolean": (lambda: sgld(MODEL, 1e-3, True), r"n must be an integer, got True"),
+    "n_chains a string": (lambda: run(_sampler(), "100", 5), r"n_chains must be an integer, got '100'"),
+    "n_chains a float": (lambda: run(_sampler(), 100.0, 5), r"n_chains must be an integer, got 100.0"),
+    "n_steps a string": (lambda: run(_sampler(), 10, "5"), r"n_steps must be an integer"),
+    "data of strings": (lambda: GaussianMeanModel(np.array(["1.0", "2.0"])), r"data must hold real numbers .* strings"),
+    "data as a list of strings": (lambda: GaussianMeanModel(["1.0", "2.0"]), r"data must hold real numbers .* strings"),
+    "data of booleans": (lambda: GaussianMeanModel(np.array([True, False, True])), r"data must hold real .* booleans"),
+    "data complex": (lambda: GaussianMeanModel(np.array([1.0 + 1j, 2.0])), r"data must hold real .* complex"),
+    "data of objects": (lambda: GaussianMeanModel(np.array([1.0, None], dtype=object)), r"data must hold real .* "
+                        "Python objects"),
+    "logistic X of strings": (lambda: LogisticRegressionModel(np.array([["1", "2"]]), np.array([1.0])),
+                              r"X must hold real numbers .* strings"),
+    "logistic y of booleans": (lambda: LogisticRegressionModel(np.ones((2, 1)), np.array([True, False])),
+                               r"y must hold real numbers .* booleans"),
+    "theta0 of strings": (lambda: run(_sampler(), 4, 5, theta0=np.array(["0.1"])), r"theta0 must hold real numbers"),
+    "sigma_x a string": (lambda: GaussianMeanModel(DATA, sigma_x="1"), r"sigma_x must be a positive real number"),
+    "theta_true complex": (lambda: GaussianMeanModel.simulate_data(10, theta_true=1j), r"theta_true must hold real"),
 }
 
 

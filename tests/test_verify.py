@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+import simulate.control_variates as cvmod
 import simulate.estimators as est
 import simulate.integrators as integ
 import simulate.runner as runner_mod
@@ -50,10 +51,19 @@ PLANTED = {
                               lambda rng, N, n, M, replace: runner_mod.np.random.Generator.integers(
                                   rng, 0, N, size=(n, M))),
         ["vollmer.eq18.sgld_variance"]),
+    "CV centre by plain averaged SGD (no full-gradient refinement)": (
+        lambda mp: mp.setattr(cvmod, "sgd_mode", _sgd_mode_unrefined), ["baker.a3.default_centre"]),
     "prior gradient dropped from the estimate": (
         lambda mp: mp.setattr(est.Minibatch, "estimate", _estimate_without_prior),
         ["vollmer.eq17.stationary_mean"]),
 }
+
+
+_SGD_MODE = cvmod.sgd_mode
+
+
+def _sgd_mode_unrefined(*args, **kwargs):
+    return _SGD_MODE(*args, **{**kwargs, "refine": 0})
 
 
 def _estimate_without_prior(self, model, theta, state, rng):

@@ -27,8 +27,8 @@ from pathlib import Path
 
 from simulate.validation import ParameterError, check_int
 
-from ..registry import Settings, load_all, select
 from ..environment import environment
+from ..registry import Settings, load_all, select
 from ..report import verdict
 from ..runner import as_expected, run_claims
 from . import load_mutants
