@@ -55,8 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from throughput import rng_only  # noqa: E402
 
 from simulate import GaussianMeanModel, run, sgld  # noqa: E402
-from simulate.logistic import LogisticRegressionModel  # noqa: E402
-from simulate.runner import DEFAULT_BLOCK_SIZE, tune_allocator  # noqa: E402
+from simulate.models.logistic import LogisticRegressionModel  # noqa: E402
+from simulate.runtime.runner import DEFAULT_BLOCK_SIZE, tune_allocator  # noqa: E402
 from simulate.validation import ParameterError  # noqa: E402
 
 # ----------------------------------------------------------------------------------------------------- sizes
@@ -299,7 +299,7 @@ def _workbench_w3(name: str, model, h: float, n: int, m_epoch: int, mode: np.nda
     if name == "SGLD":
         return sgld(model, h, n)
     if name == "SVRG-LD":
-        from simulate.vr import svrgld
+        from simulate.samplers import svrgld
 
         return svrgld(model, h, n, m_epoch)
     mod, factory = {"SGLD-CV": ("simulate.control_variates", "sgld_cv"), "SAGA-LD": ("simulate.saga", "saga_ld")}[name]
@@ -445,8 +445,8 @@ def w3_breakdown(args, sizes) -> str:
     thread), the injected noise (the workbench's numba draw of numpy's numbers)."""
     import numba
 
-    from simulate._draws import standard_normal
-    from simulate.subsample import with_replacement, without_replacement
+    from simulate._fast.draws import standard_normal
+    from simulate.estimators.subsample import with_replacement, without_replacement
 
     d, N, n, M = 20, 10_000, 100, sizes["w3_chains"]
     model = w3_model()

@@ -19,8 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from simulate import GaussianMeanModel, run, sgld
-from simulate.runner import DEFAULT_BLOCK_SIZE, block_rng, tune_allocator
-from simulate.subsample import draw_dtype
+from simulate.estimators.subsample import draw_dtype
+from simulate.runtime.blocks import block_rng
+from simulate.runtime.runner import DEFAULT_BLOCK_SIZE, tune_allocator
 
 
 def rng_only(n_data: int, n: int, chains: int, steps: int, block_size: int, seed: int,

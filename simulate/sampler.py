@@ -3,10 +3,12 @@
 Pure init/step functions in the style of blackjax, vectorized over the chain axis:
 ``state = sampler.init(theta0, rng)``, then ``state = sampler.step(state, rng)`` (theta updated in place).
 
-Where a step's random numbers do not depend on the state (``sampler.draws_ahead``), a step also splits into
-``draws = sampler.draw(n_chains, k, rng)`` and ``state = sampler.apply(state, draws)``: the same numbers in the
-same stream order, so ``apply(state, draw(M, k, rng))`` is ``step(state, rng)`` to the last bit. The runner uses
-the split to draw step k+1 while step k computes (:mod:`simulate.pipeline`).
+A step is the estimator's ``draw`` (minibatch indices, ...), then the injected noise xi, then the estimator's
+``apply`` and the integrator's ``update`` (:mod:`simulate.contracts`). Where the draws do not depend on the state
+(:attr:`Sampler.draws_ahead`), ``draws = sampler.draw(n_chains, k, rng)`` and ``state = sampler.apply(state, draws)``
+split a step: the same numbers in the same stream order, so ``apply(state, draw(M, state.step, rng))`` is
+``step(state, rng)`` to the last bit, and the runner may draw step k + 1 while step k computes
+(:mod:`simulate.runtime.pipeline`).
 """
 
 from __future__ import annotations
@@ -16,10 +18,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _draws
-from .estimators import FullGradient, Minibatch
-from .integrators import Langevin, ModifiedLangevin
-from .models import Model
+from ._fast import draws as fast_draws
+from .contracts import GradientEstimator, Integrator, Model
+from .integrators.base import EMPTY
 from .validation import ParameterError, check_step_size
 
 
@@ -31,16 +32,21 @@ class StepDraws(NamedTuple):
 
 
 class SamplerState(NamedTuple):
-    theta: np.ndarray  # (M, d)
+    """Chain states theta (M, d), the estimator's and the integrator's state, and the steps taken since init."""
+
+    theta: np.ndarray
     estimator_state: Any
-    integrator_state: Any = None  # e.g. the SGHMC momentum; None for first-order integrators
+    integrator_state: Any = EMPTY
+    step: int = 0
 
 
 @dataclass(frozen=True)
 class Sampler:
+    """``integrator`` applied to ``estimator``'s gradient estimates on ``model`` with step size ``h``."""
+
     model: Model
-    estimator: Any
-    integrator: Any
+    estimator: GradientEstimator
+    integrator: Integrator
     h: float
     name: str = ""
     _noise: Any = field(init=False, repr=False, compare=False, default=None)
@@ -48,52 +54,43 @@ class Sampler:
     def __post_init__(self) -> None:
         L = self.model.grad_lipschitz
         if L is not None:
-            bound = getattr(self.integrator, "step_bound", None)
-            h_max, why = bound(L) if bound is not None else (
-                4.0 / L, "mean-square stability, h < 4/L with L the Lipschitz constant of grad log posterior")
+            h_max, why = self.integrator.step_bound(L)
             object.__setattr__(self, "h", check_step_size(self.h, h_max, why))
         else:
-            check_step_size(self.h, np.inf, "no stability bound known")
-        check = getattr(self.estimator, "check", None)
-        if check is not None:
-            check(self.model)
+            object.__setattr__(self, "h", check_step_size(self.h, np.inf, "no stability bound known"))
+        self.estimator.check(self.model)
         if not self.name:
             object.__setattr__(self, "name", f"{self.integrator.name}+{self.estimator.name}")
         if not self.integrator.needs_noise_cov:
             object.__setattr__(self, "_noise", self.integrator.noise_matrix(self.h, None))
+        elif self.estimator.estimates_noise_cov:
+            pass  # a per-step estimate (Remark 7): the noise matrix changes every step
         elif self.model.grad_cov_is_constant:
             cov = self.estimator.noise_cov(self.model, None)
             object.__setattr__(self, "_noise", self.integrator.noise_matrix(self.h, cov))
 
     def init(self, theta0, rng: np.random.Generator) -> SamplerState:
+        """States at theta0 (M, d): the estimator's initial state first, then the integrator's (e.g. a momentum)."""
         theta = np.array(self.model.check_theta(theta0, "theta0"), dtype=np.float64, copy=True)
         est_state = self.estimator.init(self.model, theta.shape[0], rng)
-        init_state = getattr(self.integrator, "init_state", None)
-        int_state = None if init_state is None else init_state(theta, self.h, rng)
-        return SamplerState(theta, est_state, int_state)
+        int_state = self.integrator.init_state(theta, self.h, rng)
+        return SamplerState(theta, est_state, int_state, 0)
 
     def step(self, state: SamplerState, rng: np.random.Generator) -> SamplerState:
-        """One step: draw the gradient estimate (indices first), then the injected noise xi."""
+        """One step: the estimator's draws (indices first) and estimate, then the injected noise xi, then the
+        update (an estimator whose ``apply`` takes random numbers itself, e.g. LDA's Gibbs sums, does so before xi)."""
         theta = state.theta
-        grad, est_state = self.estimator.estimate(self.model, theta, state.estimator_state, rng)
-        xi = _draws.standard_normal(rng, theta.shape)  # rng.standard_normal(theta.shape), bit for bit
-        noise = self._noise
-        if noise is None:
-            noise = self.integrator.noise_matrix(self.h, self.estimator.noise_cov(self.model, theta))
-        if state.integrator_state is None:
-            self.integrator.update(theta, grad, xi, self.h, noise)
-            return SamplerState(theta, est_state)
-        int_state = self.integrator.update_stateful(theta, grad, xi, self.h, noise, state.integrator_state, rng)
-        return SamplerState(theta, est_state, int_state)
+        draws = self.estimator.draw(self.model, theta.shape[0], state.step, rng)
+        grad, est_state = self.estimator.apply(self.model, theta, state.estimator_state, draws)
+        xi = fast_draws.standard_normal(rng, theta.shape)  # rng.standard_normal(theta.shape), bit for bit
+        return self._update(state, grad, est_state, xi, rng)
 
     @property
     def draws_ahead(self) -> bool:
-        """True when step k's random numbers can be drawn before step k - 1 has run: the estimator's ``estimate`` is
-        its ``apply`` of its ``draw`` (marked by :func:`simulate.estimators.draw_then_apply`), the noise matrix is
-        constant and the integrator has no state."""
-        est = self.estimator
-        return (getattr(getattr(est, "estimate", None), "draw_then_apply", False) and self._noise is not None
-                and getattr(self.integrator, "init_state", None) is None)
+        """True when step k's random numbers can be drawn before step k - 1 has run: the estimator's draws depend on
+        the step number only, the noise matrix is constant and the integrator draws nothing in its update."""
+        return (self.estimator.draws_ahead(self.model) and self._noise is not None
+                and not self.integrator.draws_in_update())
 
     def draw(self, n_chains: int, step: int, rng: np.random.Generator) -> StepDraws:
         """The random numbers of step ``step`` (0 = the first step after init) for ``n_chains`` chains, drawn from
@@ -102,32 +99,45 @@ class Sampler:
             raise ParameterError(f"sampler {self.name!r}: its draws depend on the state (draws_ahead is False); "
                                  "use step")
         est = self.estimator.draw(self.model, n_chains, step, rng)
-        return StepDraws(est, _draws.standard_normal(rng, (n_chains, self.model.dim)))
+        return StepDraws(est, fast_draws.standard_normal(rng, (n_chains, self.model.dim)))
 
     def apply(self, state: SamplerState, draws: StepDraws) -> SamplerState:
-        """The step that consumes ``draws`` (from :meth:`draw` for this step number): step(state, rng) split."""
+        """The step that consumes ``draws`` (from :meth:`draw` for step ``state.step``): step(state, rng) split."""
+        if draws.xi.shape != state.theta.shape:
+            raise ParameterError(f"draws.xi has shape {draws.xi.shape}, the state theta {state.theta.shape}")
+        grad, est_state = self.estimator.apply(self.model, state.theta, state.estimator_state, draws.estimator)
+        return self._update(state, grad, est_state, draws.xi, None)
+
+    def _update(self, state: SamplerState, grad: np.ndarray, est_state: Any, xi: np.ndarray,
+                rng: np.random.Generator | None) -> SamplerState:
+        """The integrator's step with this step's noise matrix (constant, the exact covariance at theta, or the
+        estimator's per-step estimate)."""
         theta = state.theta
-        if draws.xi.shape != theta.shape:
-            raise ParameterError(f"draws.xi has shape {draws.xi.shape}, the state theta {theta.shape}")
-        grad, est_state = self.estimator.apply(self.model, theta, state.estimator_state, draws.estimator)
-        self.integrator.update(theta, grad, draws.xi, self.h, self._noise)
-        return SamplerState(theta, est_state)
+        noise = self._noise
+        if noise is None:
+            cov = self.estimator.step_noise_cov(est_state)
+            if cov is None:
+                cov = self.estimator.noise_cov(self.model, theta)
+            noise = self.integrator.noise_matrix(self.h, cov)
+        int_state = self.integrator.update(theta, grad, xi, self.h, noise, state.integrator_state, rng)
+        return SamplerState(theta, est_state, int_state, state.step + 1)
 
     def grads_per_step(self) -> float:
         """Per-datum gradient evaluations per chain-step (data passes = steps * this / N)."""
         return self.estimator.grads_per_step(self.model)
 
 
-def euler(model: Model, h: float) -> Sampler:
-    """Euler-Maruyama with the full gradient (the 'Euler' / ULA baseline of Vollmer et al.)."""
-    return Sampler(model, FullGradient(), Langevin(), h, name="euler")
+__all__ = ["Sampler", "SamplerState", "StepDraws"]
 
 
-def sgld(model: Model, h: float, n: int, replace: bool = False) -> Sampler:
-    """SGLD, Welling & Teh (2011); Vollmer et al. eq. (5)-(6)."""
-    return Sampler(model, Minibatch(n, replace), Langevin(), h, name="sgld")
+def __getattr__(name: str):
+    """The constructors that lived here in the previous release (now in :mod:`simulate.samplers`), with a warning."""
+    if name in ("euler", "sgld", "msgld"):
+        import warnings
 
+        from . import samplers
 
-def msgld(model: Model, h: float, n: int, replace: bool = False) -> Sampler:
-    """Modified SGLD with the exact gradient-noise covariance, Vollmer et al. eq. (9)/(20)/(54)."""
-    return Sampler(model, Minibatch(n, replace), ModifiedLangevin(), h, name="msgld")
+        warnings.warn(f"simulate.sampler.{name} moved to simulate.samplers.{name} (or simulate.{name})",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(samplers, name)
+    raise AttributeError(f"module 'simulate.sampler' has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """Shared test helper: two RunResults are the same run, to the last bit (the reproducibility contract of
-simulate.runner: blocks, threads, workers and drawing ahead must not change a number)."""
+simulate.runtime: blocks, threads, workers and drawing ahead must not change a number)."""
 
 from __future__ import annotations
 

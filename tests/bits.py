@@ -24,8 +24,8 @@ REFERENCE = Path(__file__).parent / "data" / "bits_reference.npz"
 
 
 def _draws(out: dict) -> None:
-    from simulate import _draws
-    from simulate.subsample import sample_indices
+    from simulate._fast import draws as _draws
+    from simulate.estimators.subsample import sample_indices
 
     for N, n, M in ((1000, 10, 257), (50, 13, 40), (40_000, 100, 33), (1000, 64, 20), (300, 300, 3)):
         for replace in (False, True):
@@ -38,7 +38,7 @@ def _draws(out: dict) -> None:
 
 
 def _logistic_kernels(out: dict) -> None:
-    from simulate.logistic import LogisticRegressionModel
+    from simulate.models.logistic import LogisticRegressionModel
 
     for d, N, n, M in ((3, 200, 7, 37), (20, 1000, 100, 16), (9, 50, 13, 9), (24, 300, 16, 17), (17, 500, 1, 5)):
         rng = np.random.default_rng(d * 1000 + n)

@@ -12,13 +12,12 @@ import pytest
 
 import theory.chen_gaussian as cg
 import theory.toy_finite_time as tft
-from simulate.estimators import Minibatch
-from simulate.logistic import LogisticRegressionModel
-from simulate.models import GaussianMeanModel
-from simulate.runner import run
-from simulate.sampler import euler, msgld, sgld
+from simulate.estimators.minibatch import Minibatch
+from simulate.models.gaussian import GaussianMeanModel
+from simulate.models.logistic import LogisticRegressionModel
+from simulate.runtime.runner import run
+from simulate.samplers import euler, msgld, sgld, svrgld, vrsgld
 from simulate.validation import ParameterError
-from simulate.vr import svrgld, vrsgld
 from theory.gaussian_toy import toy_constants
 from theory.toy_chain import ToyChain
 from verify.__main__ import main as verify_main

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simulate.control_variates import ControlVariate, control_variate, sgd_mode, sghmc_cv, sgld_cv
-from simulate.linear_regression import LinearRegressionModel
-from simulate.models import Model
-from simulate.saga import SAGA, check_table_fits, saga_ld
+from simulate.analysis.zv import run_with_gradients, zv_controls, zv_estimate, zv_from_model
+from simulate.estimators.control_variates import ControlVariate, control_variate, sgd_mode
+from simulate.estimators.saga import SAGA, check_table_fits
+from simulate.models.base import Model
+from simulate.models.linear_regression import LinearRegressionModel
+from simulate.samplers import saga_ld, sghmc_cv, sgld_cv
 from simulate.validation import ParameterError
-from simulate.zv import run_with_gradients, zv_controls, zv_estimate, zv_from_model
 from theory import baker_noise as bn
 
 
@@ -58,9 +59,11 @@ def test_sgd_mode_close_and_cost(model):
     me = sgd_mode(model, 5, n_iter=4000, seed=1)
     sd = np.sqrt(np.diag(model.posterior_cov))
     assert np.all(np.abs(me.theta_hat - model.posterior_mean) < sd)
-    assert me.grads == 5 * 4000
+    assert me.grads == 5 * 4000 + model.n_data * me.refine_steps and me.refine_steps >= 1
+    plain = sgd_mode(model, 5, n_iter=4000, seed=1, refine=0)  # the paper's plain SGD: no full-gradient steps
+    assert plain.grads == 5 * 4000 and plain.refine_steps == 0
     cv = control_variate(model, 5, opt_iters=2000)
-    assert cv.setup_grads == model.n_data + 5 * 2000
+    assert cv.setup_grads == model.n_data + 5 * 2000 + model.n_data * cv.mode_search.refine_steps
     with pytest.raises(ParameterError):
         sgd_mode(model, 5, step=-1.0)
     with pytest.raises(ParameterError):

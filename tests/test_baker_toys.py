@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import simulate.divide_conquer as dc
-from simulate.kl import gaussian_kl, knn_kl_divergence
-from simulate.toy_targets import BivariateTLocation, GaussianLocation, GaussianMixtureLocation, WarpedGaussian
+import simulate.analysis.divide_conquer as dc
+from simulate.analysis.kl import gaussian_kl, knn_kl_divergence
+from simulate.models.toy_targets import BivariateTLocation, GaussianLocation, GaussianMixtureLocation, WarpedGaussian
 from simulate.validation import ParameterError
 from theory import baker_toys as bt
 from verify.mutants import load_mutants

@@ -44,9 +44,10 @@ def test_planted_bug_is_reported(mutant_id):
 def test_cv_different_minibatch_bug_via_monkeypatch(monkeypatch):
     """The same bug planted by hand: an independent minibatch at theta_hat inflates the CV noise."""
     import verify.mutants.baker as mb
-    from simulate.control_variates import ControlVariate
+    from simulate.estimators.control_variates import ControlVariate
 
-    monkeypatch.setattr(ControlVariate, "estimate", mb._cv_different_minibatch)
+    monkeypatch.setattr(ControlVariate, "draw", mb._cv_draw_two)
+    monkeypatch.setattr(ControlVariate, "apply", mb._cv_different_minibatch)
     _, rows = _verdicts(["baker.noise.simulated"])
     rejected = [c.label for _, r in rows for c in r.checks if c.rejected]
     assert rejected and all("CV" in lab for lab in rejected)

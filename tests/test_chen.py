@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
+import simulate.estimators.vr as vr
 import simulate.integrators as integ
-import simulate.vr as vr
 from simulate import GaussianMeanModel, Minibatch, ParameterError
-from simulate.subsample import sample_indices
+from simulate.estimators.subsample import sample_indices
 from theory import chen_bounds as cb
 from theory import chen_gaussian as cg
 from theory.toy_finite_time import toy_finite_time
@@ -208,17 +208,21 @@ def test_planted_shared_minibatch_is_reported(monkeypatch):
     assert _verdicts(["chen.appbc.unbiased_and_eq7"])["chen.appbc.unbiased_and_eq7"] == "fails"
 
 
-def _estimate_never_counting(self, model, theta, state, rng):
-    """Planted bug: the step counter is never advanced, so the anchor is refreshed at every step."""
-    g, new = vr.VRMinibatch.__dict__["_orig_estimate"](self, model, theta, state, rng)
-    return g, new._replace(step=state.step)
+_VR_APPLY = vr.VRMinibatch.apply
+
+
+def _apply_refreshing_every_step(self, model, theta, state, draws):
+    """Planted bug: the anchor is refreshed at every step (a fresh anchor batch each time)."""
+    if draws.anchor is None:
+        draws = draws._replace(anchor=vr.sample_indices(np.random.default_rng(state.step), model.n_data,
+                                                        self.anchor_size(model), theta.shape[0], self.replace))
+    return _VR_APPLY(self, model, theta, state._replace(step=0), draws)
 
 
 @pytest.mark.parametrize("bug", ["anchor refreshed every step", "noise sqrt(2h) (Chen's eps read as h)"])
 def test_planted_simulator_bug_is_reported(monkeypatch, bug):
     if bug.startswith("anchor"):
-        monkeypatch.setattr(vr.VRMinibatch, "_orig_estimate", vr.VRMinibatch.estimate, raising=False)
-        monkeypatch.setattr(vr.VRMinibatch, "estimate", _estimate_never_counting)
+        monkeypatch.setattr(vr.VRMinibatch, "apply", _apply_refreshing_every_step)
     else:
         monkeypatch.setattr(integ.Langevin, "noise_scale", lambda self, h: float(np.sqrt(2 * h)))
     assert _verdicts(["chen.gaussian.exact_mse_formulas"])["chen.gaussian.exact_mse_formulas"] == "fails"
@@ -227,20 +231,15 @@ def test_planted_simulator_bug_is_reported(monkeypatch, bug):
 _SHARED: dict = {}
 
 
-def _estimate_shared_batch(self, model, theta, state, rng):
+def _draw_shared_batch(self, model, n_chains, step, rng):
     """Planted bug: the correction batch is the first n2 indices of the anchor batch (not an independent draw)."""
-    theta_tilde, g_tilde, step = state
-    N = model.n_data
+    anchor = None
     if step % self.m == 0:
-        theta_tilde = theta.copy()
-        _SHARED["idx"] = sample_indices(rng, N, self.n1, theta.shape[0], self.replace)
-        g_tilde = model.grad_log_lik_sum(theta_tilde, _SHARED["idx"]) * (N / self.n1)
-    idx = _SHARED["idx"][: self.n2]
-    corr = (model.grad_log_lik_sum(theta, idx) - model.grad_log_lik_sum(theta_tilde, idx)) * (N / self.n2)
-    g = g_tilde + model.grad_log_prior(theta) + corr
-    return g, vr.VRState(theta_tilde, g_tilde, step + 1)
+        anchor = sample_indices(rng, model.n_data, self.n1, n_chains, self.replace)
+        _SHARED["idx"] = anchor
+    return vr.VRDraws(anchor, _SHARED["idx"][: self.n2])
 
 
 def test_planted_shared_minibatch_in_simulator_is_reported(monkeypatch):
-    monkeypatch.setattr(vr.VRMinibatch, "estimate", _estimate_shared_batch)
+    monkeypatch.setattr(vr.VRMinibatch, "draw", _draw_shared_batch)
     assert _verdicts(["chen.alg1.vr_estimator_moments"])["chen.alg1.vr_estimator_moments"] == "fails"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from _results import assert_runs_identical
 
-import simulate.runner
+import simulate.runtime.blocks
 from simulate import GaussianMeanModel, ParameterError, run, sgld
-from simulate.distributed import client, get_default_client, run_distributed, run_many, using
+from simulate.runtime.distributed import client, get_default_client, run_distributed, run_many, using
 from verify.registry import Settings, select
 from verify.runner import run_claims
 
@@ -89,7 +89,7 @@ def test_claims_on_two_workers_bit_identical(dask_client):
 
 
 def test_memory_check_names_n_chains(monkeypatch, sampler):
-    monkeypatch.setattr(simulate.runner, "available_memory", lambda: 50 * 2**20)  # 50 MiB
+    monkeypatch.setattr(simulate.runtime.blocks, "available_memory", lambda: 50 * 2**20)  # 50 MiB
     with pytest.raises(ParameterError, match=r"n_chains = 10000000 .* n_chains must be <= \d+"):
         run(sampler, 10_000_000, 10)
     with pytest.raises(ParameterError, match="trace"):

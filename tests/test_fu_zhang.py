@@ -8,22 +8,20 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from simulate.estimators import Minibatch
-from simulate.inference_data import ess, to_inference_data
-from simulate.models import GaussianMeanModel
-from simulate.runner import run
-from simulate.sampler import sgld
-from simulate.sgrld import LDAModel, document_strata, sgrld, synthetic_lda_corpus, topic_error
-from simulate.stratified import (
+from simulate.analysis.inference_data import ess, to_inference_data
+from simulate.estimators.minibatch import Minibatch
+from simulate.estimators.stratified import (
     Strata,
     Stratified,
     allocate,
     continuous_allocation,
-    cp_sghmc,
-    cp_sgld,
     kmeans_strata,
     stratified_estimator,
 )
+from simulate.models.gaussian import GaussianMeanModel
+from simulate.models.lda import LDAModel, document_strata, synthetic_lda_corpus, topic_error
+from simulate.runtime.runner import run
+from simulate.samplers import cp_sghmc, cp_sgld, sgld, sgrld
 from simulate.validation import ParameterError
 from theory import stratified as ts
 from verify.claims.fu_zhang import enumerate_estimates
@@ -238,7 +236,7 @@ def test_inference_data_export_and_ess():
 
 
 def test_expanded_mean_update_formula():
-    from simulate.sgrld import ExpandedMeanLangevin
+    from simulate.integrators.sgrld import ExpandedMeanLangevin
 
     rng = np.random.default_rng(0)
     theta = rng.gamma(1.0, 1.0, size=(3, 6))
@@ -246,7 +244,8 @@ def test_expanded_mean_update_formula():
     xi = rng.standard_normal((3, 6))
     h = 0.05
     want = np.abs(theta + 0.5 * h * g + np.sqrt(h * theta) * xi)
-    got = ExpandedMeanLangevin().update(theta.copy(), g.copy(), xi.copy(), h, np.sqrt(h))
+    got = theta.copy()
+    ExpandedMeanLangevin().update(got, g.copy(), xi.copy(), h, np.sqrt(h))
     assert np.allclose(got, want)
 
 

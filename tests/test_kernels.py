@@ -1,4 +1,4 @@
-"""The fused numba kernels (simulate._kernels) agree with the numpy path they replaced, to rounding."""
+"""The fused numba kernels (simulate._fast.kernels) agree with the numpy path they replaced, to rounding."""
 
 from __future__ import annotations
 
@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 from scipy.special import expit
 
-from simulate import _kernels, _simd
-from simulate.control_variates import ControlVariate
-from simulate.logistic import LogisticRegressionModel, sigmoid_neg
-from simulate.saga import SAGA
-from simulate.subsample import sample_indices
-from simulate.vr import SVRG, VRState
+from simulate._fast import _elementwise, _simd
+from simulate._fast import _logistic as _kernels
+from simulate.estimators.control_variates import ControlVariate
+from simulate.estimators.saga import SAGA
+from simulate.estimators.subsample import sample_indices
+from simulate.estimators.vr import SVRG, VRState
+from simulate.models.logistic import LogisticRegressionModel, sigmoid_neg
 
 TOL = 1e-12
 
@@ -191,10 +192,10 @@ def test_take_sums_same_bits_as_numpy(dtype, n, M):
     idx = rng.integers(0, 500, size=(n, M)).astype(dtype)
     x = rng.standard_normal(500) * 1e3
     X = rng.standard_normal((500, 3))
-    np.testing.assert_array_equal(_kernels.take_sum_flat(x, idx), x.take(idx).sum(axis=0))
-    np.testing.assert_array_equal(_kernels.take_sum_rows(X, idx), X.take(idx, axis=0).sum(axis=0))
+    np.testing.assert_array_equal(_elementwise.take_sum_flat(x, idx), x.take(idx).sum(axis=0))
+    np.testing.assert_array_equal(_elementwise.take_sum_rows(X, idx), X.take(idx, axis=0).sum(axis=0))
     full = np.broadcast_to(np.arange(500)[:, None], (500, M))  # the n = N path passes a broadcast view
-    np.testing.assert_array_equal(_kernels.take_sum_rows(X, full), X.take(full, axis=0).sum(axis=0))
+    np.testing.assert_array_equal(_elementwise.take_sum_rows(X, full), X.take(full, axis=0).sum(axis=0))
 
 
 def test_vector_sigmoid_accuracy_and_edges():
@@ -203,7 +204,6 @@ def test_vector_sigmoid_accuracy_and_edges():
     no overflow, NaN propagated."""
     import mpmath
 
-    from simulate import _simd
 
     rng = np.random.default_rng(11)
     s = np.concatenate([np.linspace(-40.0, 40.0, 2001), rng.normal(0.0, 10.0, 2000), rng.uniform(-708, 708, 500),

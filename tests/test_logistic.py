@@ -13,23 +13,16 @@ from scipy.special import expit, log_expit
 
 import simulate.estimators as est_mod
 from simulate import GaussianMeanModel, Minibatch, ParameterError, msgld, run, sgld
-from simulate.covariance_estimators import (
+from simulate.analysis.reference import laplace_cv_run, mala, mala_reference, posterior_moments_quadrature
+from simulate.estimators.estimated_cov import (
     EstimatedCovMinibatch,
     covariance_factor,
     estimated_covariance,
-    msgld_estimated_cov,
     nonpositive_fraction,
 )
-from simulate.datasets import breast_cancer_design, breast_cancer_model, standardise_with_intercept
-from simulate.logistic import (
-    LogisticRegressionModel,
-    laplace_cv_run,
-    log_sigmoid,
-    mala,
-    mala_reference,
-    posterior_moments_quadrature,
-    sigmoid_neg,
-)
+from simulate.models.datasets import breast_cancer_design, breast_cancer_model, standardise_with_intercept
+from simulate.models.logistic import LogisticRegressionModel, log_sigmoid, sigmoid_neg
+from simulate.samplers import msgld_estimated_cov
 from verify.registry import Settings, select
 from verify.report import verdict
 from verify.runner import as_expected, run_claims

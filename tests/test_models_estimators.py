@@ -170,7 +170,7 @@ def test_minibatch_estimate_matches_its_draw():
         est = Minibatch(n_SMALL, replace)
         g, state = est.estimate(model, theta, None, np.random.default_rng(4))
         assert state is None and g.shape == (9, 1)
-        idx = simulate.subsample.sample_indices(np.random.default_rng(4), N_SMALL, n_SMALL, 9, replace)
+        idx = simulate.estimators.subsample.sample_indices(np.random.default_rng(4), N_SMALL, n_SMALL, 9, replace)
         expect = model.grad_log_lik_sum(theta, idx) * N_SMALL / n_SMALL + model.grad_log_prior(theta)
         np.testing.assert_allclose(g, expect, **EXACT)
 
@@ -321,14 +321,15 @@ def test_chen_convention_same_map():
     xi = np.array([[0.77]])
     chen = th + eps * model.grad_log_post(th) + np.sqrt(2 * eps) * xi
     s = euler(model, h)
-    work = s.integrator.update(th.copy(), model.grad_log_post(th), xi.copy(), h, s._noise)
+    work = th.copy()
+    s.integrator.update(work, model.grad_log_post(th), xi.copy(), h, s._noise)
     np.testing.assert_allclose(work, chen, **EXACT)
 
 
 def test_langevin_update_one_pass_equals_the_numpy_sequence():
     """Langevin.update's numba pass gives the bits of grad *= h/2; theta += grad; xi *= s; theta += xi, for
     contiguous and strided states (the latter takes the numpy path)."""
-    from simulate.integrators import Langevin
+    from simulate.integrators.langevin import Langevin
 
     rng = np.random.default_rng(5)
     for shape in ((1000, 20), (37, 1), (5, 3)):

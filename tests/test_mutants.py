@@ -9,18 +9,19 @@ import numpy as np
 import pytest
 
 import simulate.estimators as est
+import simulate.estimators.vr as vr
 import simulate.integrators as integ
-import simulate.runner as runner_mod
-import simulate.vr as vr
+import simulate.runtime.runner as runner_mod
 from verify.mutants import load_mutants
 from verify.mutants._harness import CONTROL, SENTINELS, kill_matrix, main, plan, run_one
 from verify.registry import load_all
 
 #: Every function or method a core mutant may replace; each must be restored when the patch exits.
 TARGETS = [(integ.Langevin, "noise_scale"), (integ.Langevin, "update"), (integ.ModifiedLangevin, "noise_matrix"),
-           (est.Minibatch, "scale"), (est.Minibatch, "estimate"), (est.Minibatch, "finite_population_factor"),
-           (est.FullGradient, "init"), (est.FullGradient, "estimate"), (est, "sample_indices"),
-           (runner_mod, "_run_block"), (runner_mod, "_initial_state"), (vr.VRMinibatch, "estimate")]
+           (est.Minibatch, "scale"), (est.Minibatch, "apply"), (est.Minibatch, "finite_population_factor"),
+           (est.FullGradient, "init"), (est.FullGradient, "apply"), (est.minibatch, "sample_indices"),
+           (runner_mod._BlockSpec, "run_block"), (runner_mod, "_initial_state"), (vr.VRMinibatch, "draw"),
+           (vr.VRMinibatch, "apply")]
 
 
 def test_registry_has_at_least_15_core_mutants_naming_registered_claims():

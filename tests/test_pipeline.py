@@ -12,13 +12,10 @@ from _results import assert_runs_identical
 
 import simulate.estimators as est
 from simulate import GaussianMeanModel, ParameterError, euler, msgld, run, sgld
-from simulate.control_variates import sgld_cv
-from simulate.logistic import LogisticRegressionModel
-from simulate.pipeline import DrawAhead
-from simulate.saga import saga_ld
+from simulate.models.logistic import LogisticRegressionModel
+from simulate.runtime.pipeline import DrawAhead
 from simulate.sampler import Sampler, StepDraws
-from simulate.sghmc import sghmc
-from simulate.vr import svrgld, vrsgld
+from simulate.samplers import saga_ld, sghmc, sgld_cv, svrgld, vrsgld
 
 
 @pytest.fixture(scope="module")
@@ -100,18 +97,18 @@ def test_planted_out_of_order_draws_are_caught(logistic):
 
 
 def test_samplers_that_cannot_split(toy, logistic):
-    """State-dependent draws keep the step loop: a stateful integrator (SGHMC), a state-dependent noise matrix (mSGLD
-    on logistic regression), and an estimate replaced by anything but apply-of-draw (e.g. a planted bug)."""
-    assert not sghmc(toy, 0.01, 0.1, n=5).draws_ahead
+    """Draws that depend on the state keep the step loop: an integrator that draws in its update (SGHMC's momentum
+    refresh) and a state-dependent noise matrix (mSGLD on logistic regression). SGHMC without refresh splits (its
+    momentum is state, but its draws are not), and a patched ``apply`` (a planted bug) runs on either path."""
+    assert sghmc(toy, 0.01, 0.1, n=5).draws_ahead
+    assert not sghmc(toy, 0.01, 0.1, n=5, resample_every=3).draws_ahead
     assert not msgld(logistic, _h(logistic), 7).draws_ahead
     s = sgld(toy, _h(toy), 5)
-    with mock.patch.object(est.Minibatch, "estimate", lambda self, model, theta, state, rng: (theta * 0, state)):
-        assert not s.draws_ahead
+    with mock.patch.object(est.Minibatch, "apply", lambda self, model, theta, state, idx: (theta * 0, state)):
         r = run(s, 4, 3, seed=0, theta0=np.ones(1), draw_ahead=True)
-        np.testing.assert_array_equal(r.time_averages["theta"][:, 0] != 1.0, True)  # the patched estimate ran
-    assert s.draws_ahead
+        np.testing.assert_array_equal(r.time_averages["theta"][:, 0] != 1.0, True)  # the patched apply ran
     with pytest.raises(ParameterError, match="draws_ahead"):
-        sghmc(toy, 0.01, 0.1, n=5).draw(3, 0, np.random.default_rng(0))
+        sghmc(toy, 0.01, 0.1, n=5, resample_every=3).draw(3, 0, np.random.default_rng(0))
 
 
 def test_wrong_draws_are_refused(logistic):
@@ -152,7 +149,8 @@ def test_draw_ahead_errors_and_shutdown():
 def test_shared_kernels_split_work_items_between_threads(logistic):
     """The team's kernels (atomic tickets): items taken by a helper thread, by the owner, or all by one thread give
     the parallel kernel's numbers; a second call on a spent ticket does nothing."""
-    from simulate import _kernels, _team
+    from simulate._fast import _logistic as _kernels
+    from simulate._fast import _team
 
     rng = np.random.default_rng(2)
     M = 203  # 26 work items, the last one partial

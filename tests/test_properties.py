@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import theory.chen_gaussian as cg
-from simulate.estimators import FullGradient, Minibatch
-from simulate.models import GaussianMeanModel
+from simulate.estimators.minibatch import FullGradient, Minibatch
+from simulate.models.gaussian import GaussianMeanModel
 from theory import subset_moments as sm
 from theory import toy_moments as tm
 from theory.gaussian_toy import ToyConstants, toy_constants

@@ -8,8 +8,8 @@ from _results import assert_runs_identical
 
 import simulate
 from simulate import GaussianMeanModel, ParameterError, RunResult, block_rng, euler, msgld, run, sgld
-from simulate.runner import BUILTIN_TEST_FUNCTIONS
-from simulate.subsample import sample_indices
+from simulate.estimators.subsample import sample_indices
+from simulate.runtime.runner import BUILTIN_TEST_FUNCTIONS
 
 M = 1000
 BLOCK = 300  # 4 blocks: 300, 300, 300 and a partial block of 100
@@ -85,7 +85,7 @@ def test_threads_do_not_change_the_numbers(model, name):
 
 def test_threads_with_parallel_numba_kernels():
     """Logistic regression (numba kernels, parallel over chains) in block threads: the same numbers."""
-    from simulate.logistic import LogisticRegressionModel
+    from simulate.models.logistic import LogisticRegressionModel
 
     lm = LogisticRegressionModel.paper_synthetic(200, seed=5)
     s = sgld(lm, 0.5 / lm.grad_lipschitz, 10)

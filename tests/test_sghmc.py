@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from simulate import FullGradient, GaussianMeanModel, ParameterError, block_rng, run
-from simulate.sghmc import SGHMC, sghmc
+from simulate.integrators.sghmc import SGHMC
+from simulate.samplers import sghmc
 from theory import sghmc_gaussian as sg
 from verify.mutants import load_mutants
 from verify.registry import Settings, select

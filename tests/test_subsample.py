@@ -1,4 +1,4 @@
-"""Exactness of the minibatch index draws in simulate.subsample (chi-square tests over all subsets)."""
+"""Exactness of the minibatch index draws in simulate.estimators.subsample (chi-square tests over all subsets)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import simulate.subsample
-from simulate import _draws, _kernels, subsample
-from simulate.subsample import sample_indices, with_replacement, without_replacement
+import simulate.estimators.subsample
+from simulate._fast import draws as _draws
+from simulate.estimators import subsample
+from simulate.estimators.subsample import sample_indices, with_replacement, without_replacement
 
 P_MIN = 1e-4
 DRAWS = 100_000
@@ -66,13 +67,13 @@ COMPLEMENT_CASES = [(6, 4), (7, 5), (8, 6), (9, 5), (12, 7), (10, 9)]
 def bitmap_calls(monkeypatch):
     """Records the calls of the sequential bitmap sampler (the numbers it returns are unchanged)."""
     calls = []
-    orig = simulate.subsample._sequential_bitmap
+    orig = simulate.estimators.subsample._sequential_bitmap
 
     def spy(*args, **kwargs):
         calls.append(args)
         return orig(*args, **kwargs)
 
-    monkeypatch.setattr(simulate.subsample, "_sequential_bitmap", spy)
+    monkeypatch.setattr(simulate.estimators.subsample, "_sequential_bitmap", spy)
     return calls
 
 
@@ -88,8 +89,8 @@ def _check_exact_uniform(n_data, n, seed):
 @pytest.mark.parametrize(("n_data", "n"), PAIRWISE_CASES)
 def test_without_replacement_uniform_either_repeat_check(monkeypatch, bitmap_calls, pairwise, n_data, n):
     """Rejection is exactly uniform whichever repeat check (row pairs or hash set) the cost model picks."""
-    monkeypatch.setattr(simulate.subsample, "REJECTION_MAX_PAIRS", np.inf)
-    monkeypatch.setattr(simulate.subsample, "_pairwise_is_cheaper", lambda *a: pairwise)
+    monkeypatch.setattr(simulate.estimators.subsample, "REJECTION_MAX_PAIRS", np.inf)
+    monkeypatch.setattr(simulate.estimators.subsample, "_pairwise_is_cheaper", lambda *a: pairwise)
     _check_exact_uniform(n_data, n, 4000 * n_data + n + 7 * pairwise)
     assert not bitmap_calls
 
@@ -107,27 +108,27 @@ def test_repeat_mask_matches_sorting(dtype, n, high):
     idx[:, :5] = idx[:1, :5]  # a few columns that surely repeat (when n > 1)
     ref = _reference_repeats(idx)
     for pairwise in (True, False):
-        np.testing.assert_array_equal(_kernels.repeat_mask(idx, pairwise), ref)
+        np.testing.assert_array_equal(_draws.repeat_mask(idx, pairwise), ref)
     assert ref.any() == (n > 1)
 
 
 def test_repeat_check_cost_model_picks_both_paths():
-    assert simulate.subsample._pairwise_is_cheaper(10, 100_000, 2)
-    assert not simulate.subsample._pairwise_is_cheaper(100, 10, 2)
+    assert simulate.estimators.subsample._pairwise_is_cheaper(10, 100_000, 2)
+    assert not simulate.estimators.subsample._pairwise_is_cheaper(100, 10, 2)
 
 
 @pytest.mark.parametrize(("n_data", "n"), PAIRWISE_CASES + COMPLEMENT_CASES)
 def test_without_replacement_uniform_pairwise(monkeypatch, bitmap_calls, n_data, n):
     # Force the pairwise path whatever its collision-rate threshold (if the module has one).
-    monkeypatch.setattr(simulate.subsample, "REJECTION_MAX_PAIRS", np.inf, raising=False)
-    assert min(n, n_data - n) <= simulate.subsample.PAIRWISE_MAX_N
+    monkeypatch.setattr(simulate.estimators.subsample, "REJECTION_MAX_PAIRS", np.inf, raising=False)
+    assert min(n, n_data - n) <= simulate.estimators.subsample.PAIRWISE_MAX_N
     _check_exact_uniform(n_data, n, 1000 * n_data + n)
     assert not bitmap_calls, "the pairwise path was not taken"
 
 
 @pytest.mark.parametrize(("n_data", "n"), [(6, 2), (6, 3), (9, 4), (12, 5), (12, 6)] + COMPLEMENT_CASES)
 def test_without_replacement_uniform_sequential_bitmap(monkeypatch, bitmap_calls, n_data, n):
-    monkeypatch.setattr(simulate.subsample, "PAIRWISE_MAX_N", 1)
+    monkeypatch.setattr(simulate.estimators.subsample, "PAIRWISE_MAX_N", 1)
     _check_exact_uniform(n_data, n, 2000 * n_data + n)
     if min(n, n_data - n) > 1:
         assert bitmap_calls, "the sequential bitmap path was not taken"
@@ -141,8 +142,8 @@ def test_without_replacement_uniform_default_dispatch(n_data, n):
 
 def test_sequential_bitmap_chunks(monkeypatch):
     """Several bitmap chunks (BITMAP_BYTES small) still give exact uniform subsets."""
-    monkeypatch.setattr(simulate.subsample, "PAIRWISE_MAX_N", 1)
-    monkeypatch.setattr(simulate.subsample, "BITMAP_BYTES", 9 * 1000 + 5)
+    monkeypatch.setattr(simulate.estimators.subsample, "PAIRWISE_MAX_N", 1)
+    monkeypatch.setattr(simulate.estimators.subsample, "BITMAP_BYTES", 9 * 1000 + 5)
     rng = np.random.default_rng(7)
     idx = without_replacement(rng, 9, 4, DRAWS)
     p = _chi2_uniform_subsets(idx, 9, 4)
@@ -160,9 +161,9 @@ def test_large_n_paths_distinct():
 
 def test_sequential_bitmap_position_marginals(monkeypatch):
     """Each position of the sequential path is uniform on range(N) (n > PAIRWISE_MAX_N)."""
-    monkeypatch.setattr(simulate.subsample, "PAIRWISE_MAX_N", 16)
+    monkeypatch.setattr(simulate.estimators.subsample, "PAIRWISE_MAX_N", 16)
     n_data, n = 60, 20
-    assert n > simulate.subsample.PAIRWISE_MAX_N and 2 * n <= n_data
+    assert n > simulate.estimators.subsample.PAIRWISE_MAX_N and 2 * n <= n_data
     rng = np.random.default_rng(11)
     idx = without_replacement(rng, n_data, n, 20_000)
     _assert_distinct_columns(idx)
@@ -251,7 +252,7 @@ def _numpy_rejection(rng, N, n, M):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_numba_draws_are_numpys_numbers(seed):
-    """simulate._draws reproduces Generator.integers and the rejection loop: the same indices, the same generator
+    """simulate._fast.draws reproduces Generator.integers and the rejection loop: the same indices, the same generator
     state afterwards (including a cached half-word left by an odd number of 32-bit draws), for 16- and 32-bit
     dtypes and PCG64 or another bit generator."""
     for make in (np.random.PCG64, np.random.SFC64):

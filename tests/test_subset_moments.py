@@ -12,7 +12,7 @@ import pytest
 import sympy as sp
 
 import simulate
-from simulate.subsample import sample_indices
+from simulate.estimators.subsample import sample_indices
 from theory import gaussian_toy
 from theory import subset_moments as sm
 from theory import symbols as tsym

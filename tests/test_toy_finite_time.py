@@ -13,7 +13,6 @@ import sympy as sp
 
 import simulate
 import simulate.estimators as est
-import simulate.runner as runner_mod
 from simulate import GaussianMeanModel, msgld, run, sgld
 from theory import toy_finite_time as tft
 from theory import toy_moments as tm
@@ -252,7 +251,7 @@ def test_paper_exponent_slip_is_reported(slipped_theory):
 
 
 def test_with_replacement_draws_where_without_is_claimed_are_reported(monkeypatch):
-    monkeypatch.setattr(est, "sample_indices", lambda rng, N, n, M, replace: runner_mod.np.random.Generator.integers(
+    monkeypatch.setattr(est.minibatch, "sample_indices", lambda rng, N, n, M, replace: np.random.Generator.integers(
         rng, 0, N, size=(n, M)))
     verdicts, rows = _verdicts(["vollmer.eq22.mse2_finite_time"])
     assert verdicts["vollmer.eq22.mse2_finite_time"] == "fails"

@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-import simulate.control_variates as cvmod
 import simulate.estimators as est
+import simulate.estimators.control_variates as cvmod
 import simulate.integrators as integ
-import simulate.runner as runner_mod
+import simulate.runtime.runner as runner_mod
 from verify.__main__ import main
 from verify.registry import Settings, select
 from verify.report import verdict
@@ -47,14 +47,14 @@ PLANTED = {
                               lambda self, h, cov: np.sqrt(h) * (np.eye(cov.shape[-1]) + (h / 8.0) * cov)),
         ["vollmer.eq21.msgld_variance", "vollmer.eq21.msgld_leading_coefficient"]),
     "with replacement used where without is claimed": (
-        lambda mp: mp.setattr(est, "sample_indices",
+        lambda mp: mp.setattr(est.minibatch, "sample_indices",
                               lambda rng, N, n, M, replace: runner_mod.np.random.Generator.integers(
                                   rng, 0, N, size=(n, M))),
         ["vollmer.eq18.sgld_variance"]),
     "CV centre by plain averaged SGD (no full-gradient refinement)": (
         lambda mp: mp.setattr(cvmod, "sgd_mode", _sgd_mode_unrefined), ["baker.a3.default_centre"]),
     "prior gradient dropped from the estimate": (
-        lambda mp: mp.setattr(est.Minibatch, "estimate", _estimate_without_prior),
+        lambda mp: mp.setattr(est.Minibatch, "apply", _apply_without_prior),
         ["vollmer.eq17.stationary_mean"]),
 }
 
@@ -66,8 +66,7 @@ def _sgd_mode_unrefined(*args, **kwargs):
     return _SGD_MODE(*args, **{**kwargs, "refine": 0})
 
 
-def _estimate_without_prior(self, model, theta, state, rng):
-    idx = est.sample_indices(rng, model.n_data, self.n, theta.shape[0], self.replace)
+def _apply_without_prior(self, model, theta, state, idx):
     return model.grad_log_lik_sum(theta, idx) * self.scale(model), state
 
 

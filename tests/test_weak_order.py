@@ -14,8 +14,8 @@ import pytest
 import sympy as sp
 
 import simulate.integrators as integ
-import simulate.potentials as pot
 from simulate import ParameterError
+from simulate.estimators.additive_noise import AdditiveNoise
 from theory import toy_moments as tm
 from theory import weak_order as wo
 from theory.symbols import EB, VB, A, h
@@ -247,12 +247,12 @@ def test_msgld_claim_holds_and_fails_on_the_printed_eq9_factor(monkeypatch):
 
 def test_sgld_claim_fails_when_the_noise_std_is_the_variance(monkeypatch):
     """Planted bug: the additive gradient noise scaled by V instead of sqrt(V) (Var g = 16, not 4)."""
-    def estimate(self, model, theta, state, rng):
+    def apply(self, model, theta, state, z):
         g = model.grad_log_post(theta)
-        g += self._const * rng.standard_normal(theta.shape)
+        g += self._const * z
         return g, state
 
-    monkeypatch.setattr(pot.AdditiveNoise, "estimate", estimate)
+    monkeypatch.setattr(AdditiveNoise, "apply", apply)
     verdicts, _ = _verdicts(["vollmer.eq50.sgld_leading_bias"])
     assert verdicts == {"vollmer.eq50.sgld_leading_bias": "fails"}
 

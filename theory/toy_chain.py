@@ -87,8 +87,8 @@ class ToyChain:
 
 def method_of(sampler) -> str:
     """'euler', 'sgld' or 'msgld' from a simulate sampler's integrator and estimator."""
-    from simulate.estimators import FullGradient, Minibatch
-    from simulate.integrators import Langevin, ModifiedLangevin
+    from simulate.estimators.minibatch import FullGradient, Minibatch
+    from simulate.integrators.langevin import Langevin, ModifiedLangevin
 
     est, integ = sampler.estimator, sampler.integrator
     if isinstance(integ, Langevin) and isinstance(est, FullGradient):
@@ -102,7 +102,7 @@ def method_of(sampler) -> str:
 
 def toy_chain(sampler) -> ToyChain:
     """The toy theory of a simulate sampler on a 1-D GaussianMeanModel (reads the same description)."""
-    from simulate.models import GaussianMeanModel
+    from simulate.models.gaussian import GaussianMeanModel
 
     model = sampler.model
     if not isinstance(model, GaussianMeanModel) or model.dim != 1:

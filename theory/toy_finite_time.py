@@ -765,7 +765,7 @@ def toy_finite_time(method: str, data: ArrayLike, n: int | None = None, *, repla
 
 def from_sampler(sampler: Any, theta0: float = 0.0, dps: int = DEFAULT_DPS) -> ToyFiniteTime:
     """The finite-time theory of a simulate sampler on a 1-D GaussianMeanModel (same data, n, scheme, h)."""
-    from simulate.models import GaussianMeanModel
+    from simulate.models.gaussian import GaussianMeanModel
 
     from .toy_chain import method_of
 

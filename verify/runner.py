@@ -67,7 +67,7 @@ def _claim_task(claim_id: str, settings: Settings) -> ClaimResult | bytes:
 
 
 def _run_distributed(claims: list[Claim], settings: Settings) -> list[ClaimResult | None]:
-    from simulate.distributed import client
+    from simulate.runtime.distributed import client
 
     remote = dataclasses.replace(settings, workers=1, scheduler=None, progress=False)
     out: list[ClaimResult | None] = [None] * len(claims)

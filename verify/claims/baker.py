@@ -16,13 +16,14 @@ from functools import cache
 
 import numpy as np
 
-import simulate.saga as saga_mod
-import simulate.zv as zv_mod
+import simulate.analysis.zv as zv_mod
+import simulate.estimators.saga as saga_mod
+import simulate.samplers as samplers_mod
 from simulate import run, sgld
-from simulate.control_variates import ControlVariate
-from simulate.estimators import Minibatch
-from simulate.linear_regression import LinearRegressionModel
-from simulate.vr import SVRG, VRState
+from simulate.estimators.control_variates import ControlVariate
+from simulate.estimators.minibatch import Minibatch
+from simulate.estimators.vr import SVRG, VRState
+from simulate.models.linear_regression import LinearRegressionModel
 from theory import baker_noise as bn
 from theory import baker_theorems as bt
 
@@ -277,7 +278,7 @@ def _stationary(method: str, replace: bool):
         if method == "sgld":
             sampler = sgld(m, h, ST_n, replace)
         else:
-            from simulate.control_variates import sgld_cv
+            from simulate.samplers import sgld_cv
 
             sampler = sgld_cv(m, h, ST_n, theta_hat=theta_hat, replace=replace)
         _, S = bt.stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, ST_n, method,
@@ -333,7 +334,7 @@ def _saga_stationary(noise: bool):
             else:
                 S = bt.saga_stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, n)[1]
                 what = "exact SAGA value (joint theta-table moments)"
-            sampler = saga_mod.saga_ld(m, h, n) if noise else saga_mod.saga_ld(m, h, n, noise=False)
+            sampler = samplers_mod.saga_ld(m, h, n) if noise else samplers_mod.saga_ld(m, h, n, noise=False)
             r = run(sampler, M, SAGA_STEPS, burn_in=SAGA_BURN,
                     theta0=lambda g, k: mu + 0.02 * g.standard_normal((k, 2)),
                     seed=settings.seed_for(f"baker.saga.{n}.{noise}"), test_functions={"uu": _uu(mu)},
@@ -378,7 +379,7 @@ def _saga_table(settings: Settings) -> ClaimResult:
     N, n, k = 50, 5, 7
     M = min(settings.chains, 4000)
     rng = np.random.default_rng(settings.seed_for("baker.saga.table"))
-    sampler = saga_mod.saga_ld(m, 0.5 / m.grad_lipschitz, n)
+    sampler = samplers_mod.saga_ld(m, 0.5 / m.grad_lipschitz, n)
     theta0 = np.tile(m.posterior_mean, (M, 1))
     state = sampler.init(theta0, rng)
     for _ in range(k):
@@ -638,7 +639,7 @@ def _quad_controls(settings: Settings) -> dict[str, np.ndarray]:
     # Q = (theta - mu)^2: the controls of theta^2 written in the shifted coordinate theta - mu (smaller variance)
     out = {"exact_corrected": zv_mod.zv_controls(th - mu, g, 2)[0, :, 1],
            "exact_printed": zv_mod.zv_controls(th - mu, g, 2, operator="printed")[0, :, 1]}
-    from simulate.control_variates import sgld_cv
+    from simulate.samplers import sgld_cv
 
     h = ST_H / m.grad_lipschitz
     theta_hat = np.array([mu + PHI_HAT / math.sqrt(N)])
@@ -702,7 +703,7 @@ register(Claim(
 def _sghmc_cv(settings: Settings) -> ClaimResult:
     t0 = time.perf_counter()
     out = ClaimResult()
-    from simulate.control_variates import sghmc_cv
+    from simulate.samplers import sghmc_cv
 
     m = lr2()
     mu = m.posterior_mean

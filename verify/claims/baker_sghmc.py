@@ -19,7 +19,8 @@ from functools import cache
 import sympy as sp
 
 from simulate import FullGradient, GaussianMeanModel, Minibatch, run
-from simulate.sghmc import SGHMC, sghmc
+from simulate.integrators.sghmc import SGHMC
+from simulate.samplers import sghmc
 from theory import sghmc_gaussian as sg
 
 from ..registry import Check, Claim, ClaimResult, ExactCheck, Settings, register, simulation_cache

@@ -15,10 +15,10 @@ import time
 import numpy as np
 
 from simulate import divide_conquer as dc
-from simulate.kl import gaussian_kl, knn_kl_divergence, knn_kl_replicates
-from simulate.runner import run
-from simulate.sampler import sgld
-from simulate.toy_targets import GaussianLocation, GaussianMixtureLocation, WarpedGaussian
+from simulate.analysis.kl import gaussian_kl, knn_kl_divergence, knn_kl_replicates
+from simulate.models.toy_targets import GaussianLocation, GaussianMixtureLocation, WarpedGaussian
+from simulate.runtime.runner import run
+from simulate.samplers import sgld
 from theory import baker_toys as bt
 
 from ..registry import Check, Claim, ClaimResult, ExactCheck, Settings, register, simulation_cache
@@ -242,7 +242,7 @@ def _sg_exact(settings: Settings, which: str) -> ClaimResult:
         n_steps = 250
         params = f"h = 0.5/lambda_max(P) = {h:.3g}"
     else:
-        from simulate.sghmc import sghmc
+        from simulate.samplers import sghmc
 
         h, alpha, L = 0.1 / lam_max, 0.3, 3
         sampler = sghmc(model, h, alpha, n=SG_n, resample_every=L)

@@ -24,7 +24,8 @@ import sympy as sp
 from scipy.optimize import minimize_scalar
 
 from simulate import GaussianMeanModel, LogisticRegressionModel, block_rng, run, sgld
-from simulate.vr import VRMinibatch, vrsgld
+from simulate.estimators.vr import VRMinibatch
+from simulate.samplers import vrsgld
 from theory import chen_bounds as cb
 from theory import chen_gaussian as cg
 from theory.toy_finite_time import ToyFiniteTime, toy_finite_time

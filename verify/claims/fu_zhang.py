@@ -19,22 +19,20 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import minimize
 
-from simulate.datasets import breast_cancer_design
-from simulate.estimators import Minibatch
-from simulate.logistic import LogisticRegressionModel
-from simulate.models import GaussianMeanModel
-from simulate.runner import run
-from simulate.sampler import sgld
-from simulate.stratified import (
+from simulate.estimators.minibatch import Minibatch
+from simulate.estimators.stratified import (
     Strata,
     Stratified,
     allocate,
     continuous_allocation,
-    cp_sghmc,
-    cp_sgld,
     kmeans_strata,
     round_allocation,
 )
+from simulate.models.datasets import breast_cancer_design
+from simulate.models.gaussian import GaussianMeanModel
+from simulate.models.logistic import LogisticRegressionModel
+from simulate.runtime.runner import run
+from simulate.samplers import cp_sghmc, cp_sgld, sgld
 from theory import stratified as ts
 
 from ..registry import Check, Claim, ClaimResult, ExactCheck, Settings, register, simulation_cache

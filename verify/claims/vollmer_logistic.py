@@ -33,15 +33,12 @@ import numpy as np
 from scipy import stats as sps
 
 from simulate import Sampler, euler, msgld, sgld
-from simulate.covariance_estimators import EstimatedCovMinibatch, msgld_estimated_cov
-from simulate.estimators import Minibatch
-from simulate.logistic import (
-    LogisticRegressionModel,
-    laplace_cv_run,
-    mala_reference,
-    posterior_moments_quadrature,
-)
-from simulate.runner import block_rng
+from simulate.analysis.reference import laplace_cv_run, mala_reference, posterior_moments_quadrature
+from simulate.estimators.estimated_cov import EstimatedCovMinibatch
+from simulate.estimators.minibatch import Minibatch
+from simulate.models.logistic import LogisticRegressionModel
+from simulate.runtime.blocks import block_rng
+from simulate.samplers import msgld_estimated_cov
 from simulate.validation import ParameterError, check_int, check_positive
 
 from ..registry import Check, Claim, ClaimResult, ExactCheck, Settings, register, simulation_cache

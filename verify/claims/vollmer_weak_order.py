@@ -37,7 +37,8 @@ import numpy as np
 import sympy as sp
 
 from simulate import FullGradient, Langevin, ModifiedLangevin, Sampler, run
-from simulate.potentials import AdditiveNoise, PotentialModel, compile_expr, double_well, quartic
+from simulate.estimators.additive_noise import AdditiveNoise
+from simulate.models.potentials import PotentialModel, compile_expr, double_well, quartic
 from simulate.validation import ParameterError
 from theory import toy_moments as tm
 from theory import vollmer_printed as vp

@@ -7,21 +7,32 @@ from unittest import mock
 
 import numpy as np
 
-import simulate.saga as saga_mod
-import simulate.zv as zv_mod
-from simulate.control_variates import ControlVariate
-from simulate.saga import SAGA
-from simulate.subsample import sample_indices
+import simulate.analysis.zv as zv_mod
+import simulate.samplers as samplers_mod
+from simulate.estimators.control_variates import ControlVariate
+from simulate.estimators.saga import SAGA
+from simulate.estimators.subsample import sample_indices
 
 from . import Mutant, register_mutant
 
 
-def _cv_different_minibatch(self, model, theta, state, rng):
+def _cv_draw_two(self, model, n_chains, step, rng):
+    """Two independent minibatches, one for theta and one for theta_hat."""
+    return (sample_indices(rng, model.n_data, self.n, n_chains, self.replace),
+            sample_indices(rng, model.n_data, self.n, n_chains, self.replace))
+
+
+def _cv_different_minibatch(self, model, theta, state, draws):
     """Control variate with an independent minibatch at theta_hat (the variance reduction is lost)."""
-    idx = sample_indices(rng, model.n_data, self.n, theta.shape[0], self.replace)
-    idx2 = sample_indices(rng, model.n_data, self.n, theta.shape[0], self.replace)
+    idx, idx2 = draws
     corr = model.grad_log_lik_sum(theta, idx) - model.grad_log_lik_sum(self.anchor(theta), idx2)
     return corr * self.scale(model) + self.grad_lik_hat + model.grad_log_prior(theta), state
+
+
+def _cv_patch():
+    from .core import _multi
+
+    return _multi((ControlVariate, "draw", _cv_draw_two), (ControlVariate, "apply", _cv_different_minibatch))
 
 
 def _saga_no_update(self, state, rows, idx, g_new, g_old):
@@ -29,7 +40,7 @@ def _saga_no_update(self, state, rows, idx, g_new, g_old):
     return state
 
 
-_saga_ld = saga_mod.saga_ld
+_saga_ld = samplers_mod.saga_ld
 
 
 def _saga_ld_without_noise(model, h, n, noise=True):
@@ -50,7 +61,7 @@ def _zv_sign_flipped(h, f, pooled=False):
 register_mutant(Mutant(
     id="baker.cv_different_minibatch",
     description="SGLD-CV: the correction at theta_hat uses a different minibatch than at theta",
-    patch=lambda: mock.patch.object(ControlVariate, "estimate", _cv_different_minibatch),
+    patch=_cv_patch,
     claims=("baker.noise.simulated", "baker.stationary.cv_linreg", "baker.thm1.strong_error_recursion",
             "baker.sghmc_cv.stationary"),
 ))
@@ -63,7 +74,7 @@ register_mutant(Mutant(
 register_mutant(Mutant(
     id="baker.saga_noise_missing",
     description="SAGA-LD without the injected Langevin noise (the paper's printed update)",
-    patch=lambda: mock.patch.object(saga_mod, "saga_ld", functools.wraps(_saga_ld)(_saga_ld_without_noise)),
+    patch=lambda: mock.patch.object(samplers_mod, "saga_ld", functools.wraps(_saga_ld)(_saga_ld_without_noise)),
     claims=("baker.saga.stationary",),
 ))
 register_mutant(Mutant(

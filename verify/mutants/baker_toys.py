@@ -7,9 +7,9 @@ from unittest import mock
 
 import numpy as np
 
-import simulate.divide_conquer as dc
+import simulate.analysis.divide_conquer as dc
+import simulate.analysis.kl as kl
 import simulate.integrators as integ
-import simulate.kl as kl
 
 from . import Mutant, register_mutant
 
@@ -54,7 +54,7 @@ register_mutant(Mutant(
 
 
 def _sghmc_patch():
-    from simulate.sghmc import SGHMC
+    from simulate.integrators.sghmc import SGHMC
 
     return mock.patch.object(SGHMC, "noise_scale", lambda self, h: float(np.sqrt(self.alpha * h)))
 

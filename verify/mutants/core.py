@@ -11,16 +11,18 @@ Drawing the vrSG-MCMC correction minibatch once per epoch and reusing it is invi
 
 from __future__ import annotations
 
-import inspect
+import copy
 from contextlib import ExitStack, contextmanager
 from unittest import mock
 
 import numpy as np
 
 import simulate.estimators as est
+import simulate.estimators.minibatch as minibatch_mod
+import simulate.estimators.vr as vr
 import simulate.integrators as integ
-import simulate.runner as runner_mod
-import simulate.vr as vr
+import simulate.runtime.runner as runner_mod
+from simulate.integrators.base import EMPTY
 
 from . import Mutant, register_mutant
 
@@ -48,12 +50,12 @@ _reg("noise_sqrt_2h", "Langevin noise sqrt(2h) instead of sqrt(h) (Chen's eps co
      _patch(integ.Langevin, "noise_scale", lambda self, h: float(np.sqrt(2.0 * h))), (SGLD_VAR, EULER_VAR))
 
 
-def _update_full_h(self, theta, grad, xi, h, noise):
+def _update_full_h(self, theta, grad, xi, h, noise, state=EMPTY, rng=None):
     grad *= h  # bug: h g instead of (h/2) g
     theta += grad
     xi *= noise
     theta += xi
-    return theta
+    return state
 
 
 _reg("drift_h_not_half", "Langevin drift h g instead of (h/2) g (convention mix-up between eps and h = 2 eps)",
@@ -63,12 +65,12 @@ def _update_frozen_noise():
     """Langevin update that keeps the first xi it sees and reuses it every step (the JAX 'key not split' bug)."""
     first: dict[tuple, np.ndarray] = {}
 
-    def update(self, theta, grad, xi, h, noise):
+    def update(self, theta, grad, xi, h, noise, state=EMPTY, rng=None):
         xi0 = first.setdefault(xi.shape, xi.copy())
         grad *= 0.5 * h
         theta += grad
         theta += xi0 * noise
-        return theta
+        return state
 
     return lambda: mock.patch.object(integ.Langevin, "update", update)
 
@@ -90,25 +92,23 @@ _reg("scale_dropped", "minibatch likelihood sum not scaled by N/n",
      _patch(est.Minibatch, "scale", lambda self, model: 1.0), (MEAN,))
 
 
-def _estimate_prior_scaled(self, model, theta, state, rng):
-    idx = est.sample_indices(rng, model.n_data, self.n, theta.shape[0], self.replace)
+def _apply_prior_scaled(self, model, theta, state, idx):
     g = model.grad_log_lik_sum(theta, idx) + model.grad_log_prior(theta)
     return g * self.scale(model), state  # bug: the prior gradient is scaled by N/n too
 
 
 _reg("prior_scaled", "prior gradient scaled by N/n along with the minibatch sum",
-     _patch(est.Minibatch, "estimate", _estimate_prior_scaled), (MEAN,))
+     _patch(est.Minibatch, "apply", _apply_prior_scaled), (MEAN,))
 
 
-def _estimate_no_prior(self, model, theta, state, rng):
-    idx = est.sample_indices(rng, model.n_data, self.n, theta.shape[0], self.replace)
+def _apply_no_prior(self, model, theta, state, idx):
     return model.grad_log_lik_sum(theta, idx) * self.scale(model), state
 
 
 _reg("prior_dropped", "prior gradient dropped from the minibatch estimate",
-     _patch(est.Minibatch, "estimate", _estimate_no_prior), (MEAN,))
+     _patch(est.Minibatch, "apply", _apply_no_prior), (MEAN,))
 
-_orig_sample_indices = est.sample_indices
+_orig_sample_indices = minibatch_mod.sample_indices
 
 
 def _always_with_replacement(rng, N, n, M, replace):
@@ -116,7 +116,7 @@ def _always_with_replacement(rng, N, n, M, replace):
 
 
 _reg("with_replacement", "minibatches drawn with replacement where without replacement is claimed",
-     _patch(est, "sample_indices", _always_with_replacement), (SGLD_VAR,))
+     _patch(minibatch_mod, "sample_indices", _always_with_replacement), (SGLD_VAR,))
 
 
 def _never_datum_0(rng, N, n, M, replace):
@@ -124,7 +124,7 @@ def _never_datum_0(rng, N, n, M, replace):
 
 
 _reg("never_draw_datum_0", "minibatch indices drawn from 1..N-1 (off-by-one: datum 0 never drawn)",
-     _patch(est, "sample_indices", _never_datum_0), ("vollmer.app10.higher_moments",))
+     _patch(minibatch_mod, "sample_indices", _never_datum_0), ("vollmer.app10.higher_moments",))
 
 _reg("finite_population_factor_dropped",
      "mSGLD noise covariance without the finite-population factor (N-n)/(N-1) for draws without replacement",
@@ -135,30 +135,30 @@ def _stale_init(self, model, n_chains, rng):
     return None
 
 
-def _stale_estimate(self, model, theta, state, rng):
+def _stale_apply(self, model, theta, state, draws):
     prev = theta.copy() if state is None else state
     return model.grad_log_post(prev), theta.copy()  # bug: gradient at the previous state
 
 
 _reg("euler_stale_gradient", "full-gradient (Euler) step uses the gradient at the previous state",
-     lambda: _multi((est.FullGradient, "init", _stale_init), (est.FullGradient, "estimate", _stale_estimate)),
+     lambda: _multi((est.FullGradient, "init", _stale_init), (est.FullGradient, "apply", _stale_apply)),
      (EULER_VAR,))
 
 
 # ------------------------------------------------------------------------------------------ runner
 
-_orig_run_block = runner_mod._run_block
+_orig_run_block = runner_mod._BlockSpec.run_block
 
 
-def _run_block_late(*args, **kwargs):
-    ba = inspect.signature(_orig_run_block).bind(*args, **kwargs)
-    ba.arguments["burn_in"] += 1  # bug: averages theta_{b+1} .. theta_{b+L} (state recorded after the step)
-    ba.arguments["total"] = max(ba.arguments["total"], ba.arguments["burn_in"] + ba.arguments["n_steps"] - 1)
-    return _orig_run_block(*ba.args, **ba.kwargs)
+def _run_block_late(self, b):
+    late = copy.copy(self)
+    late.burn_in = self.burn_in + 1  # bug: averages theta_{b+1} .. theta_{b+L} (state recorded after the step)
+    late.total = max(self.total, late.burn_in + self.n_steps - 1)
+    return _orig_run_block(late, b)
 
 
 _reg("time_average_off_by_one", "time average over theta_{b+1}..theta_{b+L} instead of theta_b..theta_{b+L-1}",
-     _patch(runner_mod, "_run_block", _run_block_late), (MSE2, MSE1))
+     _patch(runner_mod._BlockSpec, "run_block", _run_block_late), (MSE2, MSE1))
 
 
 def _zeros_initial_state(theta0, rng, start, stop, dim):
@@ -171,47 +171,51 @@ _reg("theta0_ignored", "the initial state theta0 is ignored (every chain starts 
 
 # ------------------------------------------------------------------------------------------ vrSG-MCMC estimator
 
-def _vr_estimate(refresh_once: bool = False, shared_batch: bool = False, corr_scale_n1: bool = False,
-                 correction_once: bool = False):
-    """Algorithm 1 estimator with one planted bug (a copy of VRMinibatch.estimate, see simulate/vr.py)."""
-    batches: dict[int, np.ndarray] = {}
+def _vr_bug(refresh_once: bool = False, shared_batch: bool = False, corr_scale_n1: bool = False,
+            correction_once: bool = False):
+    """Algorithm 1's draw and apply (simulate/estimators/vr.py) with one planted bug."""
+    epoch: dict[tuple, np.ndarray] = {}  # (estimator, chains) -> the correction batch reused within an epoch
 
-    def estimate(self, model, theta, state, rng):
-        theta_tilde, g_tilde, step = state
-        N = model.n_data
+    def draw(self, model, n_chains, step, rng):
+        N, n1 = model.n_data, self.anchor_size(model)
+        full = n1 == N and not self.replace
         refresh = step == 0 if refresh_once else step % self.m == 0
+        key = (id(self), n_chains)
+        anchor = None
         if refresh:
-            theta_tilde = np.array(theta, dtype=np.float64, copy=True)
-            n1 = self.anchor_size(model)
-            if shared_batch and not (n1 == N and not self.replace):
-                idx1 = vr.sample_indices(rng, N, n1, theta.shape[0], self.replace)
-                g_tilde = model.grad_log_lik_sum(theta_tilde, idx1) * (N / n1)
-                batches.clear()
-                batches[id(theta_tilde)] = idx1[: self.n2]  # bug: the correction batch is part of the anchor batch
-            else:
-                g_tilde = self.anchor_gradient(model, theta_tilde, rng)
-        idx = batches.get(id(theta_tilde)) if shared_batch or correction_once else None
+            anchor = () if full else vr.sample_indices(rng, N, n1, n_chains, self.replace)
+            epoch.pop(key, None)
+            if shared_batch and not full:
+                epoch[key] = anchor[: self.n2]  # bug: the correction batch is part of the anchor batch
+        idx = epoch.get(key) if shared_batch or correction_once else None
         if idx is None:
-            idx = vr.sample_indices(rng, N, self.n2, theta.shape[0], self.replace)
+            idx = vr.sample_indices(rng, N, self.n2, n_chains, self.replace)
             if correction_once:  # bug: the first correction batch of an epoch is reused until the next refresh
-                batches.clear()
-                batches[id(theta_tilde)] = idx
-        corr = model.grad_log_lik_sum(theta, idx) - model.grad_log_lik_sum(theta_tilde, idx)
+                epoch[key] = idx
+        return vr.VRDraws(anchor, idx)
+
+    def apply(self, model, theta, state, draws):
+        theta_tilde, g_tilde, step = state
+        if draws.anchor is not None:
+            theta_tilde = np.array(theta, dtype=np.float64, copy=True)
+            g_tilde = self.anchor_gradient_at(model, theta_tilde, draws.anchor)
+        N = model.n_data
+        corr = model.grad_log_lik_sum(theta, draws.minibatch) - model.grad_log_lik_sum(theta_tilde, draws.minibatch)
         corr *= N / (self.anchor_size(model) if corr_scale_n1 else self.n2)
         g = g_tilde + model.grad_log_prior(theta) + corr
         return g, vr.VRState(theta_tilde, g_tilde, step + 1)
 
-    return lambda: mock.patch.object(vr.VRMinibatch, "estimate", estimate)
+    return lambda: _multi((vr.VRMinibatch, "draw", draw), (vr.VRMinibatch, "apply", apply))
 
 
 _reg("vr_anchor_not_refreshed", "vrSG-MCMC / SVRG anchor (theta_tilde, g_tilde) set at l = 0 and never refreshed",
-     _vr_estimate(refresh_once=True), (CHEN_MSE,))
+     _vr_bug(refresh_once=True), (CHEN_MSE,))
 _reg("vr_shared_minibatch", "vrSG-MCMC reuses one minibatch: the correction batch is the first n2 of the anchor batch",
-     _vr_estimate(shared_batch=True), (CHEN_ALG1,))
+     _vr_bug(shared_batch=True), (CHEN_ALG1,))
 _reg("vr_correction_once_per_epoch", "vrSG-MCMC draws the correction minibatch once per epoch and reuses it",
-     _vr_estimate(correction_once=True), (CHEN_ALG1,))
+     _vr_bug(correction_once=True), (CHEN_ALG1,))
 _reg("vr_correction_scale_n1", "vrSG-MCMC correction scaled by N/n1 instead of N/n2",
-     _vr_estimate(corr_scale_n1=True), (CHEN_ALG1,))
+     _vr_bug(corr_scale_n1=True), (CHEN_ALG1,))
 
 
 @contextmanager

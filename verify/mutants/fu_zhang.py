@@ -6,8 +6,8 @@ from unittest import mock
 
 import numpy as np
 
-import simulate.stratified as strat
-from simulate.subsample import with_replacement
+import simulate.estimators.stratified as strat
+from simulate.estimators.subsample import with_replacement
 
 from . import Mutant, register_mutant
 

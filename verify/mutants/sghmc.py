@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from unittest import mock
 
-from simulate.sghmc import SGHMC
+from simulate.integrators.sghmc import SGHMC
 
 from . import Mutant, register_mutant
 

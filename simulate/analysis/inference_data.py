@@ -1,0 +1,75 @@
+"""ArviZ export of run traces and ESS (new; usable for every sampler of the workbench).
+
+:func:`to_inference_data` turns a trace of shape (T, M, d) -- ``RunResult.trace`` from ``run(..., trace_stride=s)``
+-- into an ``arviz.InferenceData`` whose posterior group has dims (chain, draw, <name>_dim): chain m is column m of
+the trace. :func:`ess` returns ArviZ's effective sample size (rank-normalised bulk ESS by default, Vehtari et al.
+2021) per coordinate, summed over chains as ArviZ does for multi-chain input.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..runtime.blocks import RunResult
+from ..validation import ParameterError, check_int
+
+
+def _trace_of(source) -> tuple[np.ndarray, np.ndarray | None]:
+    if isinstance(source, RunResult):
+        if source.trace is None:
+            raise ParameterError("the RunResult holds no trace: run it with trace_stride=s")
+        return source.trace, source.trace_steps
+    arr = np.asarray(source, dtype=np.float64)
+    if arr.ndim != 3:
+        raise ParameterError(f"trace must have shape (T, M, d), got {arr.shape}")
+    return arr, None
+
+
+def to_inference_data(source, *, var_name: str = "theta", burn_in: int = 0, coords: list[str] | None = None,
+                      sample_stats: dict[str, np.ndarray] | None = None):
+    """arviz.InferenceData from a RunResult (with a trace) or a (T, M, d) array.
+
+    ``burn_in``: drop the trace entries recorded before step ``burn_in`` (RunResult: by step number; an array: by
+    index). ``coords``: names of the d coordinates. ``sample_stats``: extra (T, M) arrays, e.g. log posterior.
+    """
+    import arviz as az
+
+    trace, steps = _trace_of(source)
+    burn_in = check_int("burn_in", burn_in, 0)
+    keep = (steps >= burn_in) if steps is not None else (np.arange(trace.shape[0]) >= burn_in)
+    if not keep.any():
+        raise ParameterError(f"burn_in = {burn_in} leaves no trace entries")
+    tr = trace[keep]
+    post = np.ascontiguousarray(np.transpose(tr, (1, 0, 2)))  # (chain, draw, d)
+    dim = f"{var_name}_dim"
+    c = {dim: list(coords) if coords is not None else list(range(tr.shape[2]))}
+    if len(c[dim]) != tr.shape[2]:
+        raise ParameterError(f"coords must name the {tr.shape[2]} coordinates, got {len(c[dim])}")
+    draws = steps[keep] if steps is not None else np.flatnonzero(keep)
+    c["draw"] = [int(s) for s in draws]
+    stats = None
+    if sample_stats:
+        stats = {}
+        for k, v in sample_stats.items():
+            v = np.asarray(v, dtype=np.float64)
+            if v.shape[:2] != trace.shape[:2]:
+                raise ParameterError(f"sample_stats[{k!r}] must have shape (T, M) = {trace.shape[:2]}, got {v.shape}")
+            stats[k] = np.ascontiguousarray(np.swapaxes(v[keep], 0, 1))
+    with warnings.catch_warnings():  # ArviZ guesses a (draw, chain) mix-up when M > T; the layout here is explicit
+        warnings.filterwarnings("ignore", message="More chains")
+        return az.from_dict(posterior={var_name: post}, sample_stats=stats, coords=c, dims={var_name: [dim]})
+
+
+def ess(source, *, var_name: str = "theta", burn_in: int = 0, method: str = "bulk") -> np.ndarray:
+    """ArviZ effective sample size per coordinate (shape (d,)) of a RunResult trace, (T, M, d) array or
+    InferenceData."""
+    import arviz as az
+
+    idata = source if isinstance(source, az.InferenceData) else to_inference_data(source, var_name=var_name,
+                                                                                   burn_in=burn_in)
+    return np.asarray(az.ess(idata, var_names=[var_name], method=method)[var_name].values, dtype=np.float64)
+
+
+__all__ = ["ess", "to_inference_data"]

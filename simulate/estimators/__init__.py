@@ -1,0 +1,24 @@
+"""Gradient estimators of grad log posterior, one module each (:class:`simulate.contracts.GradientEstimator`):
+
+``minibatch`` (full gradient; uniform minibatch with or without replacement), ``control_variate`` (SGLD-CV's,
+Baker et al. 2019), ``vr`` (Chen et al.'s Algorithm 1 and SVRG), ``saga``, ``stratified`` (Fu & Zhang's eq. 10),
+``estimated_cov`` (a minibatch that also estimates its covariance, Vollmer et al. Remark 7), ``additive_noise``
+(Gaussian noise added to the exact gradient); ``subsample`` draws the minibatch indices, ``base`` holds the defaults.
+"""
+
+from .additive_noise import AdditiveNoise
+from .base import EstimatorBase
+from .control_variates import ControlVariate, ModeEstimate, control_variate, sgd_mode
+from .estimated_cov import CovEstimate, EstimatedCovMinibatch, estimated_covariance
+from .minibatch import FullGradient, Minibatch
+from .saga import SAGA, SAGAState
+from .stratified import Strata, Stratified, allocate, kmeans_strata, stratified_estimator
+from .subsample import sample_indices
+from .vr import SVRG, VRMinibatch, VRState
+
+__all__ = [
+    "SAGA", "SVRG", "AdditiveNoise", "ControlVariate", "CovEstimate", "EstimatedCovMinibatch", "EstimatorBase",
+    "FullGradient", "Minibatch", "ModeEstimate", "SAGAState", "Strata", "Stratified", "VRMinibatch", "VRState",
+    "allocate", "control_variate", "estimated_covariance", "kmeans_strata", "sample_indices", "sgd_mode",
+    "stratified_estimator",
+]

@@ -1,0 +1,124 @@
+"""SAGA-LD: the SAGA gradient estimator for Langevin dynamics (Dubey et al. 2016; Baker et al. 2019, Sec. 4.4).
+
+Per chain, a table of per-datum gradients G_i = g_i(alpha_i) (alpha_i the state at which datum i was last
+visited) and their sum a = sum_i G_i. Each step draws a minibatch S of size n WITHOUT replacement and returns
+
+    g(theta) = grad log p(theta) + a + (N/n) sum_{i in S} [g_i(theta) - G_i],
+
+then sets G_i <- g_i(theta) for i in S and a <- a + sum_{i in S} [g_i(theta) - G_i^old] (digest 001 sec. 1.4).
+The table is initialised with the per-datum gradients at the chain's first state theta_0 (on the first call of
+``apply``) and a with their sum, the full gradient (one O(N) pass); the invariant a = sum_i G_i then holds
+exactly. The Langevin step injects its noise (theta' = theta + (h/2) g + sqrt(h) xi): the paper's printed update
+omits it (erratum, digest sec. 6 item 2; ``saga_ld(..., noise=False)`` reproduces the printed map).
+
+Given the table, the noise covariance is K_n Cov_i[g_i(theta) - G_i] N with K_n = N(N - n)/(n(N - 1)) (digest
+sec. 4.6). Memory: O(M N d) float64 (checked against available memory before allocation); a step reads and writes
+only the n table rows of its minibatch per chain (numba kernels of ``simulate._fast.kernels``). Cost: n per-datum
+gradients per chain-step plus N per chain once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .._fast import kernels
+from ..contracts import Model, SupportsGradientTable
+from ..memory import available_memory
+from ..validation import ParameterError, check_int
+from .base import EstimatorBase
+from .subsample import sample_indices
+
+#: Fraction of the available memory one gradient table may take.
+MEMORY_FRACTION = 0.5
+
+
+class SAGAState(NamedTuple):
+    """table: (M, N, d) stored per-datum gradients G_i; total: (M, d) their sum (None before the first step)."""
+
+    table: np.ndarray | None
+    total: np.ndarray | None
+
+
+def check_table_fits(n_chains: int, n_data: int, dim: int) -> int:
+    """Raise ParameterError unless an (n_chains, N, d) float64 table fits in MEMORY_FRACTION of free memory."""
+    need = 8 * n_chains * n_data * dim
+    limit = int(MEMORY_FRACTION * available_memory())
+    if need > limit:
+        raise ParameterError(
+            f"SAGA gradient table of n_chains * N * d = {n_chains} * {n_data} * {dim} float64 needs "
+            f"{need / 2**20:.0f} MiB, more than the limit {limit / 2**20:.0f} MiB ({MEMORY_FRACTION:.0%} of available "
+            f"memory): reduce n_chains (or block_size) or N so that n_chains * N * d <= {limit // (8 * dim)}")
+    return need
+
+
+@dataclass(frozen=True)
+class SAGA(EstimatorBase):
+    """SAGA-LD gradient estimator (Dubey et al. 2016) with minibatch size ``n`` drawn without replacement."""
+
+    n: int
+
+    name = "saga"
+
+    def check(self, model: Model) -> None:
+        check_int("n", self.n, 1, model.n_data)
+
+    def init(self, model: Model, n_chains: int, rng: np.random.Generator) -> SAGAState:
+        """Check the table fits; it is filled at theta_0 on the first ``estimate`` (no random numbers drawn)."""
+        self.check(model)
+        check_table_fits(n_chains, model.n_data, model.dim)
+        return SAGAState(None, None)
+
+    def initial_table(self, model: Model, theta0: np.ndarray) -> SAGAState:
+        """G_i = g_i(theta_0) for every i and total = sum_i G_i (the full gradient at theta_0)."""
+        M, N = theta0.shape[0], model.n_data
+        check_table_fits(M, N, model.dim)
+        if isinstance(model, SupportsGradientTable):  # filled in place: no (N, M, d) intermediate and transpose
+            table, total = np.empty((M, N, model.dim)), np.empty((M, model.dim))
+            model.fill_gradient_table(theta0, table, total)
+            return SAGAState(table, total)
+        idx = np.broadcast_to(np.arange(N)[:, None], (N, M))
+        table = np.ascontiguousarray(np.swapaxes(model.grad_log_lik(theta0, idx), 0, 1))  # (M, N, d)
+        return SAGAState(table, table.sum(axis=1))
+
+    def update(self, state: SAGAState, rows: np.ndarray, idx: np.ndarray, g_new: np.ndarray,
+               g_old: np.ndarray) -> SAGAState:
+        """Table entries of the minibatch <- g_new; total += sum (g_new - g_old) (the invariant total = sum G).
+
+        ``rows`` (1, M) = chain numbers (kept for the interface); only the n rows per chain in ``idx`` are touched.
+        """
+        kernels.saga_scatter_total(state.table, idx, g_new, g_old, state.total)
+        return state
+
+    def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator) -> np.ndarray:
+        """The minibatch indices (n, M), without replacement (the table fill at step 0 draws nothing)."""
+        return sample_indices(rng, model.n_data, self.n, n_chains, False)
+
+    def apply(self, model: Model, theta: np.ndarray, state: SAGAState, idx: np.ndarray):
+        """g = grad log p(theta) + a + (N/n) sum_{i in S} [g_i(theta) - G_i], then the table update (the table is
+        filled at theta on the first call)."""
+        if state is None or state.table is None:
+            state = self.initial_table(model, theta)
+        M, N = theta.shape[0], model.n_data
+        idx = idx.astype(np.intp)  # (n, M)
+        rows = np.arange(M)[None, :]
+        g_new = np.ascontiguousarray(model.grad_log_lik(theta, idx), dtype=np.float64)  # (n, M, d)
+        g_old, g = np.empty_like(g_new), np.empty((M, model.dim))
+        kernels.saga_gather_diff(state.table, idx, g_new, g_old, g)  # g_old = table[m, idx[j, m]], g = sum(new - old)
+        g *= N / self.n
+        g += state.total
+        g += model.grad_log_prior(theta)
+        return g, self.update(state, rows, idx, g_new, g_old)
+
+    def noise_cov(self, model: Model, theta: np.ndarray | None = None) -> np.ndarray:
+        raise ParameterError("SAGA: the gradient noise depends on the table state (use "
+                             "theory.baker_noise.saga_noise_cov with the table); mSGLD is not defined for it")
+
+    def grads_per_step(self, model: Model) -> float:
+        """n per chain-step (plus N once per chain to fill the table)."""
+        return float(self.n)
+
+
+__all__ = ["SAGA", "SAGAState", "check_table_fits"]

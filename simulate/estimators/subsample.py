@@ -1,0 +1,122 @@
+"""Exact minibatch index draws for many chains at once.
+
+Every function returns indices of shape ``(n, M)``: column m is chain m's minibatch. Indices have the narrowest
+integer dtype that holds N (narrow draws and comparisons are cheaper); consumers should index with ``take``.
+
+Without replacement (n <= N/2; for n > N/2 the complement of an (N - n)-subset is returned):
+
+* n <= PAIRWISE_MAX_N and n(n-1)/(2N) <= REJECTION_MAX_PAIRS: draw n iid uniform indices per chain, find the
+  columns with a repeat (a numba kernel: row-pair comparisons vectorised over columns, or a hash set per
+  column), and redraw those whole columns until none is left (rejection: given distinct entries, an iid tuple
+  is a uniform ordered n-subset). Acceptance >= exp(-1/2). For 16- and 32-bit indices the same draws run as one
+  numba call (:mod:`simulate._fast.draws`, bit for bit the numpy code's numbers; its repeat check: row pairs for
+  n <= 40, else a table of stamps or a bitmap).
+* otherwise: sequential draws, each redrawn while it hits an index already taken by its chain (a per-chain
+  bitmap, reset after use): the textbook exact sequential scheme, vectorized over chains.
+
+Cost per chain-step is O(n^2) cheap vector comparisons (small n) or O(n) expected (hash set; sequential draws);
+never O(N) per chain-step unless n is a fixed fraction of N.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._fast import draws as fast_draws
+
+#: Largest n for which whole-column rejection is used (larger n: the sequential bitmap).
+PAIRWISE_MAX_N = 1024
+#: Largest expected number of colliding pairs n(n-1)/(2N) for which whole-column rejection is used.
+REJECTION_MAX_PAIRS = 0.5
+#: Bytes of per-chain bitmaps used at once by the sequential sampler.
+BITMAP_BYTES = 1 << 24
+#: Smallest n for which the rejection path runs as one numba call (simulate._fast.draws, the same numbers as the
+#: numpy code below). Since the fused call checks small n by row pairs too it is the faster one at every n
+#: (benchmarks/compare.py); the numpy code remains the reference and the 64-bit-index path.
+FUSED_MIN_N = 1
+
+
+def draw_dtype(n_data: int) -> type:
+    """Narrowest integer type for raw index draws (narrow draws and comparisons are cheaper)."""
+    if n_data <= np.iinfo(np.int16).max:
+        return np.int16
+    if n_data <= np.iinfo(np.int32).max:
+        return np.int32
+    return np.int64
+
+
+def with_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
+    """n iid uniform indices per chain: ``rng.integers(0, n_data, (n, n_chains), dtype=draw_dtype(n_data))``, drawn
+    by :mod:`simulate._fast.draws` (the same numbers, faster) when the dtype is 16 or 32 bits."""
+    dt = draw_dtype(n_data)
+    if dt is np.int64:
+        return rng.integers(0, n_data, size=(n, n_chains), dtype=dt)
+    return fast_draws.integers(rng, n_data, np.empty((n, n_chains), dtype=dt))
+
+
+def _pairwise_is_cheaper(n: int, n_columns: int, itemsize: int) -> bool:
+    """Cost model of the two exact repeat checks of :func:`simulate._fast.draws.repeat_mask` (nanoseconds, fitted on
+    the 2-core development machine): n(n-1)/2 row-pair passes of ~6 ns + 0.0225 ns per column-byte, against
+    ~5 ns per entry through a hash set."""
+    return n * (n - 1) / 2 * (6.0 + 0.0225 * itemsize * n_columns) < 5.0 * n * n_columns
+
+
+def _columns_with_repeats(idx: np.ndarray) -> np.ndarray:
+    """Indices of the columns of idx (n, M) that contain a repeated value (exact; a numba kernel: row-pair
+    comparisons vectorised over columns, or a hash set per column, whichever the cost model says is cheaper)."""
+    n, m = idx.shape
+    return np.flatnonzero(fast_draws.repeat_mask(idx, _pairwise_is_cheaper(n, m, idx.itemsize)))
+
+
+def _sequential_bitmap(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
+    """Exact sequential draws: position j is redrawn while it hits an index its chain already holds."""
+    out = np.empty((n, n_chains), dtype=np.int64)
+    step = max(1, BITMAP_BYTES // n_data)
+    for start in range(0, n_chains, step):
+        m = min(n_chains, start + step) - start
+        taken = np.zeros(m * n_data, dtype=bool)
+        base = np.arange(m, dtype=np.int64) * n_data
+        for j in range(n):
+            cand = rng.integers(0, n_data, size=m)
+            flat = base + cand
+            clash = np.flatnonzero(taken[flat])
+            while clash.size:
+                redo = rng.integers(0, n_data, size=clash.size)
+                cand[clash] = redo
+                flat[clash] = base[clash] + redo
+                clash = clash[taken[flat[clash]]]
+            taken[flat] = True
+            out[j, start : start + m] = cand
+    return out
+
+
+def without_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
+    """A uniformly random n-subset of range(n_data) per chain (exact, vectorized)."""
+    if n == n_data:
+        return np.broadcast_to(np.arange(n_data)[:, None], (n_data, n_chains))
+    if 2 * n > n_data:
+        drop = without_replacement(rng, n_data, n_data - n, n_chains)
+        keep = np.ones((n_chains, n_data), dtype=bool)
+        keep[np.arange(n_chains)[None, :], drop] = False
+        return np.nonzero(keep)[1].reshape(n_chains, n).T
+    if n > PAIRWISE_MAX_N or n * (n - 1) > REJECTION_MAX_PAIRS * 2 * n_data:
+        return _sequential_bitmap(rng, n_data, n, n_chains)
+    dt = draw_dtype(n_data)
+    if n >= FUSED_MIN_N and dt is not np.int64:  # the same draws as below, in one numba call
+        return fast_draws.rejection(rng, n_data, np.empty((n, n_chains), dtype=dt))
+    idx = rng.integers(0, n_data, size=(n, n_chains), dtype=dt)
+    bad = _columns_with_repeats(idx)
+    while bad.size:
+        redo = rng.integers(0, n_data, size=(n, bad.size), dtype=dt)
+        idx[:, bad] = redo
+        bad = bad[_columns_with_repeats(redo)]
+    return idx
+
+
+def sample_indices(
+    rng: np.random.Generator, n_data: int, n: int, n_chains: int, replace: bool
+) -> np.ndarray:
+    """Minibatch indices (n, M), with or without replacement."""
+    if replace:
+        return with_replacement(rng, n_data, n, n_chains)
+    return without_replacement(rng, n_data, n, n_chains)

@@ -1,0 +1,215 @@
+"""Variance-reduced gradient estimators: vrSG-MCMC (Chen, Wang, Zhang, Su, Carin 2019, Algorithm 1) and SVRG-LD
+(Dubey et al. 2016), vectorized over chains.
+
+Algorithm 1 of Chen et al. ("practical variance-reduction SG-MCMC"), with minibatch sizes n1 > n2 and epoch
+length m. At iteration l (all chains step in lockstep, so l is shared):
+
+    if l mod m == 0:   draw an n1-minibatch pi;  theta_tilde = theta_l;
+                       g_tilde = (N/n1) sum_{i in pi} grad log p(d_i | theta_tilde)     (anchor, NOT full)
+    draw an n2-minibatch pi2;
+    g_{l+1} = g_tilde + grad log p(theta_l) + (N/n2) sum_{i in pi2} (grad_i(theta_l) - grad_i(theta_tilde)),
+
+with grad_i(theta) = grad log p(d_i | theta), and theta_{l+1} = NextS(theta_l, g_{l+1}, h): here the Langevin
+(SGLD) step of the workbench convention theta' = theta + (h/2) g + sqrt(h) xi (Chen et al. write
+theta + eps g + sqrt(2 eps) xi, so h = 2 eps). At fixed (theta_l, theta_tilde), averaging over both (independent)
+minibatches, g is unbiased for grad log posterior(theta_l); within an epoch the anchor batch is shared, so the
+gradient errors of successive steps are correlated. SVRG-LD (Dubey et al. 2016) is the special case n1 = N: the
+anchor gradient is the full gradient at theta_tilde.
+
+Minibatches are drawn without replacement by default (Chen et al.'s analysis, z_i with sum z_i = n, needs it;
+../shared/notes/000_002.md sec. 3). Random draws per estimate: the anchor indices (only at a refresh, and never for
+n1 = N without replacement), then the correction indices.
+
+Cost (notes 000_002.md sec. 7 item 13): Algorithm 1 evaluates n1 per-datum gradients per epoch plus 2 n2 per
+iteration, so ``grads_per_step = 2 n2 + n1/m``; the paper's Remark 8/4 counts T = n1/m + n2
+(``paper_grads_per_step``).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ..contracts import Model
+from ..validation import ParameterError
+from .base import EstimatorBase
+from .control_variates import grad_log_lik_diff_sum
+from .subsample import sample_indices
+
+
+class VRDraws(NamedTuple):
+    """One step's indices: ``anchor`` (n1, M) at an epoch start, ``()`` there when n1 = N without replacement (the
+    exact full sum), None inside an epoch; ``minibatch`` (n2, M)."""
+
+    anchor: np.ndarray | tuple | None
+    minibatch: np.ndarray
+
+
+class VRState(NamedTuple):
+    """Per-block state of a variance-reduced estimator (Chen et al. 2019, Algorithm 1).
+
+    theta_tilde: (M, d) anchor (snapshot) of each chain; g_tilde: (M, d) anchor gradient
+    (N/n1) sum_{i in pi} grad log p(d_i | theta_tilde); step: iteration counter l shared by all chains.
+    """
+
+    theta_tilde: np.ndarray
+    g_tilde: np.ndarray
+    step: int
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+@dataclass(frozen=True)
+class VRMinibatch(EstimatorBase):
+    """vrSG-MCMC gradient estimator, Chen, Wang, Zhang, Su & Carin (2019), Algorithm 1.
+
+    g_{l+1} = g_tilde + grad log p(theta_l) + (N/n2) sum_{i in pi2} [grad_i(theta_l) - grad_i(theta_tilde)],
+    grad_i(theta) = grad log p(d_i | theta), g_tilde = (N/n1) sum_{i in pi} grad_i(theta_tilde), with
+    (theta_tilde, g_tilde) refreshed at every l with l mod m == 0 (theta_tilde = theta_l).
+    ``n1``: anchor minibatch size; ``n2``: correction minibatch size (1 <= n2 < n1 <= N); ``m``: epoch length
+    (m >= 1); ``replace``: draw both minibatches with replacement (default: without, as the paper's analysis
+    requires).
+    """
+
+    n1: int
+    n2: int
+    m: int
+    replace: bool = False
+
+    name = "vr_minibatch"
+
+    # ------------------------------------------------------------------ parameters
+    def anchor_size(self, model: Model) -> int:
+        """Size n1 of the anchor minibatch (N for SVRG-LD)."""
+        return int(self.n1)
+
+    def check(self, model: Model) -> None:
+        """Validate 1 <= n2 < n1 <= N (Chen et al. Algorithm 1 input: n1 > n2), m >= 1 and replace in {True, False}."""
+        N = model.n_data
+        if not _is_int(self.n1) or not 2 <= self.n1 <= N:
+            raise ParameterError(f"n1 must be an integer with 2 <= n1 <= N = {N} (anchor minibatch size; Chen et al. "
+                                 f"Algorithm 1 needs n1 > n2 >= 1), got {self.n1!r}")
+        self._check_n2_m(model)
+
+    def _check_n2_m(self, model: Model) -> None:
+        n1 = self.anchor_size(model)
+        if not _is_int(self.n2) or not 1 <= self.n2 < n1:
+            raise ParameterError(f"n2 must be an integer with 1 <= n2 < n1 = {n1} (correction minibatch size; Chen et "
+                                 f"al. Algorithm 1 needs n1 > n2), got {self.n2!r}")
+        if not _is_int(self.m) or self.m < 1:
+            raise ParameterError(f"m must be an integer with m >= 1 (epoch length: anchor refreshed every m steps), "
+                                 f"got {self.m!r}")
+        if self.replace is not True and self.replace is not False:
+            raise ParameterError(f"replace must be True or False, got {self.replace!r}")
+
+    # ------------------------------------------------------------------ estimator interface
+    def init(self, model: Model, n_chains: int, rng: np.random.Generator) -> VRState:
+        """Empty anchor and step counter l = 0 (the first ``estimate`` refreshes the anchor); draws nothing."""
+        self.check(model)
+        shape = (n_chains, model.dim)
+        return VRState(np.zeros(shape), np.zeros(shape), 0)
+
+    def steps_taken(self, state: VRState) -> int:
+        """The step counter l of the state (the anchor is refreshed when l mod m = 0)."""
+        return int(state.step)
+
+    def anchor_gradient(self, model: Model, theta_tilde: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """g_tilde = (N/n1) sum_{i in pi} grad log p(d_i | theta_tilde), pi a fresh n1-minibatch per chain, (M, d).
+
+        Chen et al. (2019) Algorithm 1, line 4. For n1 = N without replacement, pi is the whole data set: the exact
+        sum is computed and no random number is drawn (SVRG-LD, Dubey et al. 2016).
+        """
+        N = model.n_data
+        n1 = self.anchor_size(model)
+        if n1 == N and not self.replace:
+            return model.grad_log_lik_full(theta_tilde)
+        return self.anchor_gradient_at(model, theta_tilde, sample_indices(rng, N, n1, theta_tilde.shape[0],
+                                                                           self.replace))
+
+    def anchor_gradient_at(self, model: Model, theta_tilde: np.ndarray, idx) -> np.ndarray:
+        """g_tilde on given anchor indices idx (n1, M); ``()`` means the whole data set (n1 = N, exact sum)."""
+        if isinstance(idx, tuple):
+            return model.grad_log_lik_full(theta_tilde)
+        g = model.grad_log_lik_sum(theta_tilde, idx)
+        g *= model.n_data / self.anchor_size(model)
+        return g
+
+    def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator) -> VRDraws:
+        """Step ``step``'s indices: at an epoch start (step mod m = 0) the anchor's n1-minibatch (None when n1 = N
+        without replacement: the full sum, no draw), then the n2-minibatch."""
+        anchor = None
+        if step % self.m == 0:
+            N, n1 = model.n_data, self.anchor_size(model)
+            anchor = () if n1 == N and not self.replace else sample_indices(rng, N, n1, n_chains, self.replace)
+        return VRDraws(anchor, sample_indices(rng, model.n_data, self.n2, n_chains, self.replace))
+
+    def apply(self, model: Model, theta: np.ndarray, state: VRState, draws: VRDraws) -> tuple[np.ndarray, VRState]:
+        """One gradient estimate g_{l+1} of Chen et al. (2019) Algorithm 1 from this step's draws: at l mod m = 0,
+        theta_tilde = theta_l (a copy) and g_tilde from the anchor indices; then
+        g = g_tilde + grad log p(theta_l) + (N/n2) sum_{i in pi2} (grad_i(theta_l) - grad_i(theta_tilde))."""
+        theta_tilde, g_tilde, step = state
+        if (draws.anchor is None) != (step % self.m != 0):
+            raise ParameterError("draws for the wrong step: anchor draws must come exactly at the steps l with "
+                                 f"l mod m = 0 (m = {self.m}, l = {step})")
+        if draws.anchor is not None:
+            theta_tilde = np.array(theta, dtype=np.float64, copy=True)
+            g_tilde = self.anchor_gradient_at(model, theta_tilde, draws.anchor)
+        N = model.n_data
+        idx = draws.minibatch
+        corr = grad_log_lik_diff_sum(model, theta, theta_tilde, idx)  # one pass over pi2 for both points
+        corr *= N / self.n2
+        g = g_tilde + model.grad_log_prior(theta)
+        g += corr
+        return g, VRState(theta_tilde, g_tilde, step + 1)
+
+    def noise_cov(self, model: Model, theta: np.ndarray | None = None) -> np.ndarray:
+        """Not defined: the vr gradient noise depends on theta_tilde and is correlated within an epoch (no mSGLD)."""
+        raise ParameterError(
+            f"{type(self).__name__}: the gradient-noise covariance of a variance-reduced estimator depends on the "
+            "anchor theta_tilde and is correlated across the m steps of an epoch, so mSGLD (ModifiedLangevin) is not "
+            "defined for it; use the Langevin integrator (vrsgld / svrgld)")
+
+    def grads_per_step(self, model: Model) -> float:
+        """Honest per-datum gradient evaluations per chain-step: 2 n2 + n1/m (Algorithm 1 as written)."""
+        return 2.0 * self.n2 + self.anchor_size(model) / self.m
+
+    def paper_grads_per_step(self, model: Model) -> float:
+        """The paper's per-iteration cost T = n1/m + n2 (Chen et al. Remark 8/4; undercounts by n2, notes sec. 7.13)."""
+        return float(self.n2) + self.anchor_size(model) / self.m
+
+
+@dataclass(frozen=True, init=False)
+class SVRG(VRMinibatch):
+    """SVRG-LD gradient estimator (Dubey et al. 2016): Algorithm 1 of Chen et al. (2019) with n1 = N.
+
+    g = grad log p(theta) + sum_{i=1}^N grad log p(d_i|theta_tilde)
+        + (N/n2) sum_{i in pi2} (grad log p(d_i|theta) - grad log p(d_i|theta_tilde)),
+    the anchor theta_tilde refreshed every m steps. ``n1`` is stored as None (the full data set; see
+    :meth:`anchor_size`); the correction minibatch is drawn without replacement.
+    """
+
+    name = "svrg"
+
+    def __init__(self, n2: int, m: int) -> None:
+        object.__setattr__(self, "n1", None)
+        object.__setattr__(self, "n2", n2)
+        object.__setattr__(self, "m", m)
+        object.__setattr__(self, "replace", False)
+
+    def anchor_size(self, model: Model) -> int:
+        """n1 = N: the anchor gradient is the full gradient."""
+        return int(model.n_data)
+
+    def check(self, model: Model) -> None:
+        """Validate 1 <= n2 < N and m >= 1."""
+        if model.n_data < 2:
+            raise ParameterError(f"SVRG-LD needs N >= 2 data (1 <= n2 < N), got N = {model.n_data}")
+        self._check_n2_m(model)
+
+
+__all__ = ["SVRG", "VRDraws", "VRMinibatch", "VRState"]

@@ -1,0 +1,30 @@
+"""Defaults shared by the integrators (:class:`simulate.contracts.Integrator`): an empty state, the mean-square
+stability bound h < 4/L of a first-order Langevin step, no random numbers inside the update."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+#: The state of an integrator without one (first-order schemes).
+EMPTY: tuple = ()
+
+
+class IntegratorBase:
+    """First-order defaults; SGHMC and others override what differs."""
+
+    name = "integrator"
+    needs_noise_cov = False
+
+    def step_bound(self, lipschitz: float) -> tuple[float, str]:
+        """h < 4/L: mean-square stability of theta' = (I - (h/2) P) theta + ... on a Gaussian target, P <= L."""
+        return 4.0 / lipschitz, "mean-square stability, h < 4/L with L the Lipschitz constant of grad log posterior"
+
+    def init_state(self, theta: np.ndarray, h: float, rng: np.random.Generator) -> Any:
+        """No state: draws nothing."""
+        return EMPTY
+
+    def draws_in_update(self) -> bool:
+        """The update takes no random numbers of its own."""
+        return False

@@ -1,0 +1,88 @@
+"""First-order Langevin steps in the workbench convention
+
+    theta' = theta + (h/2) g + sqrt(h) xi,   xi ~ N(0, I_d)
+
+(Welling & Teh 2011; Vollmer et al. 2016 eq. 2/5), ``g`` an estimate of grad log posterior: SGLD's step
+(:class:`Langevin`), mSGLD's (:class:`ModifiedLangevin`) and SAGA's printed map without noise
+(:class:`NoiselessLangevin`). Updates work in place on ``theta`` (M, d); their state is empty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._fast import kernels
+from .base import EMPTY, IntegratorBase
+
+
+@dataclass(frozen=True)
+class Langevin(IntegratorBase):
+    """Euler-Maruyama step of d theta = (1/2) grad log pi dt + dW (Vollmer et al. eq. 2; SGLD eq. 5)."""
+
+    name = "langevin"
+
+    def noise_scale(self, h: float) -> float:
+        """Standard deviation of the injected noise per coordinate: sqrt(h)."""
+        return float(np.sqrt(h))
+
+    def noise_matrix(self, h: float, noise_cov: np.ndarray | None) -> float:
+        return self.noise_scale(h)
+
+    def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise, state=EMPTY,
+               rng: np.random.Generator | None = None):
+        """theta <- (theta + grad (h/2)) + xi noise, elementwise in that order (grad and xi may be overwritten)."""
+        if (grad.shape == theta.shape == xi.shape and theta.dtype == grad.dtype == xi.dtype == np.float64
+                and theta.flags.c_contiguous and np.ndim(noise) == 0):
+            kernels.langevin_step(theta.reshape(-1), grad.reshape(-1), xi.reshape(-1), 0.5 * h, float(noise))
+            return state
+        grad *= 0.5 * h
+        theta += grad
+        xi *= noise
+        theta += xi
+        return state
+
+
+@dataclass(frozen=True)
+class ModifiedLangevin(IntegratorBase):
+    """mSGLD, Vollmer et al. eq. (9)/(54): theta' = theta + h fhat + sqrt(h) (I - (h/2) Cov fhat) xi.
+
+    fhat = (1/2) g, so Cov fhat = Cov(g)/4 and the noise matrix is sqrt(h) (I - (h/8) Cov g).
+    ``noise_cov`` is the exact covariance of the gradient estimate, (d, d) or per chain (M, d, d).
+    (Eq. (9) as printed uses Cov of g; the derivation (53) and the toy model (20) need Cov fhat.)
+    """
+
+    name = "modified_langevin"
+    needs_noise_cov = True
+
+    def noise_scale(self, h: float) -> float:
+        """sqrt(h): the noise before the correction (I - (h/8) Cov g)."""
+        return float(np.sqrt(h))
+
+    def noise_matrix(self, h: float, noise_cov: np.ndarray) -> np.ndarray:
+        d = noise_cov.shape[-1]
+        return np.sqrt(h) * (np.eye(d) - (h / 8.0) * noise_cov)
+
+    def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise, state=EMPTY,
+               rng: np.random.Generator | None = None):
+        """theta <- theta + (h/2) grad + noise xi, noise (d, d) or per chain (M, d, d)."""
+        grad *= 0.5 * h
+        theta += grad
+        if noise.ndim == 2 and noise.shape == (1, 1):
+            xi *= noise[0, 0]
+            theta += xi
+        elif noise.ndim == 2:
+            theta += kernels.matmul(xi, np.ascontiguousarray(noise.T))  # fixed order, no BLAS
+        else:
+            theta += np.einsum("mij,mj->mi", noise, xi)
+        return state
+
+
+class NoiselessLangevin(Langevin):
+    """theta' = theta + (h/2) g: the SAGA update as printed in Baker et al. Sec. 4.4 (no injected noise; erratum)."""
+
+    name = "langevin_no_noise"
+
+    def noise_scale(self, h: float) -> float:
+        return 0.0

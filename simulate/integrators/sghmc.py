@@ -1,0 +1,110 @@
+"""Stochastic-gradient Hamiltonian Monte Carlo (SGHMC), Chen, Fox & Guestrin (2014), eq. (15), as an integrator.
+
+Chen et al.'s practical form, with unit mass and beta_hat = 0 (as in their experiments and in Baker et al. 2019,
+Sec. 2.4; the equation printed there writes increments as assignments and flips the gradient sign, digest
+../shared/notes/001.md sec. 1.2):
+
+    v     <- (1 - alpha) v + eta g(theta) + sqrt(2 alpha eta) xi,      xi ~ N(0, I_d)
+    theta <- theta + v
+
+with g an estimate of grad log posterior at the current theta (any estimator: minibatch, control variate,
+stratified, ...). This is eq. (15) with the momentum updated first (the order of the R package sgmcmc,
+R/update.R): theta_{t+1} = theta_t + v_{t+1} uses the new momentum, so the pair (theta_t, v_t) is the same chain
+as Chen et al.'s (theta_{t+1} = theta_t + v_t, v_{t+1} = v_t + eta g(theta_{t+1}) - alpha v_t + noise) read one
+half-step later. The learning rate eta is the Sampler's ``h``. In terms of Chen et al.'s eq. (13) (step eps,
+mass M = I, friction C): eta = eps^2, alpha = eps C (see :meth:`SGHMC.from_friction`).
+
+The momentum starts at v ~ N(0, eta I) and, when ``resample_every = L`` is given, is redrawn from N(0, eta I) after
+every L steps (the "trajectory of L steps" of Baker et al. Sec. 2.4; the sgmcmc package's L inner steps).
+The sgmcmc package writes the same update with eps for eta and refreshes v as 0.5 sqrt(2 eps) N(0, 1), i.e.
+N(0, eps/2); the workbench uses Chen et al.'s N(0, eta I), the stationary momentum law of the dynamics.
+
+Stability (new): on a Gaussian target with gradient Lipschitz constant L, the deterministic map on (theta, v) has
+characteristic polynomial lambda^2 - (2 - alpha - eta L) lambda + (1 - alpha); by the Jury criterion both roots lie
+in the unit disc iff 0 < alpha < 2 and 0 < eta L < 4 - 2 alpha.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ..validation import ParameterError, check_int, check_positive
+from .base import IntegratorBase
+
+
+class SGHMCState(NamedTuple):
+    """Momentum v (M, d) of every chain and the number of steps taken (shared by all chains)."""
+
+    v: np.ndarray
+    step: int
+
+
+@dataclass(frozen=True)
+class SGHMC(IntegratorBase):
+    """SGHMC integrator (Chen et al. 2014 eq. 15, M = I, beta_hat = 0) with friction ``alpha`` in (0, 1]."""
+
+    alpha: float
+    resample_every: int | None = None
+
+    name = "sghmc"
+
+    def __post_init__(self) -> None:
+        a = check_positive("alpha", self.alpha)
+        if a > 1.0:
+            raise ParameterError(f"alpha must satisfy 0 < alpha <= 1 (friction per step), got {self.alpha!r}")
+        if self.resample_every is not None:
+            check_int("resample_every", self.resample_every, 1)
+
+    @classmethod
+    def from_friction(cls, eps: float, friction: float, resample_every: int | None = None) -> tuple[SGHMC, float]:
+        """Chen et al. eq. (13) parameters (step eps, friction C, M = I) -> (integrator, eta) with eta = eps^2,
+        alpha = eps C (their eq. 15 substitution)."""
+        eps = check_positive("eps", eps)
+        friction = check_positive("friction", friction)
+        return cls(eps * friction, resample_every), eps * eps
+
+    def step_bound(self, lipschitz: float) -> tuple[float, str]:
+        """Largest stable learning rate: eta < (4 - 2 alpha) / L (Jury criterion on the Gaussian target)."""
+        return (4.0 - 2.0 * self.alpha) / lipschitz, (
+            f"SGHMC stability on a Gaussian target, h < (4 - 2 alpha)/L with alpha = {self.alpha:g} and L the "
+            "Lipschitz constant of grad log posterior")
+
+    def noise_scale(self, h: float) -> float:
+        """Standard deviation of the injected momentum noise per coordinate: sqrt(2 alpha eta)."""
+        return float(np.sqrt(2.0 * self.alpha * h))
+
+    def noise_matrix(self, h: float, noise_cov: np.ndarray | None) -> float:
+        return self.noise_scale(h)
+
+    def init_state(self, theta: np.ndarray, h: float, rng: np.random.Generator) -> SGHMCState:
+        """v_0 ~ N(0, eta I), drawn after the estimator's initial random numbers."""
+        return SGHMCState(np.sqrt(h) * rng.standard_normal(theta.shape), 0)
+
+    def draws_in_update(self) -> bool:
+        """The momentum refresh (every ``resample_every`` steps) draws from rng inside the update."""
+        return self.resample_every is not None
+
+    def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float,
+               state: SGHMCState, rng: np.random.Generator | None) -> SGHMCState:
+        """v <- (1 - alpha) v + h g + noise xi, theta <- theta + v (in place); the momentum redrawn after every
+        ``resample_every`` steps."""
+        if not isinstance(state, SGHMCState):
+            raise ParameterError("SGHMC needs its momentum: build the state with Sampler.init (integrator_state)")
+        v = state.v
+        v *= 1.0 - self.alpha
+        grad *= h
+        v += grad
+        xi *= noise
+        v += xi
+        theta += v
+        k = state.step + 1
+        if self.resample_every is not None and k % self.resample_every == 0:
+            v[...] = rng.standard_normal(v.shape)
+            v *= np.sqrt(h)
+        return SGHMCState(v, k)
+
+
+__all__ = ["SGHMC", "SGHMCState"]

@@ -1,0 +1,103 @@
+"""Chain blocks: the unit of reproducibility, threading and distribution.
+
+Chains are split into blocks of ``block_size`` consecutive chains; block b draws every random number (initial
+state, minibatches, noise) from its own generator ``PCG64(SeedSequence(seed, spawn_key=(b,)))`` (:func:`block_rng`).
+So a run is a function of (seed, n_chains, block_size) only: blocks run together, apart, in threads or on other
+workers join (:meth:`RunResult.concatenate`) into the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..memory import available_memory
+from ..sampler import Sampler
+from ..validation import ParameterError
+
+DEFAULT_BLOCK_SIZE = 32768
+
+
+#: Working arrays of shape (block, d) a step may hold at once (state, gradient, noise, temporaries), for the
+#: memory estimate of :func:`check_memory`; the minibatch indices add n per chain.
+WORKING_ARRAYS = 16
+
+
+def check_memory(sampler: Sampler, n_chains: int, n_test_functions: int, n_snapshots: int, n_trace: int,
+                 block: int) -> None:
+    """Raise ParameterError if a run's memory, O(M d) outputs plus one block's O(block (d + n)) working set,
+    exceeds the available memory.
+
+    Per-chain outputs: time averages (one (M, d) array per test function), snapshots, the final state and the
+    opt-in trace, 8 bytes per number; independent of the number of steps (statistics are streamed). The
+    estimator's own per-chain state (e.g. SAGA's gradient table) is checked by the estimator; the per-step work is
+    estimated from the gradient evaluations per chain-step (capped at 1024).
+    """
+    d = int(sampler.model.dim)
+    n = int(min(sampler.grads_per_step(), 1024))  # minibatch indices and per-datum work per chain, roughly
+    per_chain = 8 * d * (n_test_functions + n_snapshots + n_trace + 1)
+    work = 8 * block * (WORKING_ARRAYS * d + 2 * n)
+    need = per_chain * n_chains + work
+    avail = available_memory()
+    if need > avail:
+        limit = max(0, (avail - work) // max(per_chain, 1))
+        raise ParameterError(
+            f"n_chains = {n_chains} needs about {need / 2**30:.3g} GiB ({per_chain} bytes of outputs per chain: "
+            f"d = {d}, {n_test_functions} time averages, {n_snapshots} snapshots, {n_trace} trace points, final "
+            f"state; plus {work / 2**30:.3g} GiB per block), more than the {avail / 2**30:.3g} GiB available: "
+            f"n_chains must be <= {limit} at these settings (or run parts with blocks=..., fewer snapshots, or a "
+            "larger trace_stride)")
+
+
+def block_rng(seed: int, block: int) -> np.random.Generator:
+    """The generator of chain block ``block`` for run seed ``seed``."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(block,))))
+
+
+@dataclass
+class RunResult:
+    """Per-chain outputs of :func:`run` (chains on axis 0, or axis 1 for snapshots/traces)."""
+
+    seed: int
+    n_chains: int
+    chain_offset: int
+    burn_in: int
+    n_steps: int
+    total_steps: int
+    block_size: int
+    grads_per_chain: float
+    time_averages: dict[str, np.ndarray] = field(default_factory=dict)  # name -> (M, ...)
+    snapshots: dict[int, np.ndarray] = field(default_factory=dict)  # step k -> (M, d)
+    trace_steps: np.ndarray | None = None
+    trace: np.ndarray | None = None  # (len(trace_steps), M, d)
+    final: np.ndarray | None = None  # (M, d)
+    hooks: list[Any] = field(default_factory=list)  # per block, in order: the step hook's result()
+
+    @staticmethod
+    def concatenate(parts: Sequence[RunResult]) -> RunResult:
+        """Join results of consecutive chain ranges (e.g. blocks run on different workers)."""
+        parts = sorted(parts, key=lambda p: p.chain_offset)
+        first = parts[0]
+        pos = first.chain_offset
+        for p in parts:
+            if p.chain_offset != pos:
+                raise ParameterError("parts must cover consecutive chain ranges without gaps or overlap")
+            pos += p.n_chains
+        cat = lambda xs, axis=0: np.concatenate(xs, axis=axis)  # noqa: E731
+        return RunResult(
+            seed=first.seed, n_chains=pos - first.chain_offset, chain_offset=first.chain_offset,
+            burn_in=first.burn_in, n_steps=first.n_steps, total_steps=first.total_steps,
+            block_size=first.block_size, grads_per_chain=first.grads_per_chain,
+            time_averages={k: cat([p.time_averages[k] for p in parts]) for k in first.time_averages},
+            snapshots={k: cat([p.snapshots[k] for p in parts]) for k in first.snapshots},
+            trace_steps=first.trace_steps,
+            trace=None if first.trace is None else cat([p.trace for p in parts], axis=1),
+            final=cat([p.final for p in parts]),
+            hooks=[h for p in parts for h in p.hooks],
+        )
+
+
+__all__ = ["DEFAULT_BLOCK_SIZE", "RunResult", "block_rng", "check_memory"]

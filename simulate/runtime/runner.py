@@ -1,0 +1,307 @@
+"""Advance M chains at once and stream statistics (:func:`run`).
+
+Reproducibility contract (:mod:`simulate.runtime.blocks`): chains are split into blocks of ``block_size`` consecutive
+chains, block b drawing every random number from its own generator, so a run is a function of (seed, n_chains,
+block_size) only, whatever runs the blocks (threads, ``blocks=`` subsets, Dask workers).
+
+Time averages follow Vollmer et al. eq. (7)/(22): phi_hat = (1/L) sum_{k=b}^{b+L-1} phi(theta_k), where b is
+``burn_in`` and L is ``n_steps`` (with b = 0 the sum includes the initial state theta_0). Anything else a study needs
+at each step (a coupled chain, gradients, the estimator's state) goes into a step hook (:class:`StepHook`), so no
+module writes its own step loop.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol
+
+import numpy as np
+
+from .._fast import kernels
+from ..sampler import Sampler, SamplerState
+from ..validation import ParameterError, check_finite_array, check_int
+from . import dispatch
+from .blocks import DEFAULT_BLOCK_SIZE, RunResult, block_rng, check_memory
+
+TestFunction = Callable[[np.ndarray], np.ndarray]
+
+BUILTIN_TEST_FUNCTIONS: dict[str, TestFunction] = {
+    "theta": lambda th: th,
+    "theta2": lambda th: th * th,
+}
+
+
+class StepHook(Protocol):
+    """Per-block observer of a run: ``before(k, state, rng)`` just before step k (k = 0..total-1; rng is the block's
+    generator, about to draw step k's numbers), ``after(k, state)`` just after it (state = theta_{k+1}), and
+    ``result()`` at the end, kept in ``RunResult.hooks`` (one entry per block, in block order). A hook must not
+    draw from rng; it may copy its state (``rng.bit_generator.state``) to replay the step's draws."""
+
+    def before(self, k: int, state: SamplerState, rng: np.random.Generator) -> None: ...
+
+    def after(self, k: int, state: SamplerState) -> None: ...
+
+    def result(self) -> Any: ...
+
+
+#: ``hook(start, stop) -> StepHook`` for the block of chains start..stop-1.
+HookFactory = Callable[[int, int], StepHook]
+
+
+_ALLOCATOR_TUNED = False
+
+
+def tune_allocator() -> None:
+    """Keep large temporaries on the heap (glibc ``mallopt``) instead of fresh ``mmap`` pages every step.
+
+    A step allocates arrays of about 1 MB per block; by default glibc maps fresh zeroed pages for each, and the
+    page faults double the cost of a step. Raising M_MMAP_THRESHOLD (and M_TRIM_THRESHOLD) to 64/256 MiB avoids
+    that. Called once by :func:`run`; a no-op off glibc or when SIMULATE_NO_MALLOPT is set.
+    """
+    global _ALLOCATOR_TUNED
+    if _ALLOCATOR_TUNED:
+        return
+    _ALLOCATOR_TUNED = True
+    if os.environ.get("SIMULATE_NO_MALLOPT") or not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 1 << 26)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 1 << 28)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        pass
+
+
+def _resolve_test_functions(test_functions) -> dict[str, TestFunction]:
+    if isinstance(test_functions, Mapping):
+        return dict(test_functions)
+    out = {}
+    for name in test_functions:
+        if name not in BUILTIN_TEST_FUNCTIONS:
+            raise ParameterError(
+                f"test_functions: unknown name {name!r}; valid names are {sorted(BUILTIN_TEST_FUNCTIONS)} "
+                "(or pass a mapping name -> callable)")
+        out[name] = BUILTIN_TEST_FUNCTIONS[name]
+    return out
+
+
+def _initial_state(theta0, rng: np.random.Generator, start: int, stop: int, dim: int) -> np.ndarray:
+    m = stop - start
+    if theta0 is None:
+        return np.zeros((m, dim))
+    if callable(theta0):
+        th = check_finite_array("theta0(rng, m)", theta0(rng, m))
+        if th.size != m * dim or (th.ndim == 2 and th.shape != (m, dim)) or th.ndim > 2:
+            raise ParameterError(f"theta0(rng, m) must return shape ({m}, {dim}) for a block of m = {m} chains, "
+                                 f"got {th.shape}")
+        return th.reshape(m, dim)
+    arr = np.asarray(theta0, dtype=np.float64)
+    if arr.ndim <= 1:
+        return np.broadcast_to(arr.reshape(1, -1) if arr.ndim else arr.reshape(1, 1), (m, dim)).copy()
+    return arr[start:stop].copy()
+
+
+def run(
+    sampler: Sampler,
+    n_chains: int,
+    n_steps: int,
+    *,
+    seed: int = 0,
+    theta0=None,
+    burn_in: int = 0,
+    test_functions: Iterable[str] | Mapping[str, TestFunction] = ("theta", "theta2"),
+    record_at: Iterable[int] = (),
+    trace_stride: int | None = None,
+    block_size: int = DEFAULT_BLOCK_SIZE,
+    blocks: Iterable[int] | None = None,
+    progress: bool = False,
+    threads: int | None = None,
+    draw_ahead: bool = False,
+    hook: HookFactory | None = None,
+) -> RunResult:
+    """Run ``n_chains`` chains of ``sampler`` and return per-chain statistics.
+
+    theta0: None (zeros), a (d,) point, an (M, d) array, or ``f(rng, m) -> (m, d)`` drawn per block.
+    burn_in, n_steps: time averages use states theta_k, k = burn_in .. burn_in + n_steps - 1.
+    record_at: steps k whose states theta_k are kept for every chain (``snapshots``).
+    trace_stride: keep theta_k for k = 0, s, 2s, ... (opt-in; memory grows with the number of steps).
+    blocks: run only these chain blocks (for chunked or distributed runs; join with ``concatenate``).
+    threads: run up to this many blocks at once in threads of this process (default: the number of CPUs, when
+    there are several blocks and numba's threading layer allows concurrent kernel calls). Blocks have their own
+    random streams, so the numbers do not depend on it.
+    draw_ahead: draw each block's random numbers one or two steps ahead in a background thread
+    (:mod:`simulate.runtime.pipeline`; the same stream order, so the same numbers), where the sampler allows it
+    (``sampler.draws_ahead``). Off by default: whether it pays depends on the machine (README, "Performance").
+    hook: ``hook(start, stop)`` builds a :class:`StepHook` per block (turns draw_ahead off: a hook may replay rng).
+
+    With a default Dask client set (:func:`simulate.runtime.distributed.using`), a run of several blocks is dispatched
+    block by block to its workers (bit-identical). Memory is O(n_chains d) (streamed statistics; traces are
+    opt-in); a run that would not fit in the available memory raises ParameterError before it starts.
+    """
+    n_chains, n_steps, burn_in, block_size, seed, threads, record_at, trace_stride = _check_run_arguments(
+        sampler, n_chains, n_steps, burn_in, block_size, seed, threads, record_at, trace_stride, theta0)
+    phis = _resolve_test_functions(test_functions)
+    n_blocks = -(-n_chains // block_size)
+    total = max(burn_in + n_steps - 1, record_at[-1] if record_at else 0)
+    trace_steps = None if trace_stride is None else np.arange(0, total + 1, trace_stride)
+    n_trace = 0 if trace_steps is None else len(trace_steps)
+    executor = dispatch.current()
+    if blocks is None and n_blocks > 1 and executor is not None:
+        check_memory(sampler, n_chains, len(phis), len(record_at), n_trace, min(block_size, n_chains))
+        return executor.run(sampler, n_chains, n_steps, dict(
+            seed=seed, theta0=theta0, burn_in=burn_in, test_functions=test_functions, record_at=record_at,
+            trace_stride=trace_stride, block_size=block_size, hook=hook))
+    tune_allocator()
+    kernels.prefer_passive_wait()
+    blocks = _check_blocks(blocks, n_blocks)
+    n_run = min(n_chains, (blocks[-1] + 1) * block_size) - blocks[0] * block_size
+    if threads is None:  # default: one thread per CPU, unless numba's threading layer cannot take nested calls
+        threads = (os.cpu_count() or 1) if kernels.concurrent_calls_safe() else 1
+    n_threads = max(1, min(len(blocks), threads))
+    draw_ahead = bool(draw_ahead) and sampler.draws_ahead and hook is None
+    check_memory(sampler, n_run, len(phis), len(record_at), n_trace, min(block_size, n_chains) * n_threads)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(blocks) * total, unit="step", leave=False)
+    spec = _BlockSpec(sampler, n_chains, block_size, seed, theta0, burn_in, n_steps, total, phis, record_at,
+                      trace_steps, bar, draw_ahead, hook)
+    if n_threads > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(n_threads) as pool:
+            parts = list(pool.map(spec.run_block, blocks))  # in block order
+    else:
+        parts = [spec.run_block(b) for b in blocks]
+    if bar is not None:
+        bar.close()
+    res = RunResult.concatenate(parts)
+    res.seed, res.block_size = seed, block_size
+    res.grads_per_chain = total * sampler.grads_per_step()
+    return res
+
+
+def _check_run_arguments(sampler, n_chains, n_steps, burn_in, block_size, seed, threads, record_at, trace_stride,
+                         theta0):
+    n_chains = check_int("n_chains", n_chains, 1)
+    n_steps = check_int("n_steps", n_steps, 0)
+    burn_in = check_int("burn_in", burn_in, 0)
+    block_size = check_int("block_size", block_size, 1)
+    seed = check_int("seed", seed, 0)
+    if threads is not None:
+        threads = check_int("threads", threads, 1)
+    record_at = sorted({check_int("record_at", int(k), 0) for k in record_at})
+    if trace_stride is not None:
+        trace_stride = check_int("trace_stride", trace_stride, 1)
+    if n_steps == 0 and not record_at and trace_stride is None:
+        raise ParameterError("n_steps must be >= 1 unless record_at or trace_stride asks for states")
+    if theta0 is not None and not callable(theta0):
+        arr = check_finite_array("theta0", theta0)
+        if arr.ndim == 2:
+            sampler.model.check_theta(arr, "theta0")
+            if arr.shape[0] != n_chains:
+                raise ParameterError(f"theta0 must have shape ({n_chains}, d) or (d,), got {arr.shape}")
+        elif arr.ndim > 2 or (arr.ndim == 1 and arr.shape[0] != sampler.model.dim):
+            raise ParameterError(f"theta0 must have shape (n_chains, d) or (d,), got {arr.shape}")
+    return n_chains, n_steps, burn_in, block_size, seed, threads, record_at, trace_stride
+
+
+def _check_blocks(blocks, n_blocks: int):
+    if blocks is None:
+        return range(n_blocks)  # a range, not a list: n_chains may be absurdly large until check_memory says so
+    blocks = sorted(set(blocks))
+    for b in blocks:
+        check_int("blocks[i]", b, 0, n_blocks - 1)
+    if blocks != list(range(blocks[0], blocks[-1] + 1)):
+        raise ParameterError("blocks must be a consecutive range of block indices")
+    return blocks
+
+
+class _BlockSpec:
+    """Everything one block of a run needs: :meth:`run_block` gives the block's :class:`RunResult`."""
+
+    def __init__(self, sampler, n_chains, block_size, seed, theta0, burn_in, n_steps, total, phis, record_at,
+                 trace_steps, bar, draw_ahead, hook) -> None:
+        self.sampler, self.n_chains, self.block_size, self.seed, self.theta0 = (sampler, n_chains, block_size, seed,
+                                                                               theta0)
+        self.burn_in, self.n_steps, self.total, self.phis = burn_in, n_steps, total, phis
+        self.record_at, self.trace_steps, self.bar, self.draw_ahead, self.hook = (record_at, trace_steps, bar,
+                                                                                  draw_ahead, hook)
+
+    def run_block(self, b: int) -> RunResult:
+        """States 0..total of block ``b``; with draw_ahead the steps' random numbers are drawn from the block's
+        generator by a background thread (:class:`simulate.runtime.pipeline.DrawAhead`), in the same order."""
+        s = self.sampler
+        start, stop = b * self.block_size, min(self.n_chains, (b + 1) * self.block_size)
+        rng = block_rng(self.seed, b)
+        state = s.init(_initial_state(self.theta0, rng, start, stop, s.model.dim), rng)
+        hook = None if self.hook is None else self.hook(start, stop)
+        if self.draw_ahead and self.total >= 2:
+            from .pipeline import DrawAhead
+
+            with DrawAhead(lambda k: s.draw(stop - start, k, rng), self.total) as ahead:
+                return self._steps(state, lambda st: s.apply(st, ahead.next()), start, stop, rng, None)
+        return self._steps(state, lambda st: s.step(st, rng), start, stop, rng, hook)
+
+    def _steps(self, state, step, start, stop, rng, hook):
+        sampler, burn_in, n_steps, total, phis = self.sampler, self.burn_in, self.n_steps, self.total, self.phis
+        record_at, trace_steps, bar = self.record_at, self.trace_steps, self.bar
+        m = stop - start
+        sums: dict[str, np.ndarray] = {}
+        snaps: dict[int, np.ndarray] = {}
+        trace = None if trace_steps is None else np.empty((len(trace_steps), m, sampler.model.dim))
+        ti = 0
+        rec = set(record_at)
+        fast = set(phis) <= set(BUILTIN_TEST_FUNCTIONS) and all(
+            phis[k] is BUILTIN_TEST_FUNCTIONS[k] for k in phis)
+        tmp = np.empty_like(state.theta)
+        for k in range(total + 1):
+            th = state.theta
+            if burn_in <= k < burn_in + n_steps:
+                if fast:
+                    for name in phis:
+                        if name == "theta":
+                            val = th
+                        else:
+                            np.multiply(th, th, out=tmp)
+                            val = tmp
+                        if name in sums:
+                            sums[name] += val
+                        else:
+                            sums[name] = val.copy()
+                else:
+                    for name, phi in phis.items():
+                        val = np.asarray(phi(th), dtype=np.float64)
+                        if name in sums:
+                            sums[name] += val
+                        else:
+                            sums[name] = np.array(val, copy=True)
+            if k in rec:
+                snaps[k] = th.copy()
+            if trace is not None and ti < len(trace_steps) and trace_steps[ti] == k:
+                trace[ti] = th
+                ti += 1
+            if k < total:
+                if hook is not None:
+                    hook.before(k, state, rng)
+                state = step(state)
+                if hook is not None:
+                    hook.after(k, state)
+                if bar is not None:
+                    bar.update(1)
+        if n_steps:
+            for name in sums:
+                sums[name] /= n_steps
+        return RunResult(
+            seed=0, n_chains=m, chain_offset=start, burn_in=burn_in, n_steps=n_steps, total_steps=total,
+            block_size=0, grads_per_chain=0.0, time_averages=sums, snapshots=snaps,
+            trace_steps=trace_steps, trace=trace, final=state.theta,
+            hooks=[] if hook is None else [hook.result()],
+        )
+
+
+__all__ = ["BUILTIN_TEST_FUNCTIONS", "HookFactory", "StepHook", "run", "tune_allocator"]
