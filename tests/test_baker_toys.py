@@ -10,10 +10,10 @@ from simulate.analysis.kl import gaussian_kl, knn_kl_divergence
 from simulate.models.toy_targets import BivariateTLocation, GaussianLocation, GaussianMixtureLocation, WarpedGaussian
 from simulate.validation import ParameterError
 from theory import baker_toys as bt
+from verify.harness import run_claims
 from verify.mutants import load_mutants
 from verify.registry import Settings, select
 from verify.report import verdict
-from verify.runner import run_claims
 
 FAST = Settings(chains=2000, seed=7, alpha=0.01)
 

@@ -16,9 +16,9 @@ from simulate.estimators.subsample import sample_indices
 from theory import chen_bounds as cb
 from theory import chen_gaussian as cg
 from theory.toy_finite_time import toy_finite_time
+from verify.harness import run_claims
 from verify.registry import Settings, select
 from verify.report import verdict
-from verify.runner import run_claims
 
 FAST = Settings(chains=2000, seed=7, alpha=0.01)
 

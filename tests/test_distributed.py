@@ -8,8 +8,8 @@ from _results import assert_runs_identical
 import simulate.runtime.blocks
 from simulate import GaussianMeanModel, ParameterError, run, sgld
 from simulate.runtime.distributed import client, get_default_client, run_distributed, run_many, using
+from verify.harness import run_claims
 from verify.registry import Settings, select
-from verify.runner import run_claims
 
 pytest.importorskip("distributed")
 

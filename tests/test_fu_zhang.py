@@ -24,7 +24,7 @@ from simulate.runtime.runner import run
 from simulate.samplers import cp_sghmc, cp_sgld, sgld, sgrld
 from simulate.validation import ParameterError
 from theory import stratified as ts
-from verify.claims.fu_zhang import enumerate_estimates
+from verify.claims.fu_zhang._common import enumerate_estimates
 
 
 def _blobs(seed=0):

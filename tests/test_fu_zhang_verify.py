@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from verify.harness import all_as_expected, run_claims
 from verify.mutants import load_mutants
 from verify.registry import Settings, select
 from verify.report import verdict
-from verify.runner import all_as_expected, run_claims
 
 FAST = Settings(chains=2000, seed=7, alpha=0.01)
 

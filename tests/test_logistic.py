@@ -23,9 +23,9 @@ from simulate.estimators.estimated_cov import (
 from simulate.models.datasets import breast_cancer_design, breast_cancer_model, standardise_with_intercept
 from simulate.models.logistic import LogisticRegressionModel, log_sigmoid, sigmoid_neg
 from simulate.samplers import msgld_estimated_cov
+from verify.harness import as_expected, run_claims
 from verify.registry import Settings, select
 from verify.report import verdict
-from verify.runner import as_expected, run_claims
 
 EXACT = dict(rtol=1e-12, atol=1e-12)
 CLAIM_IDS = ["vollmer.sec7.reference", "vollmer.sec7.sgld_bias_vs_n", "vollmer.sec7.msgld_vs_sgld",
@@ -291,7 +291,7 @@ def test_breast_cancer_design_and_model():
 # ---------------------------------------------------------------- Figure 7 helper
 
 def test_figure7_curves_shapes_and_start():
-    from verify.claims.vollmer_logistic import figure7_curves, paper_model
+    from verify.claims.vollmer._logistic_runs import figure7_curves, paper_model
 
     out = figure7_curves(ns=(1000, 10), n_runs=5, n_iter=50, n_points=6, seed=1)
     ks = out["iterations"]

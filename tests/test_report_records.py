@@ -10,8 +10,8 @@ import pytest
 
 from verify import report as report_mod
 from verify.__main__ import main
+from verify.harness import run_claims
 from verify.registry import REGISTRY, Claim, ClaimResult, Settings
-from verify.runner import run_claims
 
 FAST = ["--claim", "chen.alg1.vr_estimator_moments", "--claim", "vollmer.eq22.mse2_finite_time",
         "--chains", "400", "--seed", "11", "--no-progress", "--no-figures"]

@@ -9,10 +9,10 @@ from simulate import FullGradient, GaussianMeanModel, ParameterError, block_rng,
 from simulate.integrators.sghmc import SGHMC
 from simulate.samplers import sghmc
 from theory import sghmc_gaussian as sg
+from verify.harness import run_claims
 from verify.mutants import load_mutants
 from verify.registry import Settings, select
 from verify.report import verdict
-from verify.runner import run_claims
 
 MODEL = GaussianMeanModel.simulate_data(200, theta_true=0.5, seed=3)
 

@@ -17,9 +17,9 @@ from simulate import GaussianMeanModel, msgld, run, sgld
 from theory import toy_finite_time as tft
 from theory import toy_moments as tm
 from theory.numeric import lambdify_toy
+from verify.harness import run_claims
 from verify.registry import Settings, select
 from verify.report import verdict
-from verify.runner import run_claims
 
 Z_MAX = 4.5
 TOL = mpmath.mpf("1e-25")

@@ -12,9 +12,9 @@ import simulate.estimators.control_variates as cvmod
 import simulate.integrators as integ
 import simulate.runtime.runner as runner_mod
 from verify.__main__ import main
+from verify.harness import all_hold, run_claims
 from verify.registry import Settings, select
 from verify.report import verdict
-from verify.runner import all_hold, run_claims
 
 FAST = Settings(chains=2000, seed=7, alpha=0.01)
 
@@ -100,8 +100,8 @@ def test_cli_bad_input_exits_2_with_message(capsys):
 
 def test_unexpected_verdict_of_an_erratum_fails_the_run():
     """An erratum registered as 'fails' that suddenly holds is reported as unexpected (exit code 1)."""
+    from verify.harness import all_as_expected
     from verify.registry import Claim, ClaimResult
-    from verify.runner import all_as_expected
 
     fake = Claim(id="test.erratum", paper="test", source="none", statement="s", family="f",
                  run=lambda s: ClaimResult(), expected="fails", erratum="printed formula wrong")

@@ -12,10 +12,10 @@ from theory import toy_moments as tm
 from theory import vollmer_asymptotics as va
 from theory.symbols import A, h
 from theory.toy_finite_time import toy_finite_time
-from verify.claims.vollmer_toy import default_model
+from verify.claims.vollmer.toy import default_model
+from verify.harness import run_claims
 from verify.registry import Settings, select
 from verify.report import verdict
-from verify.runner import run_claims
 
 X = default_model().data[:, 0]
 

@@ -1,4 +1,4 @@
-"""Weak-order machinery (theory.weak_order) and the Section 3-4 claims (verify.claims.vollmer_weak_order).
+"""Weak-order machinery (theory.weak_order) and the Section 3-4 claims (verify.claims.vollmer.weak_order).
 
 Symbolic identities (derived one-step operators vs the paper's printed ones), the sign of Theorem 6 on the OU
 example, symbolic vs quadrature routes, the Nystrom invariant law vs the Gaussian closed forms, a seeded
@@ -19,10 +19,10 @@ from simulate.estimators.additive_noise import AdditiveNoise
 from theory import toy_moments as tm
 from theory import weak_order as wo
 from theory.symbols import EB, VB, A, h
-from verify.claims import vollmer_weak_order as vwo
+from verify.claims.vollmer import weak_order as vwo
+from verify.harness import run_claims
 from verify.registry import Settings, select
 from verify.report import verdict
-from verify.runner import run_claims
 from verify.stats import weighted_polyfit
 
 th = wo.theta

@@ -1,8 +1,12 @@
-"""Claim registry: closed forms from the papers checked against simulation with honest statistics."""
+"""Claim registry: closed forms from the papers checked against simulation with honest statistics.
 
-from .registry import REGISTRY, Check, Claim, ClaimResult, ExactCheck, Settings, load_all, select
-from .runner import all_as_expected, all_hold, as_expected, run_claims
+Claim modules use :mod:`verify.api`; ``python -m verify`` runs the registry (:mod:`verify.harness`), writes the
+report (:mod:`verify.report`) and reruns reports.
+"""
 
-__all__ = ["REGISTRY", "Check", "Claim", "ClaimResult", "ExactCheck", "Settings", "all_as_expected", "all_hold",
-           "as_expected", "load_all",
-           "run_claims", "select"]
+from .checks import Check, ExactCheck, OneSidedCheck
+from .harness import all_as_expected, all_hold, as_expected, run_claims
+from .registry import REGISTRY, Claim, ClaimResult, Settings, load_all, select
+
+__all__ = ["REGISTRY", "Check", "Claim", "ClaimResult", "ExactCheck", "OneSidedCheck", "Settings", "all_as_expected",
+           "all_hold", "as_expected", "load_all", "run_claims", "select"]

@@ -16,9 +16,9 @@ from pathlib import Path
 from simulate.validation import ParameterError, check_int
 
 from .environment import differences
+from .harness import all_as_expected, run_claims
 from .registry import Settings, select
 from .report import console_table, write_report
-from .runner import all_as_expected, run_claims
 
 #: Default report folder of a run; a rerun never writes here.
 DEFAULT_OUT = Path("output/verify")

@@ -2,9 +2,10 @@
 
 A claim's ``run(settings)`` returns a :class:`ClaimResult` holding
 
-* statistical checks (theory, estimate, s.e. across independent chains, z, p); the harness applies Holm's
-  procedure to all checks of a run, so the family-wise false-alarm rate of a run is at most ``alpha``;
-* exact checks (symbolic identities, enumeration), which pass or fail deterministically.
+* statistical checks (:mod:`verify.checks`: two-sided and one-sided z-tests with the s.e. across independent
+  chains); the harness applies Holm's procedure to all of them, so the family-wise false-alarm rate of a run is at
+  most ``alpha``;
+* exact checks (enumeration, closed forms, identities), which pass or fail deterministically.
 
 Verdicts: ``holds`` (no check rejected), ``fails`` (some check rejected: the report shows the
 counter-example), ``out of scope`` (with the reason).  A claim the workbench has found to be wrong (an erratum) is
@@ -20,34 +21,15 @@ from dataclasses import dataclass, field
 
 from simulate.validation import ParameterError
 
-from .stats import z_test
-
-
-@dataclass
-class Check:
-    label: str
-    theory: float
-    estimate: float
-    se: float
-    params: dict = field(default_factory=dict)
-    z: float = 0.0
-    p: float = 1.0
-    rejected: bool = False
-
-    def __post_init__(self) -> None:
-        self.z, self.p = z_test(self.estimate, self.se, self.theory)
-
-
-@dataclass
-class ExactCheck:
-    label: str
-    passed: bool
-    detail: str = ""
+from .checks import Check, ExactCheck, OneSidedCheck
 
 
 @dataclass
 class ClaimResult:
-    checks: list[Check] = field(default_factory=list)
+    """What a claim's run returns: statistical checks (two- and one-sided; all join the run's Holm family), exact
+    checks, notes, an optional figure and, filled by the harness, its time and any error."""
+
+    checks: list[Check | OneSidedCheck] = field(default_factory=list)
     exact: list[ExactCheck] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     figure: Callable | None = None  # figure(ax_or_fig) draws this claim's figure
@@ -60,7 +42,7 @@ class Settings:
     """Run-wide settings: number of chains per simulation, base seed, family-wise level.
 
     ``workers`` > 1 (or a Dask ``scheduler`` address) runs the claims as tasks on Dask distributed workers
-    (:func:`verify.runner.run_claims`); every number is bit-identical to ``workers = 1``.
+    (:func:`verify.harness.run_claims`); every number is bit-identical to ``workers = 1``.
     """
 
     chains: int = 10_000
@@ -138,3 +120,7 @@ def select(papers: list[str] | None = None, ids: list[str] | None = None) -> lis
             raise ParameterError(f"unknown claim id {i!r}; list them with `python -m verify --list`")
     out = [c for c in reg.values() if (not papers or c.paper in papers) and (not ids or c.id in ids)]
     return out
+
+
+__all__ = ["REGISTRY", "Check", "Claim", "ClaimResult", "ExactCheck", "OneSidedCheck", "Settings", "clear_caches",
+           "load_all", "register", "select", "simulation_cache"]

@@ -13,7 +13,9 @@ import math
 import sys
 from pathlib import Path
 
+from .checks import OneSidedCheck
 from .environment import environment
+from .figures import default_figure, holm_threshold
 from .registry import Claim, ClaimResult, Settings
 
 #: Version of the results.json layout.
@@ -50,11 +52,18 @@ def claim_record(claim: Claim, res: ClaimResult | None, figure: str | None = Non
         "out_of_scope": claim.out_of_scope, "verdict": verdict(claim, res),
         "seconds": None if res is None else res.seconds, "error": None if res is None else res.error,
         "figure": figure, "notes": [] if res is None else list(res.notes),
-        "checks": [] if res is None else [
-            dict(label=k.label, theory=_number(k.theory), estimate=_number(k.estimate), se=_number(k.se),
-                 z=_number(k.z), p=k.p, rejected=k.rejected, params=k.params) for k in res.checks],
-        "exact": [] if res is None else [dict(label=e.label, passed=e.passed, detail=e.detail) for e in res.exact],
+        "checks": [] if res is None else [_check_record(k) for k in res.checks],
+        "exact": [] if res is None else [dict(label=e.label, passed=e.passed, detail=e.detail, kind=e.kind)
+                                         for e in res.exact],
     }
+    return rec
+
+
+def _check_record(k) -> dict:
+    rec = dict(label=k.label, theory=_number(k.theory), estimate=_number(k.estimate), se=_number(k.se),
+               z=_number(k.z), p=k.p, rejected=k.rejected, params=k.params, kind=k.kind)
+    if isinstance(k, OneSidedCheck):
+        rec.update(direction=k.direction, df=k.df)
     return rec
 
 
@@ -124,19 +133,29 @@ def _claim_markdown(c: dict) -> list[str]:
         md += ["**The claim raised an error** (verdict 'error'):", "", "```", c["error"].rstrip(), "```"]
         return md
     if c["checks"]:
-        md.append("| check | theory | simulation | s.e. | z | p | rejected |")
-        md.append("|---|---|---|---|---|---|---|")
-        for k in c["checks"]:
-            md.append(f"| {k['label']} | {_fmt(k['theory'], '.8g')} | {_fmt(k['estimate'], '.8g')} | "
-                      f"{_fmt(k['se'], '.3g')} | {_fmt(k['z'], '+.2f')} | {k['p']:.3g} | "
-                      f"{'**yes**' if k['rejected'] else 'no'} |")
+        md.append("| # | check | test | theory | simulation | s.e. | z | p | rejected |")
+        md.append("|---|---|---|---|---|---|---|---|---|")
+        for i, k in enumerate(c["checks"], 1):
+            md.append(f"| {i} | {k['label']} | {_test_kind(k)} | {_fmt(k['theory'], '.8g')} | "
+                      f"{_fmt(k['estimate'], '.8g')} | {_fmt(k['se'], '.3g')} | {_fmt(k['z'], '+.2f')} | "
+                      f"{k['p']:.3g} | {'**yes**' if k['rejected'] else 'no'} |")
     for e in c["exact"]:
-        md.append(f"- exact: {e['label']}: {'passed' if e['passed'] else '**FAILED**'} {e['detail']}")
+        kind = e.get("kind", "exact")
+        tag = "exact" if kind == "exact" else f"{kind} (not evidence about the paper or the simulator)"
+        md.append(f"- {tag}: {e['label']}: {'passed' if e['passed'] else '**FAILED**'} {e['detail']}")
     for note in c["notes"]:
         md.append(f"- {note}")
     if c["figure"]:
         md.append(f"\n![{c['family']}]({c['figure']})")
     return md
+
+
+def _test_kind(k: dict) -> str:
+    """'two-sided', or the one-sided claim as 'sim >= theory' / 'sim <= theory' (with t degrees of freedom)."""
+    if k.get("kind") != "one-sided":
+        return "two-sided"
+    rel = ">=" if k.get("direction") == "greater" else "<="
+    return f"one-sided: sim {rel} theory" + (f" (t, {k['df']} d.f.)" if k.get("df") else "")
 
 
 def render_markdown(results: dict) -> str:
@@ -165,21 +184,26 @@ def render_markdown(results: dict) -> str:
     return "\n".join(md) + "\n"
 
 
-def _figures(rows, outdir: Path) -> dict[str, str]:
+def _figures(rows, outdir: Path, alpha: float) -> dict[str, str]:
+    """One PNG per claim family: each claim's own figure, or the default one (:mod:`verify.figures`)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    z_crit = holm_threshold(alpha, sum(len(r.checks) for _, r in rows if r is not None and not r.error))
     families: dict[str, list] = {}
     for claim, res in rows:
-        if res is not None and res.figure is not None and not res.error:
-            families.setdefault(claim.family, []).append((claim, res))
+        if res is None or res.error:
+            continue
+        draw = res.figure or (default_figure(res.checks, z_crit) if res.checks else None)
+        if draw is not None:
+            families.setdefault(claim.family, []).append((claim, draw))
     paths = {}
     for fam, items in families.items():
         fig, axes = plt.subplots(1, len(items), figsize=(4.2 * len(items), 3.8), squeeze=False)
-        for ax, (claim, res) in zip(axes[0], items, strict=True):
-            res.figure(ax)
+        for ax, (claim, draw) in zip(axes[0], items, strict=True):
+            draw(ax)
             ax.text(0.0, 1.08, claim.id, transform=ax.transAxes, fontsize=7, color="0.3")
         fig.tight_layout()
         path = outdir / f"{fam}.png"
@@ -207,7 +231,7 @@ def write_report(rows, settings: Settings, outdir: Path, argv: list[str], figure
     ``extra``: further top-level entries for results.json (e.g. a rerun's source and comparison)."""
     outdir.mkdir(parents=True, exist_ok=True)
     _remove_stale_figures(outdir)
-    figs = _figures(rows, outdir) if figures else {}
+    figs = _figures(rows, outdir, settings.alpha) if figures else {}
     claims = [claim_record(c, r, figs.get(c.family)) for c, r in rows]
     results = {"schema": SCHEMA, "argv": argv, "settings": dict(settings.__dict__), "environment": environment(),
                "summary": summary(claims), "claims": claims, **(extra or {})}

@@ -28,9 +28,9 @@ from pathlib import Path
 from simulate.validation import ParameterError, check_int
 
 from ..environment import environment
+from ..harness import as_expected, run_claims
 from ..registry import Settings, load_all, select
 from ..report import verdict
-from ..runner import as_expected, run_claims
 from . import load_mutants
 
 #: Cheap claims run against every mutant besides the ones it names (about 5 s together at the defaults): finite-k

@@ -10,7 +10,6 @@ starting from the exact posterior N(mu_p, sigma_p^2).
 from __future__ import annotations
 
 import math
-import time
 from functools import cache
 
 import numpy as np
@@ -20,9 +19,18 @@ from simulate import GaussianMeanModel, euler, msgld, run, sgld
 from theory import toy_moments as tm
 from theory import vollmer_printed as vp
 from theory.numeric import lambdify_toy
-
-from ..registry import Check, Claim, ClaimResult, Settings, register, simulation_cache
-from ..stats import mean_and_se, stationary_variance_and_se, variance_and_se, weighted_polyfit
+from verify.api import (
+    Check,
+    Claim,
+    ClaimResult,
+    Settings,
+    mean_and_se,
+    register,
+    simulation_cache,
+    stationary_variance_and_se,
+    variance_and_se,
+)
+from verify.stats import weighted_polyfit
 
 PAPER = "vollmer"
 N_DATA, THETA_TRUE, DATA_SEED = 1000, 1.0, 2016
@@ -100,7 +108,6 @@ def _z_figure(checks, title):
 
 def _stationary_claim(methods: tuple[str, ...], quantity: str, printed):
     def run_claim(settings: Settings) -> ClaimResult:
-        t0 = time.perf_counter()
         out = ClaimResult()
         for cfg in STATIONARY_GRID:
             if cfg[0] not in methods:
@@ -113,7 +120,6 @@ def _stationary_claim(methods: tuple[str, ...], quantity: str, printed):
             out.checks.append(Check(config_label(*cfg), th, value, se,
                                     params=dict(h=est["h"], VarB=chain.constants.VB)))
         out.figure = _z_figure(out.checks, f"stationary {quantity}")
-        out.seconds = time.perf_counter() - t0
         return out
     return run_claim
 
@@ -149,7 +155,6 @@ register(Claim(
 
 
 def _finite_k(settings: Settings) -> ClaimResult:
-    t0 = time.perf_counter()
     out = ClaimResult()
     curves = []
     for cfg in FINITE_K_CASES:
@@ -182,7 +187,6 @@ def _finite_k(settings: Settings) -> ClaimResult:
         ax.set_title("finite-k variance: closed form vs simulation (3 s.e. bars)", fontsize=8)
         ax.legend(fontsize=6)
     out.figure = draw
-    out.seconds = time.perf_counter() - t0
     return out
 
 
@@ -215,7 +219,6 @@ def sweep_fit(method: str, settings: Settings) -> dict:
 
 def _leading_coefficient_claim(method: str):
     def run_claim(settings: Settings) -> ClaimResult:
-        t0 = time.perf_counter()
         out = ClaimResult()
         fit = sweep_fit(method, settings)
         chain = fit["chain"]
@@ -241,7 +244,6 @@ def _leading_coefficient_claim(method: str):
             ax.set_title(f"{lab}: c1 fit {fit['c1']:.4g} +- {fit['se_c1']:.2g}, theory {c1:.4g}", fontsize=8)
             ax.legend(fontsize=6)
         out.figure = draw
-        out.seconds = time.perf_counter() - t0
         return out
     return run_claim
 

@@ -21,92 +21,22 @@ rejected only when the data contradict it significantly; the z in favour is repo
 
 from __future__ import annotations
 
-import contextlib
 import math
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import stats as sps
 
-from simulate import Sampler, euler, msgld, sgld
-from simulate.analysis.reference import laplace_cv_run, mala_reference, posterior_moments_quadrature
 from simulate.estimators.estimated_cov import EstimatedCovMinibatch
 from simulate.estimators.minibatch import Minibatch
-from simulate.models.logistic import LogisticRegressionModel
 from simulate.runtime.blocks import block_rng
-from simulate.samplers import msgld_estimated_cov
-from simulate.validation import ParameterError, check_int, check_positive
+from verify.api import Check, Claim, ClaimResult, OneSidedCheck, Settings, mean_and_se, register, simulation_cache
 
-from ..registry import Check, Claim, ClaimResult, ExactCheck, Settings, register, simulation_cache
-from ..stats import mean_and_se
+from ._logistic_runs import COORDS, PAPER, H, _bias_vector, _chains, _fmt, _run, _single_thread, paper_model, reference
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-PAPER = "vollmer"
-H = 0.002
 NS = (150, 50, 10)
-BURN_IN, STEPS = 80, 240  # in steps of h = 0.002: burn-in 0.16 and averaging window 0.48 time units
-EULER_BURN_IN, EULER_STEPS = 100, 300
-MALA_BURN_IN, MALA_STEPS = 20, 100
-QUAD_ORDER = 12  # compared with QUAD_ORDER + 8 nodes per axis
-COORDS = ("beta1", "beta2", "beta0")
-
-
-@dataclass
-class OneSidedCheck(Check):
-    """A statistical check of an inequality: claim ``estimate >= theory`` (direction "greater") or ``<=`` ("less").
-
-    z = (estimate - theory)/se as usual; p is one-sided, P(Z <= z) for "greater" (small only when the estimate
-    is significantly below the bound) and P(Z >= z) for "less", so Holm's procedure rejects the claim only when the
-    data contradict it.
-    """
-
-    direction: str = "greater"
-
-    def __post_init__(self) -> None:
-        """Validate and compute z and the one-sided p-value."""
-        if self.direction not in ("greater", "less"):
-            raise ParameterError(f"direction must be 'greater' or 'less', got {self.direction!r}")
-        if not (np.isfinite(self.se) and self.se > 0):
-            raise ParameterError(f"se must be finite and > 0, got {self.se!r}")
-        self.z = float((self.estimate - self.theory) / self.se)
-        self.p = float(sps.norm.cdf(self.z) if self.direction == "greater" else sps.norm.sf(self.z))
-
-
-@contextlib.contextmanager
-def _single_thread() -> Iterator[None]:
-    """Run BLAS single-threaded: the (M, N) products here are small, and threads only contend on a shared CPU."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover
-        yield
-        return
-    with threadpool_limits(1):
-        yield
-
-
-# ------------------------------------------------------------------------------------------- model, reference
-@cache
-def paper_model() -> LogisticRegressionModel:
-    """The paper's Section 7 design with our labels (beta_true = (1, -1, 0.5), seed 2016)."""
-    return LogisticRegressionModel.paper_synthetic()
-
-
-@simulation_cache
-def reference() -> dict:
-    """Gauss-Hermite posterior mean and second moments of :func:`paper_model` with their numerical error."""
-    q = posterior_moments_quadrature(paper_model(), QUAD_ORDER)
-    return dict(mean=q.mean, second=q.second, err=max(q.mean_error, q.second_error), nodes=q.nodes)
-
-
-def _chains(settings: Settings, divisor: int, floor: int) -> int:
-    """Chains for one simulation: settings.chains // divisor, at least floor."""
-    return max(settings.chains // divisor, floor)
 
 
 # ------------------------------------------------------------------------------------------- squared-norm stats
@@ -140,124 +70,9 @@ def paired_sq_norm_difference(
     return est, float(math.sqrt(var))
 
 
-# ------------------------------------------------------------------------------------------- samplers and runs
-def make_sampler(method: str, n: int, h: float = H, model: LogisticRegressionModel | None = None) -> Sampler:
-    """'euler', 'sgld', 'msgld' (exact covariance, eq. 54), 'msgld_covhat' (Remark 7), 'msgld_printed'
-    (Remark 7 covariance in eq. (9) as printed, I - (h/2) Covhat(g))."""
-    model = model or paper_model()
-    if method == "euler":
-        return euler(model, h)
-    if method == "sgld":
-        return sgld(model, h, n)
-    if method == "msgld":
-        return msgld(model, h, n)
-    if method == "msgld_covhat":
-        return msgld_estimated_cov(model, h, n)
-    if method == "msgld_printed":
-        return msgld_estimated_cov(model, h, n, cov_multiplier=4.0)
-    raise ParameterError(f"method must be one of euler, sgld, msgld, msgld_covhat, msgld_printed; got {method!r}")
-
-
-@simulation_cache
-def stationary_run(method: str, n: int, h: float, chains: int, seed: int) -> dict:
-    """Control-variate time averages of theta for one sampler on :func:`paper_model` (burn-in and window scale 1/h)."""
-    scale = H / h
-    if method == "euler":
-        burn, steps = round(EULER_BURN_IN * scale), round(EULER_STEPS * scale)
-    else:
-        burn, steps = round(BURN_IN * scale), round(STEPS * scale)
-    t0 = time.perf_counter()
-    with _single_thread():
-        res = laplace_cv_run(make_sampler(method, n, h), chains, steps, burn_in=burn, seed=seed)
-    return dict(cv=res.cv, plain=res.plain, linear=res.linear, mode=res.mode, seconds=time.perf_counter() - t0)
-
-
-def _seed(settings: Settings, n: int, h: float = H) -> int:
-    """Samplers at the same (n, h) share this seed: common random numbers."""
-    return settings.seed_for(f"logistic:n={n}:h={h:g}")
-
-
-def _run(settings: Settings, method: str, n: int, h: float = H, divisor: int = 40, floor: int = 50) -> dict:
-    """The cached stationary run of ``method`` at (n, h) with settings.chains // divisor chains (>= floor)."""
-    return stationary_run(method, n, h, _chains(settings, divisor, floor), _seed(settings, n, h))
-
-
-def _bias_vector(x: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(mean of per-chain values - ref, s.e. across chains), per coordinate."""
-    return x.mean(axis=0) - ref, x.std(axis=0, ddof=1) / math.sqrt(x.shape[0])
-
-
-def _fmt(v: np.ndarray) -> str:
-    """A vector in compact scientific notation for notes."""
-    return "(" + ", ".join(f"{x:.2e}" for x in np.ravel(v)) + ")"
-
-
-# ------------------------------------------------------------------------------------------- claim (a)
-@simulation_cache
-def mala_run(chains: int, seed: int) -> dict:
-    """Laplace-preconditioned full-gradient MALA on :func:`paper_model`: per-chain time averages of beta, beta^2."""
-    with _single_thread():
-        r = mala_reference(paper_model(), chains, MALA_STEPS, seed, burn_in=MALA_BURN_IN)
-    return dict(avg=r.time_averages, avg_sq=r.time_averages_sq, acceptance=r.acceptance)
-
-
-def _reference_claim(settings: Settings) -> ClaimResult:
-    """Claim (a): quadrature vs MALA (mean, second moments) and vs the Richardson limit of Euler (new)."""
-    t0 = time.perf_counter()
-    out = ClaimResult()
-    ref = reference()
-    mu, err = ref["mean"], ref["err"]
-    out.exact.append(ExactCheck(
-        "Gauss-Hermite quadrature converged (K = 12 vs 20 nodes per axis)", err < 1e-9,
-        f"max change of mean and second moments {err:.2g}"))
-    mr = mala_run(_chains(settings, 10, 100), settings.seed_for("logistic:mala"))
-    rows = []
-    for j, c in enumerate(COORDS):
-        m, se = mean_and_se(mr["avg"][:, j])
-        out.checks.append(Check(f"MALA E[{c}] vs quadrature", float(mu[j]), m, math.hypot(se, err)))
-        m2, se2 = mean_and_se(mr["avg_sq"][:, j])
-        out.checks.append(Check(f"MALA E[{c}^2] vs quadrature", float(ref["second"][j, j]), m2,
-                                math.hypot(se2, err)))
-        rows.append(("MALA", c, m - mu[j], se))
-    e1 = _run(settings, "euler", 0, H)
-    e2 = _run(settings, "euler", 0, H / 2)
-    b1, s1 = _bias_vector(e1["cv"], mu)
-    b2, s2 = _bias_vector(e2["cv"], mu)
-    rich, se_rich = 2 * b2 - b1, np.sqrt(4 * s2**2 + s1**2 + err**2)
-    for j, c in enumerate(COORDS):
-        out.checks.append(Check(f"Euler 2 m(h/2) - m(h) - E[{c}] = O(h^2)", 0.0, float(rich[j]), float(se_rich[j]),
-                                params=dict(bias_h=float(b1[j]), bias_h2=float(b2[j]))))
-        rows.append(("Euler Richardson", c, rich[j], se_rich[j]))
-    out.notes.append(f"MALA (Laplace-preconditioned, h = 1): {mr['avg'].shape[0]} chains x {MALA_STEPS} steps "
-                     f"after {MALA_BURN_IN}, acceptance {mr['acceptance']:.3f}.")
-    out.notes.append(
-        f"Euler bias at h = {H}: {_fmt(b1)} +- {_fmt(s1)}; at h/2: {_fmt(b2)} +- {_fmt(s2)} (halves with h: O(h)).")
-    out.notes.append(f"reference posterior mean {np.array2string(mu, precision=6)} (quadrature error {err:.1g}).")
-
-    def draw(ax: Axes) -> None:
-        y = np.arange(len(rows))
-        ax.errorbar([r[2] for r in rows], y, xerr=[3 * r[3] for r in rows], fmt="o", ms=3)
-        ax.set_yticks(y, [f"{r[0]} {r[1]}" for r in rows], fontsize=6)
-        ax.axvline(0, color="k", lw=0.5)
-        ax.set_xlabel("estimate - quadrature (3 s.e. bars)")
-        ax.set_title("logistic regression: reference posterior mean", fontsize=8)
-    out.figure = draw
-    out.seconds = time.perf_counter() - t0
-    return out
-
-
-register(Claim(
-    id="vollmer.sec7.reference", paper=PAPER, source="Vollmer et al. 2016, Section 7 (reference posterior mean)",
-    statement="The posterior mean of the Section 7 logistic regression (d = 3, N = 1000) is pinned down: Gauss-Hermite "
-              "quadrature, full-gradient MALA and the h -> 0 (Richardson) limit of Euler agree within s.e.",
-    family="logistic", run=_reference_claim,
-))
-
-
 # ------------------------------------------------------------------------------------------- claim (b)
 def _sgld_growth_claim(settings: Settings) -> ClaimResult:
     """Claim (b): |asymptotic bias|^2 of SGLD ordered in n (one-sided checks), Section 7 / Figure 7."""
-    t0 = time.perf_counter()
     out = ClaimResult()
     ref = reference()
     mu, err = ref["mean"], ref["err"]
@@ -282,7 +97,6 @@ def _sgld_growth_claim(settings: Settings) -> ClaimResult:
         ax.set_ylabel("|asymptotic bias of the posterior mean|^2")
         ax.set_title(f"SGLD, h = {H}: bias grows as n decreases (3 s.e.)", fontsize=8)
     out.figure = draw
-    out.seconds = time.perf_counter() - t0
     return out
 
 
@@ -297,7 +111,6 @@ register(Claim(
 # ------------------------------------------------------------------------------------------- claim (c)
 def _msgld_vs_sgld_claim(settings: Settings) -> ClaimResult:
     """Claim (c): the paper's Figure 7 ranking of mSGLD (Remark 7) and SGLD, paired by common random numbers."""
-    t0 = time.perf_counter()
     out = ClaimResult()
     ref = reference()
     mu, err = ref["mean"], ref["err"]
@@ -338,7 +151,6 @@ def _msgld_vs_sgld_claim(settings: Settings) -> ClaimResult:
         ax.set_title(f"h = {H}: mSGLD vs SGLD (3 s.e.)", fontsize=8)
         ax.legend(fontsize=6)
     out.figure = draw
-    out.seconds = time.perf_counter() - t0
     return out
 
 
@@ -360,6 +172,8 @@ register(Claim(
 
 # ------------------------------------------------------------------------------------------- claim (d)
 ONE_STEP_NS = (150, 50, 10)
+
+
 ONE_STEP_CHUNK = 4096
 
 
@@ -386,7 +200,6 @@ def one_step_moments(n: int, point: str, chains: int, seed: int) -> dict:
 
 def _remark7_claim(settings: Settings) -> ClaimResult:
     """Claim (d): Remark 7 one-step unbiasedness and the stationary exact-vs-estimated covariance comparison."""
-    t0 = time.perf_counter()
     out = ClaimResult()
     chains = _chains(settings, 1, 100)
     zs = []
@@ -450,7 +263,6 @@ def _remark7_claim(settings: Settings) -> ClaimResult:
         ax.set_title(f"Remark 7; n={n}: rel. diff {rho:.2%} +- {se_rho:.2%} (bound {tol:.1%})",
                      fontsize=7)
     out.figure = draw
-    out.seconds = time.perf_counter() - t0
     return out
 
 
@@ -461,76 +273,3 @@ register(Claim(
               "their stationary biases differ by less than an O(h^2) remainder of SGLD's O(h) term.",
     family="logistic_remark7", run=_remark7_claim,
 ))
-
-
-# ------------------------------------------------------------------------------------------- Figure 7 helper
-def figure7_curves(
-    model: LogisticRegressionModel | None = None,
-    ns: tuple[int, ...] = (1000, 150, 50, 10),
-    methods: tuple[str, ...] = ("sgld", "msgld_covhat"),
-    h: float = H,
-    n_runs: int = 100,
-    n_iter: int = 20_000,
-    n_points: int = 40,
-    seed: int = 7,
-    theta0: np.ndarray | None = None,
-    reference_mean: np.ndarray | None = None,
-) -> dict:
-    """Vollmer et al. Figure 7: MSE of the time-average estimate of the posterior mean vs iterations and passes.
-
-    For each method and n, ``n_runs`` independent runs (the chains axis) start at ``theta0`` (default 0, the
-    paper's beta_0 [ASSUMED]); at log-spaced K the running average (1/K) sum_{k<K} theta_k (eq. 7, b = 0) gives
-    MSE(K) = mean over runs of |avg_K - posterior mean|^2 (squared Euclidean error) and its s.e. across runs.
-    Returns dict(iterations (P,), passes {n: K n / N}, mse {(method, n): (P,)}, se {(method, n): (P,)},
-    reference (d,)). ``methods`` are names of :func:`make_sampler` ('msgld_covhat' is the paper's Remark 7 variant).
-    For n = N every method is Euler (Covhat = 0), so that chain is run once and shared.
-    Cost: about 1.5 ms per step and curve for n_runs = 100 (index draws and numpy overhead dominate): about 3
-    minutes for the default 2 x 10^4 iterations and 4 x 2 curves (the paper runs to 10^6). With
-    beta_true = (1, -1, 0.5) and theta0 = 0 the curves start at |posterior mean|^2 = 2.73 (the paper's start near 1
-    points to a different, unstated beta_true).
-    """
-    model = model or paper_model()
-    n_runs = check_int("n_runs", n_runs, 2)
-    n_iter = check_int("n_iter", n_iter, 1)
-    n_points = check_int("n_points", n_points, 2)
-    h = check_positive("h", h)
-    if reference_mean is None:
-        if model.dim > 3:
-            raise ParameterError("reference_mean is required for models with dim > 3 (quadrature needs d <= 3)")
-        reference_mean = posterior_moments_quadrature(model, QUAD_ORDER).mean
-    mu = np.asarray(reference_mean, dtype=np.float64)
-    ks = np.unique(np.geomspace(1, n_iter, n_points).round().astype(int))
-    th0 = np.zeros(model.dim) if theta0 is None else np.asarray(theta0, dtype=np.float64)
-    mse, se = {}, {}
-    for n in ns:
-        check_int("n", n, 1, model.n_data)
-        for meth in methods:
-            if n == model.n_data and meth != methods[0]:
-                mse[(meth, n)], se[(meth, n)] = mse[(methods[0], n)], se[(methods[0], n)]
-                continue
-            sampler = make_sampler(meth, n, h, model)
-            rng = block_rng(seed, n)
-            state = sampler.init(np.broadcast_to(th0, (n_runs, model.dim)), rng)
-            total = np.zeros((n_runs, model.dim))
-            vals, errs = [], []
-            ki = 0
-            with _single_thread():
-                for k in range(1, n_iter + 1):
-                    total += state.theta  # states theta_0 .. theta_{k-1}
-                    if k == ks[ki]:
-                        e2 = ((total / k - mu) ** 2).sum(axis=1)
-                        vals.append(e2.mean())
-                        errs.append(e2.std(ddof=1) / math.sqrt(n_runs))
-                        ki += 1
-                        if ki == len(ks):
-                            break
-                    state = sampler.step(state, rng)
-            mse[(meth, n)] = np.array(vals)
-            se[(meth, n)] = np.array(errs)
-    return dict(iterations=ks, passes={n: ks * n / model.n_data for n in ns}, mse=mse, se=se, reference=mu)
-
-
-__all__ = [
-    "OneSidedCheck", "figure7_curves", "make_sampler", "paired_sq_norm_difference", "paper_model", "reference",
-    "sq_norm_bias", "stationary_run",
-]

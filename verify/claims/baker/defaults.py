@@ -13,9 +13,7 @@ import numpy as np
 
 from simulate import LinearRegressionModel, control_variate
 from theory import baker_noise as bn
-
-from ..registry import Check, Claim, ClaimResult, ExactCheck, Settings, register
-from ..stats import mean_and_se
+from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register
 
 SRC = "Baker et al. (2019)"
 N_GRID = (1000, 4000, 16_000)

@@ -1,0 +1,88 @@
+"""The three kinds of check a claim returns; every statistical one (two- or one-sided) joins the run's Holm family.
+
+* :class:`Check`: two-sided z-test of estimate = theory, the s.e. estimated across independent chains.
+* :class:`OneSidedCheck`: the claim is an inequality, E[estimate] >= theory (or <= theory); it is rejected only when
+  the estimate falls on the wrong side by more than chance allows (a one-sided z- or t-test).
+* :class:`ExactCheck`: a deterministic comparison (enumeration, a closed form evaluated exactly). Its ``kind`` says
+  what it is evidence of: "exact" (could fail: it compares two independent computations), "identity" (true by
+  construction, e.g. a variance is >= 0: not evidence about the paper or the simulator) or "consistency" (theory
+  against theory, e.g. a sympy derivation against a printed form).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats as sps
+
+from simulate.validation import ParameterError
+
+from .stats import z_test
+
+#: The kinds of exact check.
+EXACT_KINDS = ("exact", "identity", "consistency")
+
+
+@dataclass
+class Check:
+    """Two-sided: H0 E[estimate] = theory; z = (estimate - theory) / se, p = 2 P(Z > |z|)."""
+
+    label: str
+    theory: float
+    estimate: float
+    se: float
+    params: dict = field(default_factory=dict)
+    z: float = 0.0
+    p: float = 1.0
+    rejected: bool = False
+
+    kind = "two-sided"
+
+    def __post_init__(self) -> None:
+        self.z, self.p = z_test(self.estimate, self.se, self.theory)
+
+
+@dataclass
+class OneSidedCheck(Check):
+    """One-sided: the claim is an inequality, E[estimate] >= theory (``direction="greater"``) or <= theory ("less").
+
+    z = (estimate - theory)/se as for :class:`Check`; p is one-sided, P(T <= z) for "greater" (small only when the
+    estimate is significantly below the bound) and P(T >= z) for "less", T standard normal, or Student t with ``df``
+    degrees of freedom when the s.e. comes from few independent replicates. Holm's procedure then rejects the claim
+    only when the data contradict it; a large z in favour is reported, not required.
+    """
+
+    direction: str = "greater"
+    df: int | None = None
+
+    kind = "one-sided"
+
+    def __post_init__(self) -> None:
+        if self.direction not in ("greater", "less"):
+            raise ParameterError(f"direction must be 'greater' or 'less', got {self.direction!r}")
+        if not (np.isfinite(self.se) and self.se > 0):
+            raise ParameterError(f"se must be finite and > 0, got {self.se!r}")
+        if self.df is not None and (isinstance(self.df, bool) or not isinstance(self.df, int) or self.df < 1):
+            raise ParameterError(f"df must be an integer >= 1 or None, got {self.df!r}")
+        self.z = float((self.estimate - self.theory) / self.se)
+        law = sps.norm if self.df is None else sps.t(self.df)
+        self.p = float(law.cdf(self.z) if self.direction == "greater" else law.sf(self.z))
+
+
+@dataclass
+class ExactCheck:
+    """A deterministic check; ``kind`` is "exact", "identity" or "consistency" (module docstring)."""
+
+    label: str
+    passed: bool
+    detail: str = ""
+    kind: str = "exact"
+
+    def __post_init__(self) -> None:
+        if self.kind not in EXACT_KINDS:
+            raise ParameterError(f"kind must be one of {EXACT_KINDS}, got {self.kind!r}")
+        self.passed = bool(self.passed)
+
+
+__all__ = ["EXACT_KINDS", "Check", "ExactCheck", "OneSidedCheck"]

@@ -1,0 +1,1 @@
+"""Claims of the baker paper(s)."""

@@ -1,0 +1,201 @@
+"""Chen, Wang, Zhang, Su & Carin, "A convergence analysis for a class of practical variance-reduction SG-MCMC"
+(V1: arXiv with appendix; V2: Science China Inf. Sci. 62, 012101, 2019); digest ../shared/notes/000_002.md.
+
+Exact checks (enumeration over all minibatches, sympy) judge the algebra of Lemma 2, eq. (7), Proposition 10 and
+Theorem 6/2's lambda_l; exact finite-L MSE formulas for SGLD and vrSGLD on the paper's synthetic Gaussian model
+(theory.chen_gaussian, validated here against many-chain simulations of simulate.vr.vrsgld and simulate.sgld with a
+z-test per formula) judge the comparisons vrSGLD vs SGLD and Corollary 4/1's regimes; sympy judges the budget
+calculus.  Model: x_i ~ N(1, 1), prior N(0, 1), N = 1000 (one data set from a fixed seed; the paper gives neither
+theta_true nor theta_0).  Step h_wb = 0.1/P (the paper's eps P = 0.05), chains started at the posterior mean for the
+equal-L comparisons (no transient), L = 1000 states.  vrSGLD defaults (n1, n2, m) = (100, 10, 10).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from simulate import run, sgld
+from simulate.samplers import vrsgld
+from theory import chen_gaussian as cg
+from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register, simulation_cache
+
+from ._common import DEFAULT_VR, EPS_P, N_DATA, PAPER, V1V2, default_model, gdata, mu, step
+
+L_STEPS = 1000
+
+
+SGLD_N = 10
+
+
+COUNTER_VR = (20, 10, 10)
+
+
+def _theta0_mu(rng: np.random.Generator, m: int) -> np.ndarray:
+    """Initial states at the posterior mean (no transient)."""
+    return np.full((m, 1), mu())
+
+
+@simulation_cache
+def simulate_mse(kind: str, cfg: tuple, chains: int, seed: int) -> dict:
+    """Per-chain squared errors of the time averages of theta and theta^2 over L_STEPS states (theta_0 = mu)."""
+    model = default_model()
+    sampler = sgld(model, step(), cfg[0]) if kind == "sgld" else vrsgld(model, step(), *cfg)
+    res = run(sampler, chains, L_STEPS, seed=seed, theta0=_theta0_mu)
+    gd = gdata()
+    e1 = (res.time_averages["theta"][:, 0] - mu()) ** 2
+    e2 = (res.time_averages["theta2"][:, 0] - (mu() ** 2 + 1 / gd.P)) ** 2
+    m1, s1 = mean_and_se(e1)
+    m2, s2 = mean_and_se(e2)
+    return dict(theta=(m1, s1), theta2=(m2, s2), grads=sampler.grads_per_step())
+
+
+def exact_mse(kind: str, cfg: tuple, phi: str, L: int = L_STEPS, **kw) -> float:
+    """Exact MSE (theory.chen_gaussian) of SGLD (cfg = (n,)) or vrSGLD (cfg = (n1, n2, m)), theta_0 = mu."""
+    if kind == "sgld":
+        return cg.sgld_mse(gdata(), step(), L, cfg[0], phi, theta0=mu())
+    return cg.vr_mse(gdata(), step(), L, cg.VRConfig(*cfg), phi, theta0=mu(), **kw)
+
+
+SIM_CASES = (("sgld", (SGLD_N,)), ("vr", DEFAULT_VR), ("vr", COUNTER_VR))
+
+
+def _lab(kind: str, cfg: tuple) -> str:
+    """A label for a sampler configuration."""
+    return f"SGLD n={cfg[0]}" if kind == "sgld" else f"vrSGLD {cfg}"
+
+
+def _mse_formulas(settings: Settings) -> ClaimResult:
+    """Exact finite-L MSE (notes 6.3) vs many-chain simulation, z-test per formula."""
+    out = ClaimResult()
+    pts = []
+    for kind, cfg in SIM_CASES:
+        sim = simulate_mse(kind, cfg, settings.chains, settings.seed_for(f"chen:{kind}:{cfg}"))
+        for phi in ("theta", "theta2"):
+            th = exact_mse(kind, cfg, phi)
+            est, se = sim[phi]
+            out.checks.append(Check(f"MSE {phi} {_lab(kind, cfg)}", th, est, se, params=dict(L=L_STEPS, h=step())))
+            pts.append((f"{_lab(kind, cfg)} {phi}", th, est, se))
+            if kind == "vr":
+                imp = exact_mse(kind, cfg, phi, paper_implied=True)
+                extra = ""
+                if phi == "theta2":
+                    ga = exact_mse(kind, cfg, phi, gaussian_noise=True)
+                    extra = (f"; Gaussian-noise approximation (notes 6.3) {ga:.5g}: error {ga / th - 1:+.2%} of exact, "
+                             f"{(ga - est) / se:+.2f} s.e. from the simulation")
+                out.notes.append(f"{_lab(kind, cfg)} {phi}: exact (anchor noise frozen for m steps) {th:.5g}, "
+                                 f"simulated {est:.5g} +- {se:.2g}; independent-noise ('paper-implied') {imp:.5g}"
+                                 + extra)
+
+    def draw(ax) -> None:
+        """Draw this claim's figure on ``ax``."""
+        for i, (_lab, th, est, se) in enumerate(pts):
+            ax.errorbar([est / th], [i], xerr=[3 * se / th], fmt="o", ms=3)
+        ax.axvline(1, color="k", lw=0.5)
+        ax.set_yticks(range(len(pts)), [p[0] for p in pts], fontsize=6)
+        ax.set_xlabel("simulated MSE / exact MSE (3 s.e. bars)")
+        ax.set_title(f"exact finite-L MSE vs simulation, L={L_STEPS}, eps P={EPS_P}", fontsize=8)
+    out.figure = draw
+    return out
+
+
+register(Claim(
+    id="chen.gaussian.exact_mse_formulas", paper=PAPER,
+    source="Chen et al. synthetic model (V1 'A synthetic experiment' / V2 sec. 5.1); notes 000_002 sec. 6.3",
+    statement="On x_i ~ N(theta, 1), theta ~ N(0, 1), N = 1000, the exact finite-L MSEs of the time averages of theta "
+              "and theta^2 (SGLD; vrSGLD with the anchor noise frozen for m steps) match many-chain simulations.",
+    family="chen_vr", run=_mse_formulas,
+))
+
+
+def _ratio_fig(rows: list, title: str) -> Callable:
+    """Figure: exact and paper-implied MSE ratios vr/SGLD."""
+    def draw(ax) -> None:
+        """Draw this claim's figure on ``ax``."""
+        labs = [r[0] for r in rows]
+        ax.barh(range(len(rows)), [r[1] for r in rows], color="tab:blue", label="exact (frozen anchor noise)")
+        ax.scatter([r[2] for r in rows], range(len(rows)), color="tab:orange", zorder=3, label="paper-implied")
+        ax.axvline(1, color="k", lw=0.5)
+        ax.set_xscale("log")
+        ax.set_xlim(0.2, 6)
+        ax.set_yticks(range(len(rows)), labs, fontsize=6)
+        ax.set_xlabel("MSE(vrSGLD) / MSE(SGLD n=10)")
+        ax.set_title(title, fontsize=8)
+        ax.legend(fontsize=6)
+    return draw
+
+
+def _vr_vs_sgld(cfg: tuple, passes: bool) -> Callable[[Settings], ClaimResult]:
+    """Claim runner: vrSGLD(cfg) vs SGLD(n2) at equal L or equal gradient evaluations (exact MSE)."""
+
+    def run_claim(settings: Settings) -> ClaimResult:
+        """Run the claim (see its registration)."""
+        out = ClaimResult()
+        rows = []
+        model = default_model()
+        sampler = vrsgld(model, step(), *cfg)
+        costs = {"actual cost 2 n2 + n1/m": sampler.grads_per_step()}
+        if passes:
+            costs["paper cost n2 + n1/m"] = sampler.estimator.paper_grads_per_step(model)
+        for phi in ("theta", "theta2"):
+            vr = exact_mse("vr", cfg, phi)
+            imp = exact_mse("vr", cfg, phi, paper_implied=True)
+            for cname, cost in (costs.items() if passes else [("equal L", SGLD_N)]):
+                Ls = round(L_STEPS * cost / SGLD_N)
+                sg = exact_mse("sgld", (SGLD_N,), phi, L=Ls)
+                ratio = vr / sg
+                rows.append((f"{phi} {cname}", ratio, imp / sg))
+                out.exact.append(ExactCheck(
+                    f"{phi}: MSE(vrSGLD {cfg}, L={L_STEPS}) < MSE(SGLD n={SGLD_N}, L={Ls}) [{cname}]", ratio < 1,
+                    f"exact MSEs {vr:.5g} vs {sg:.5g}: ratio {ratio:.3f} (paper-implied, independent noise: "
+                    f"{imp / sg:.3f}); asymptotic criterion m(N-n1)/n1 = {cfg[2] * (N_DATA - cfg[0]) / cfg[0]:.3g} "
+                    f"vs (N-n2)/n2 = {(N_DATA - SGLD_N) / SGLD_N:.3g}"))
+        if not passes:
+            sv = simulate_mse("vr", cfg, settings.chains, settings.seed_for(f"chen:vr:{cfg}"))
+            ss = simulate_mse("sgld", (SGLD_N,), settings.chains, settings.seed_for(f"chen:sgld:{(SGLD_N,)}"))
+            for phi in ("theta", "theta2"):
+                out.notes.append(f"simulated ratio {phi}: {sv[phi][0] / ss[phi][0]:.3f} ({settings.chains} chains; the "
+                                 "formulas are validated in chen.gaussian.exact_mse_formulas)")
+        out.figure = _ratio_fig(rows, f"vrSGLD {cfg} vs SGLD n={SGLD_N}" + (" at equal data passes" if passes else
+                                                                                " at equal L"))
+        return out
+    return run_claim
+
+
+register(Claim(
+    id="chen.thm6.vr_beats_sgld_equal_L", paper=PAPER,
+    source=f"Chen et al. {V1V2['thm6']} (improvement O(lambda_M/L) over SGLD), defaults n1=100, n2=10, m=10",
+    statement="At the paper's defaults vrSGLD has a smaller MSE than SGLD with n = n2 = 10 at the same number of "
+              "iterations L (phi = theta and theta^2 on the synthetic model).",
+    family="chen_vr", run=_vr_vs_sgld(DEFAULT_VR, False),
+))
+
+
+register(Claim(
+    id="chen.thm6.n1_gt_n2_suffices", paper=PAPER,
+    source=f"Chen et al. {V1V2['thm6']}: lambda_l > 0 whenever n1 > n2, so the vr bound improves SGLD's",
+    statement="vrSGLD beats SGLD(n = n2) at equal L for any n1 > n2; counter-example candidate (n1, n2, m) = "
+              "(20, 10, 10).",
+    family="chen_vr", run=_vr_vs_sgld(COUNTER_VR, False), expected="fails",
+    erratum="Theorem 6/2 applies Lemma 1 with the per-step E||dV_l||^2 and so ignores that the anchor batch is shared "
+            "by the m steps of an epoch: the gradient errors are correlated and the long-run noise is about m (A - "
+            "lambda), not A - lambda. vr beats SGLD asymptotically only if m(N-n1)/n1 < (N-n2)/n2. Counter-example: "
+            "(n1, n2, m) = (20, 10, 10), N = 1000, eps P = 0.05, L = 1000 from the posterior mean: exact MSE ratio "
+            "vr/SGLD(n=10) = 3.91 (theta) and 4.11 (theta^2), simulated 3.7 and 3.9, while the paper's "
+            "independent-noise reading predicts 0.63.",
+))
+
+
+register(Claim(
+    id="chen.remark8.vr_beats_sgld_equal_passes", paper=PAPER,
+    source=f"Chen et al. {V1V2['rem8']} and the experiments ('always improves ... for the same computational time')",
+    statement="At the defaults (100, 10, 10) vrSGLD has a smaller MSE than SGLD(n = 10) for the same number of data "
+              "passes (per-datum gradient evaluations).",
+    family="chen_vr", run=_vr_vs_sgld(DEFAULT_VR, True), expected="fails",
+    erratum="On the paper's synthetic model (N = 1000, eps P = 0.05, vr L = 1000 from the posterior mean) vrSGLD "
+            "(100, 10, 10) is worse than SGLD(n = 10) given the same gradient evaluations: exact MSE ratio 2.74 "
+            "(theta) / 2.65 (theta^2) with Algorithm 1's actual cost 2 n2 + n1/m = 30 per step, and 1.84 / 1.80 with "
+            "the paper's count n2 + n1/m = 20. (At equal L it gains only 7%, not the 67% the independent-noise reading "
+            "implies.)",
+))

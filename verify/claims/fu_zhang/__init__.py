@@ -1,0 +1,1 @@
+"""Claims of the fu_zhang paper(s)."""
