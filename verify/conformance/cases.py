@@ -29,10 +29,10 @@ SGHMC_CALL_SCHEDULE = Schedule(snapshots=(1, 3, 10), burn_in=60, window=300)  # 
 SGHMC_STEP_SCHEDULE = Schedule(snapshots=(1, 3, 10, 30), burn_in=500, window=2000)
 
 CHEN_ORDER = ("Chen et al. (2014) eq. (15) / Algorithm 2 evaluate the gradient at the updated position (the "
-              "workbench's SGHMC); {lib} evaluates it before the position moves (explicit Euler, as {where}). The "
-              "explicit scheme's stationary variance is biased at first order in h P / alpha "
-              "(Var theta = (2 alpha + h s2)(2 - alpha + h P) / (P (alpha - h P)(4 - 2 alpha + h P)) in 1-D, new) and it "
-              "is unstable for h P >= alpha without momentum refreshes: a documented discretisation, not a typo")
+              "workbench's SGHMC); {lib} evaluates it before the position moves (explicit Euler, as {where}). "
+              "The explicit scheme's stationary variance is biased at first order in h P / alpha (Var theta = "
+              "(2 alpha + h s2)(2 - alpha + h P) / (P (alpha - h P)(4 - 2 alpha + h P)) in 1-D, new) and it is "
+              "unstable for h P >= alpha without momentum refreshes: a documented discretisation, not a typo")
 
 
 def _h(problem: Problem, c: float) -> float:

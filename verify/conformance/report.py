@@ -59,8 +59,8 @@ def markdown(results: list[CaseResult], settings: dict) -> str:
         out.append("")
         out.append(r.sentence())
         if r.declared is not None:
-            out += ["", f"Declared: {r.declared.describe()}. Library parameters: {r.declared.convention}. Exact answer: "
-                        f"{r.exact_source}. {r.chains} chains, {r.seconds:.1f} s."]
+            out += ["", f"Declared: {r.declared.describe()}. Library parameters: {r.declared.convention}. "
+                        f"Exact answer: {r.exact_source}. {r.chains} chains, {r.seconds:.1f} s."]
         if r.checks:
             out += ["", "| check | theory | estimate | s.e. | z | rejected | detectable deviation (rel.) | "
                         "detectable noise-scale error |", "|---|---|---|---|---|---|---|---|"]

@@ -46,14 +46,12 @@ def numpy_sgld(problem, h: float, n: int, replace: bool = False, noise: float = 
     """A plain vectorised numpy SGLD on a :class:`verify.conformance.Problem` (the docs' example), with two knobs
     that plant the bugs the tests must catch: ``noise`` multiplies the noise sd (sqrt(2) plants sqrt(2h)),
     ``scale_batch=False`` drops the N/n scale of the minibatch sum."""
+    from simulate.subsample import sample_indices
+
     Z, y, s2, s02, N = problem.Z, problem.y, problem.sigma**2, problem.sigma0**2, problem.n_data
 
     def step(theta, rng):  # theta: (M, d), every chain at once
-        M = theta.shape[0]
-        if replace:
-            idx = rng.integers(0, N, size=(M, n))
-        else:
-            idx = rng.random((M, N)).argpartition(n, axis=1)[:, :n]  # a uniform n-subset per chain
+        idx = sample_indices(rng, N, n, theta.shape[0], replace).T  # (M, n): a uniform n-subset per chain
         zb = Z[idx]  # (M, n, d)
         resid = y[idx] - np.einsum("mnd,md->mn", zb, theta)
         lik = np.einsum("mnd,mn->md", zb, resid) / s2

@@ -32,9 +32,14 @@ from ._jax import Unavailable
 
 
 def _torch():
+    import warnings
+
     try:
-        import posteriors
         import torch
+
+        with warnings.catch_warnings():  # tensordict's FutureWarnings on posteriors' state classes, at import
+            warnings.simplefilter("ignore", FutureWarning)
+            import posteriors
     except ImportError as e:
         raise Unavailable(f"posteriors/torch not installed ({e}); pip install -e '.[conformance-torch]'") from None
     return torch, posteriors
