@@ -11,9 +11,9 @@ workbench's theory where it applies and the stop-gap recursion of :mod:`verify.c
   2019, exact on linear regression);
 * SGHMC in Chen et al.'s order without momentum refresh: ``theory.baker_theorems.sghmc_cv_stationary_cov_linreg``
   (its ``method="sgld"`` minibatch estimator; on the toy this is ``theory.sghmc_gaussian``'s law);
-* everything else (finite-k covariances on linear regression, SVRG-LD, explicit-Euler SGHMC, momentum refreshes,
-  one minibatch per call, and any ``noise_scale`` != 1): the stop-gap recursion. Tests check the recursion against
-  each of the theory routes above to 1e-12.
+* everything else (finite-k covariances on linear regression, SVRG-LD, explicit-Euler SGHMC, momentum refreshes, one
+  minibatch per call, BAOAB, a temperature or ``noise_scale`` != 1): the stop-gap recursion. Tests check the
+  recursion against each of the theory routes above to 1e-12.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _exact_moments(declared: Declared, problem: Problem, theta0, steps, noise_sc
     mean, cov = chain.moments(theta0, steps)
     s_mean, s_cov = chain.stationary()
     source = "stop-gap moment recursion (verify.conformance._recursion)"
-    if noise_scale != 1.0:
+    if noise_scale != 1.0 or declared.temperature != 1.0:
         return ExactMoments(steps, mean, cov, s_mean, s_cov, source)
     alg = declared.algorithm
     if problem.kind == "toy" and alg == "sgld":

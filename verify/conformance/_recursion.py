@@ -8,14 +8,14 @@ injected-noise scale used by the power calculation.
 
 Mathematics. With u = theta - mu (posterior mean mu, precision P), per-datum gradients g_i = r_i - A_i theta, every
 algorithm of :mod:`verify.conformance.declared` is linear in an augmented state X = (u, [v], [w], [e]) (momentum v,
-SVRG anchor w = theta~ - mu, a minibatch error e reused for a whole call):
+SVRG anchor w = theta~ - mu, a minibatch error e reused for a whole call or, in BAOAB, across a step boundary):
 
     X' = F X + G eps + eta,      eta ~ N(0, Q) (injected noise, scaled by ``noise_scale``^2),
 
 where the gradient error eps of the declared estimator has E[eps | X] = 0 and (Baker et al. 2019, proof of Thm 1;
 ``theory.baker_noise``)
 
-    Cov(eps | X) = K sum_i (c_i - B_i L X)(c_i - B_i L X)^T,   K = N(N - n)/(n(N - 1)) (without), N/n (with),
+        Cov(eps | X) = K sum_i (c_i - B_i L X)(c_i - B_i L X)^T,   K = N(N - n)/(n(N - 1)) (without), N/n (with),
 
 B_i = A_i - A_bar and: SGLD c_i = g_i(mu) - g_bar(mu), L X = u; SGLD-CV c_i = B_i (theta_hat - mu), L X = u;
 SVRG c_i = 0, L X = u - w. Hence m = E X and S = E X X^T obey the exact affine recursion
@@ -23,11 +23,12 @@ SVRG c_i = 0, L X = u - w. Hence m = E X and S = E X X^T obey the exact affine r
     m' = F m,
     S' = F S F^T + G K [C - sum_i (c_i (B_i L m)^T + B_i L m c_i^T) + sum_i B_i L S L^T B_i] G^T + Q,
 
-C = sum_i c_i c_i^T. Resets (v redrawn ~ N(0, h I), w := u, e redrawn with covariance K C) are affine too. One call of
-a library is the composition of its resets and inner steps; the state z = (m, vec S) of size D + D^2 evolves by
-z' = T z + t. Stationary law: the fixed point z = (I - T)^{-1} t of one call, or for SVRG (period ``update_rate``)
-the fixed point of the composed period and the average over its phases. A minibatch reused for L steps is exact only
-when the gradient noise is additive (B_i = 0: the 1-D toy); otherwise fourth moments enter and this raises.
+C = sum_i c_i c_i^T. Resets (v redrawn ~ N(0, h T I), w := u, e redrawn with covariance K C) are affine too. One call
+of a library is the composition of its resets and inner steps (BAOAB: B, A, O, A, e redrawn at the new theta, B);
+the state z = (m, vec S) of size D + D^2 evolves by z' = T z + t. Stationary law: the fixed point z = (I - T)^{-1} t
+of one call, or for SVRG (period ``update_rate``) the fixed point of the composed period and the average over its
+phases. A minibatch reused for L steps is exact only when the gradient noise is additive (B_i = 0: the 1-D toy);
+otherwise fourth moments enter and this raises.
 """
 
 from __future__ import annotations
@@ -81,16 +82,16 @@ class MomentChain:
         self.declared, self.problem = declared, problem
         if not (np.isfinite(noise_scale) and noise_scale >= 0):
             raise ParameterError(f"noise_scale must satisfy 0 <= noise_scale < inf, got {noise_scale!r}")
-        self.s2 = float(noise_scale) ** 2
+        self.s2 = float(noise_scale) ** 2 * declared.temperature
         d = problem.dim
         if declared.n > problem.n_data:
             raise ParameterError(f"n must satisfy 1 <= n <= N = {problem.n_data}, got {declared.n}")
         names = ["u"]
-        if declared.algorithm == "sghmc":
+        if declared.algorithm in ("sghmc", "baoab"):
             names.append("v")
         if declared.algorithm == "svrg_ld":
             names.append("w")
-        if declared.minibatch_per_call:
+        if declared.minibatch_per_call or declared.algorithm == "baoab":
             names.append("e")
         self.b = _Blocks(d, tuple(names))
         self.P, self.mu = problem.precision, problem.posterior_mean
@@ -102,7 +103,7 @@ class MomentChain:
         dec, pr, b = self.declared, self.problem, self.b
         A, r = linreg_parts(pr.Z, pr.y, pr.sigma)
         B = A - A.mean(axis=0)
-        if dec.algorithm == "sgld" or dec.algorithm == "sghmc":
+        if dec.algorithm in ("sgld", "sghmc", "baoab"):
             g = r - A @ self.mu
             c = g - g.mean(axis=0)
         elif dec.algorithm == "sgld_cv":
@@ -150,8 +151,38 @@ class MomentChain:
         T[D:, D:] = np.kron(R, R)
         return _Affine(T, np.concatenate([np.zeros(D), QR.reshape(-1)]))
 
+    def _redraw_e(self) -> _Affine:
+        """e := a fresh gradient error at the current state (conditional covariance K sum (c_i - B_i L X)(.)^T)."""
+        b = self.b
+        R, Ge = np.eye(b.D), np.zeros((b.D, b.d))
+        R[b["e"], b["e"]] = 0.0
+        Ge[b["e"]] = np.eye(b.d)
+        return self._step(R, Ge, np.zeros((b.D, b.D)), fresh_noise=True)
+
+    def _baoab_step(self) -> _Affine:
+        """B, A, O, A, e redrawn at the new theta, B (declared.py); the gradient error e is part of the state."""
+        dec, b, P = self.declared, self.b, self.P
+        D, d, h = b.D, b.d, dec.h
+        u, v, e = b["u"], b["v"], b["e"]
+        eye, zero = np.eye(d), np.zeros((D, D))
+        kick = np.eye(D)
+        kick[v, u], kick[v, e] = -0.5 * h * P, 0.5 * h * eye
+        drift = np.eye(D)
+        drift[u, v] = 0.5 * eye
+        c = np.exp(-dec.alpha)
+        ou, Q = np.eye(D), np.zeros((D, D))
+        ou[v, v] = c * eye
+        Q[v, v] = h * (1.0 - c * c) * eye
+        none = np.zeros((D, d))
+        B_map = self._step(kick, none, zero, fresh_noise=False)
+        A_map = self._step(drift, none, zero, fresh_noise=False)
+        return (B_map.then(A_map).then(self._step(ou, none, Q, fresh_noise=False)).then(A_map)
+                .then(self._redraw_e()).then(B_map))
+
     def _inner_step(self) -> _Affine:
         dec, b, P = self.declared, self.b, self.P
+        if dec.algorithm == "baoab":
+            return self._baoab_step()
         D, eye = b.D, np.eye(b.d)
         F, G, Q = np.eye(D), np.zeros((D, b.d)), np.zeros((D, D))
         u = b["u"]
@@ -171,7 +202,7 @@ class MomentChain:
                 Q[u, u] = Q[u, v] = Q[v, u] = 2.0 * a * h * eye
             else:  # explicit Euler: theta' = theta + v
                 F[u, v] = eye
-        if "e" in b:  # the call's minibatch error is part of the state
+        if dec.minibatch_per_call:  # the call's minibatch error is part of the state
             F[:, b["e"]] += G
             return self._step(F, G, Q, fresh_noise=False)
         return self._step(F, G, Q, fresh_noise=True)
@@ -191,7 +222,7 @@ class MomentChain:
         if dec.momentum_refresh:
             v = b["v"]
             R[v, v], QR[v, v] = 0.0, dec.momentum_var * np.eye(b.d)
-        if "e" in b:
+        if dec.minibatch_per_call:
             e = b["e"]
             R[e, e], QR[e, e] = 0.0, self.K * self.C
         if not np.array_equal(R, np.eye(D)):
@@ -204,7 +235,8 @@ class MomentChain:
 
     # ------------------------------------------------------------------ moments
     def initial(self, theta0) -> np.ndarray:
-        """z_0 for every chain started at the same theta0 (momentum ~ N(0, v0_var I), anchor = theta0)."""
+        """z_0 for every chain started at the same theta0 (momentum ~ N(0, v0_var I), anchor = theta0; BAOAB: the
+        gradient error of the first minibatch at theta0)."""
         b, D = self.b, self.b.D
         th = np.asarray(theta0, dtype=float).reshape(-1)
         if th.shape != (b.d,):
@@ -216,7 +248,11 @@ class MomentChain:
         S = np.outer(m, m)
         if "v" in b:
             S[b["v"], b["v"]] = self.declared.initial_momentum_var() * np.eye(b.d)
-        return np.concatenate([m, S.reshape(-1)])
+        z = np.concatenate([m, S.reshape(-1)])
+        if self.declared.algorithm == "baoab":
+            first = self._redraw_e()
+            z = first.T @ z + first.t
+        return z
 
     def theta_moments(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(E theta, Cov theta) from z."""

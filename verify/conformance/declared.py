@@ -19,8 +19,17 @@ from the library's own parametrisation and records it in ``convention`` (shown i
     the gradient at the position *before* the position update (the Euler solver of blackjax, SGMCMCJax and
     posteriors).
 
-  One call of the library may run ``inner_steps`` = L such steps; ``momentum_refresh`` redraws v ~ N(0, h I) at
-  the start of every call; ``minibatch_per_call`` reuses one minibatch for the L steps of a call.
+  One call of the library may run ``inner_steps`` = L such steps; ``momentum_refresh`` redraws v ~ N(0, h T I) at
+  the start of every call (variance ``refresh_var`` when given; ``v0_var``: the initial momentum's variance);
+  ``minibatch_per_call`` reuses one minibatch for the L steps of a call.
+* ``"baoab"``: the BAOAB splitting of underdamped Langevin dynamics (Leimkuhler & Matthews 2013) with a stochastic
+  gradient, in the same step units (a library's time step dt and friction gamma: h = dt^2, alpha = gamma dt, v = dt
+  times its velocity): v += (h/2) g; theta += v/2; v = c v + sqrt(h T (1 - c^2)) xi with c = exp(-alpha);
+  theta += v/2; v += (h/2) g', where g' is a fresh minibatch estimate at the new theta that the next step reuses for
+  its first half-kick (one gradient per step).
+
+``temperature`` T scales every injected noise variance (target p^(1/T)): SGLD noise N(0, h T), SGHMC 2 alpha h T,
+redrawn momenta N(0, h T), BAOAB h T (1 - c^2).
 
 A conformance run observes theta after every call: "step k" below is the k-th call.
 """
@@ -34,7 +43,7 @@ import numpy as np
 
 from simulate.validation import ParameterError, check_int, check_positive
 
-ALGORITHMS = ("sgld", "sgld_cv", "svrg_ld", "sghmc")
+ALGORITHMS = ("sgld", "sgld_cv", "svrg_ld", "sghmc", "baoab")
 SGHMC_ORDERS = ("momentum_first", "explicit_euler")
 
 
@@ -55,6 +64,8 @@ class Declared:
     momentum_refresh: bool = False
     minibatch_per_call: bool = False
     v0_var: float | None = None
+    refresh_var: float | None = None
+    temperature: float = 1.0
     convention: str = ""
 
     def __post_init__(self) -> None:
@@ -65,24 +76,30 @@ class Declared:
         check_int("n", self.n, 1)
         check_int("inner_steps", self.inner_steps, 1)
         check_int("anchor_offset", self.anchor_offset, 0)
-        sghmc = self.algorithm == "sghmc"
-        if sghmc:
+        check_positive("temperature", self.temperature)
+        if self.algorithm in ("sghmc", "baoab"):
             if self.alpha is None:
-                raise ParameterError("alpha (the friction per step) must be given for algorithm 'sghmc'")
+                raise ParameterError(f"alpha (the friction per step) must be given for algorithm {self.algorithm!r}")
             a = check_positive("alpha", self.alpha)
-            if a >= 2.0:
+            if a >= 2.0 and self.algorithm == "sghmc":
                 raise ParameterError(f"alpha must satisfy 0 < alpha < 2 (SGHMC friction per step), got {a!r}")
             if self.order not in SGHMC_ORDERS:
                 raise ParameterError(f"order must be one of {SGHMC_ORDERS}, got {self.order!r}")
-            if self.v0_var is not None and not (math.isfinite(self.v0_var) and self.v0_var >= 0):
-                raise ParameterError(f"v0_var must satisfy 0 <= v0_var < inf, got {self.v0_var!r}")
+            for name in ("v0_var", "refresh_var"):
+                val = getattr(self, name)
+                if val is not None and not (math.isfinite(val) and val >= 0):
+                    raise ParameterError(f"{name} must satisfy 0 <= {name} < inf, got {val!r}")
         else:
-            for name in ("alpha", "v0_var"):
+            for name in ("alpha", "v0_var", "refresh_var"):
                 if getattr(self, name) is not None:
-                    raise ParameterError(f"{name} is an SGHMC parameter; algorithm {self.algorithm!r} has none")
+                    raise ParameterError(f"{name} is an SGHMC/BAOAB parameter; algorithm {self.algorithm!r} has none")
             if self.inner_steps != 1 or self.momentum_refresh or self.minibatch_per_call:
                 raise ParameterError(f"inner_steps, momentum_refresh and minibatch_per_call are SGHMC parameters; "
                                      f"algorithm {self.algorithm!r} takes one step per call")
+        if self.algorithm == "baoab" and (self.inner_steps != 1 or self.momentum_refresh or self.minibatch_per_call
+                                          or self.order != "momentum_first"):
+            raise ParameterError("inner_steps, momentum_refresh, minibatch_per_call and order are SGHMC parameters; "
+                                 "algorithm 'baoab' takes one step per call")
         if self.algorithm == "sgld_cv":
             if self.theta_hat is None:
                 raise ParameterError("theta_hat (the control-variate centre) must be given for algorithm 'sgld_cv'")
@@ -98,11 +115,12 @@ class Declared:
 
     @property
     def momentum_var(self) -> float:
-        """Variance per coordinate of a redrawn momentum: h (the stationary law of v in step units)."""
-        return self.h
+        """Variance per coordinate of a redrawn momentum: h T (the stationary law of v in step units) unless
+        ``refresh_var`` says otherwise."""
+        return self.h * self.temperature if self.refresh_var is None else float(self.refresh_var)
 
     def initial_momentum_var(self) -> float:
-        return self.h if self.v0_var is None else float(self.v0_var)
+        return self.h * self.temperature if self.v0_var is None else float(self.v0_var)
 
     def refreshes_anchor(self, step: int) -> bool:
         """SVRG: is the anchor set to the current state before step ``step`` (0-based)?"""
@@ -113,6 +131,10 @@ class Declared:
     def describe(self) -> str:
         """One line: the algorithm and its workbench parameters."""
         parts = [f"h={self.h:.4g}", f"n={self.n}", "with replacement" if self.replace else "without replacement"]
+        if self.temperature != 1.0:
+            parts.append(f"T={self.temperature:g}")
+        if self.algorithm == "baoab":
+            parts.append(f"alpha={self.alpha:.4g}")
         if self.algorithm == "sghmc":
             parts += [f"alpha={self.alpha:.4g}", self.order, f"L={self.inner_steps}"]
             if self.momentum_refresh:

@@ -119,7 +119,9 @@ def power_figures(check: Check, threshold: float, power: float = 0.9) -> None:
     """Attach mde, mde_rel and noise_error (module docstring) to ``check.params``."""
     mde = (sps.norm.isf(threshold / 2) + sps.norm.ppf(power)) * check.se
     b = abs(check.params.get("noise_b", 0.0))
-    if b > 0:
+    if "degenerate" in check.params:
+        delta = math.inf
+    elif b > 0:
         up = math.sqrt(1 + mde / b) - 1
         down = 1 - math.sqrt(1 - mde / b) if mde < b else math.inf
         delta = max(up, down)

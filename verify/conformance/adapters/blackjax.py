@@ -49,7 +49,7 @@ def _model(problem: Problem):
     return Z, y, logprior, loglik
 
 
-def blackjax_sgld(problem: Problem, h: float, n: int, theta_hat=None) -> JaxChains:
+def blackjax_sgld(problem: Problem, h: float, n: int, theta_hat=None, temperature: float = 1.0) -> JaxChains:
     """M chains of ``blackjax.sgld`` with ``step_size = h/2`` (SGLD-CV around ``theta_hat`` when given)."""
     jax, blackjax = _blackjax()
     Z, y, logprior, loglik = _model(problem)
@@ -62,15 +62,17 @@ def blackjax_sgld(problem: Problem, h: float, n: int, theta_hat=None) -> JaxChai
     def step(i, key, theta):
         k_batch, k_step = jax.random.split(key)
         idx = jax.random.choice(k_batch, N, (n,))  # the sampling book's batch_data: with replacement
-        return sgld.step(k_step, theta, (Z[idx], y[idx]), eps)
+        return sgld.step(k_step, theta, (Z[idx], y[idx]), eps, temperature)
 
     alg = "sgld" if theta_hat is None else "sgld_cv"
     dec = Declared(alg, h=h, n=n, replace=True, theta_hat=None if theta_hat is None else tuple(theta_hat),
+                   temperature=temperature,
                    convention=f"blackjax step_size eps = h/2 = {eps:.4g}: theta + eps g + sqrt(2 eps) xi")
     return JaxChains(f"blackjax {'SGLD' if theta_hat is None else 'SGLD-CV'}", dec, lambda key, th: th, step)
 
 
-def blackjax_sghmc(problem: Problem, h: float, alpha: float, n: int, num_integration_steps: int = 10) -> JaxChains:
+def blackjax_sghmc(problem: Problem, h: float, alpha: float, n: int, num_integration_steps: int = 10,
+                   temperature: float = 1.0) -> JaxChains:
     """M chains of ``blackjax.sghmc`` with step_size eps = sqrt(h) and friction alpha / eps (workbench h, alpha)."""
     jax, blackjax = _blackjax()
     Z, y, logprior, loglik = _model(problem)
@@ -82,9 +84,9 @@ def blackjax_sghmc(problem: Problem, h: float, alpha: float, n: int, num_integra
     def step(i, key, theta):
         k_batch, k_step = jax.random.split(key)
         idx = jax.random.choice(k_batch, N, (n,))
-        return sghmc.step(k_step, theta, (Z[idx], y[idx]), eps)
+        return sghmc.step(k_step, theta, (Z[idx], y[idx]), eps, temperature)
 
-    dec = Declared("sghmc", h=h, n=n, replace=True, alpha=alpha, order="explicit_euler",
+    dec = Declared("sghmc", h=h, n=n, replace=True, alpha=alpha, order="explicit_euler", temperature=temperature,
                    inner_steps=num_integration_steps, momentum_refresh=True, minibatch_per_call=True,
                    convention=f"blackjax step_size eps = sqrt(h) = {eps:.4g}, alpha_bj = alpha/eps = {alpha / eps:.4g}"
                               ", p ~ N(0, I) per call, v = eps p")

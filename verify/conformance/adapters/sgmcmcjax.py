@@ -75,4 +75,31 @@ def sgmcmcjax_sghmc(problem: Problem, h: float, alpha: float, n: int, L: int = 1
     return _chains("SGMCMCJax SGHMC", dec, built)
 
 
-__all__ = ["sgmcmcjax_sghmc", "sgmcmcjax_sgld", "sgmcmcjax_svrg"]
+
+
+
+def sgmcmcjax_baoab(problem: Problem, h: float, alpha: float, n: int, tau: float = 1.0,
+                    released: bool = True) -> JaxChains:
+    """BAOAB with dt = sqrt(h), gamma = alpha / dt and temperature ``tau``: ``build_baoab_kernel`` as released
+    (``released=True``), or assembled from SGMCMCJax's own parts as its fix (PR #70, on master since 2023-10, not in
+    a release) does: ``_build_langevin_kernel(init, (update1, update2), ...)`` with ``diffusions.baoab``."""
+    import math
+
+    kernels, data, loglik, logprior = _model(problem)
+    dt = math.sqrt(h)
+    gamma = alpha / dt
+    if released:
+        built = kernels.build_baoab_kernel(dt, loglik, logprior, data, n, gamma, tau)
+    else:
+        from sgmcmcjax.diffusions import baoab
+        from sgmcmcjax.gradient_estimation import build_gradient_estimation_fn
+        from sgmcmcjax.util import build_grad_log_post
+
+        estimate, init_gradient = build_gradient_estimation_fn(build_grad_log_post(loglik, logprior, data), data, n)
+        init_diff, (update1, update2), get_params = baoab(dt, gamma, tau)
+        built = kernels._build_langevin_kernel(init_diff, (update1, update2), get_params, estimate, init_gradient)
+    dec = Declared("baoab", h=h, n=n, replace=True, alpha=alpha, v0_var=0.0, temperature=tau,
+                   convention=f"SGMCMCJax dt = sqrt(h) = {dt:.4g}, gamma = alpha/dt = {gamma:.4g}, tau = {tau:g}, "
+                              "v = 0 at init" + ("" if released else "; kernel assembled as in PR #70"))
+    return _chains("SGMCMCJax BAOAB" + ("" if released else " (PR #70)"), dec, built)
+__all__ = ["sgmcmcjax_baoab", "sgmcmcjax_sghmc", "sgmcmcjax_sgld", "sgmcmcjax_svrg"]
