@@ -103,6 +103,19 @@ def test_explicit_euler_sghmc_closed_form():
     assert MomentChain(dec, TOY).stationary()[1][0, 0] == pytest.approx(value, rel=1e-11)
 
 
+def test_exact_gradient_baoab_has_the_exact_configurational_variance():
+    """Leimkuhler & Matthews (2013): BAOAB samples theta exactly from a Gaussian target at any stable step."""
+    for c in (0.3, 2.0):
+        dec = Declared("baoab", h=_h(LR, c), n=LR.n_data, alpha=0.5)  # n = N without replacement: no gradient noise
+        np.testing.assert_allclose(MomentChain(dec, LR).stationary()[1], LR.posterior_cov, rtol=1e-11)
+
+
+def test_temperature_scales_the_stationary_law_of_exact_gradient_langevin():
+    dec = Declared("svrg_ld", h=_h(LR, 0.8), n=10, update_rate=1, temperature=3.0)  # exact gradient, as above
+    np.testing.assert_allclose(MomentChain(dec, LR).stationary()[1], 3.0 * bt.ula_stationary_cov(LR.precision, dec.h),
+                               rtol=1e-11)
+
+
 def test_noise_scale_enters_as_s_squared():
     dec = Declared("sgld", h=_h(LR, 0.8), n=10)
     v = [_exact_moments(dec, LR, np.zeros(2), [5], noise_scale=s).cov[0] for s in (0.0, 1.0, math.sqrt(2.0))]
@@ -182,7 +195,10 @@ def test_bad_step_in_a_run_is_reported_and_the_others_still_run():
     (dict(algorithm="sgld_cv", h=0.1, n=10), r"theta_hat .* must be given"),
     (dict(algorithm="svrg_ld", h=0.1, n=10), r"update_rate must be an integer"),
     (dict(algorithm="sgld", h=-1.0, n=10), r"h must satisfy 0 < h"),
-    (dict(algorithm="sgld", h=0.1, n=10, alpha=0.1), r"alpha is an SGHMC parameter"),
+    (dict(algorithm="sgld", h=0.1, n=10, alpha=0.1), r"alpha is an SGHMC/BAOAB parameter"),
+    (dict(algorithm="baoab", h=0.1, n=10), r"alpha \(the friction per step\) must be given for algorithm 'baoab'"),
+    (dict(algorithm="baoab", h=0.1, n=10, alpha=0.5, inner_steps=3), r"algorithm 'baoab' takes one step per call"),
+    (dict(algorithm="sgld", h=0.1, n=10, temperature=0.0), r"temperature must satisfy 0 < temperature"),
 ])
 def test_bad_declaration(kw, match):
     with pytest.raises(ParameterError, match=match):
@@ -205,6 +221,21 @@ def _skip_unless(*mods):
     for m in mods:
         if importlib.util.find_spec(m) is None:
             pytest.skip(f"{m} is not installed (pip install -e '.[bench,conformance-torch]'); adapter not tested")
+
+
+def test_sgmcmcjax_released_baoab_bug_is_detected():
+    """SGMCMCJax #69 (BAOAB returns constant samples), still in the 0.2.13 release: every check is rejected."""
+    _skip_unless("jax", "sgmcmcjax")
+    from importlib.metadata import version
+
+    if version("sgmcmcjax") != "0.2.13":
+        pytest.skip(f"the case pins SGMCMCJax 0.2.13 (installed: {version('sgmcmcjax')})")
+    from verify.conformance.cases import sgmcmcjax_cases
+
+    case = next(c for c in sgmcmcjax_cases() if c.algorithm == "BAOAB (release 0.2.13)")
+    (res,) = run_cases([dataclasses.replace(case, schedule=QUICK, chains=200)], seed=7)
+    assert res.verdict == "fails" and all(c.rejected for c in res.checks)
+    assert res.worst.params["degenerate"] == "no spread across chains (s.e. 0)"
 
 
 @pytest.mark.parametrize("peer", ["blackjax", "sgmcmcjax", "posteriors"])
