@@ -248,3 +248,13 @@ def test_one_quick_case_per_peer_adapter(peer):
     (res,) = run_cases([case], seed=7)
     assert res.verdict == "holds", res.sentence()
     assert res.problem == "toy" and len(res.checks) == 8
+
+
+def test_the_docs_example_of_a_users_numpy_step_holds(capsys):
+    """docs/conformance.md's first Python block (a user's own vectorised SGLD) runs and holds."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "conformance.md").read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "docs/conformance.md", "exec"), {})
+    assert capsys.readouterr().out.startswith("holds: would have detected a noise-scale error of")

@@ -38,7 +38,7 @@ def summary_table(results: list[CaseResult]) -> str:
     for r in results:
         c = r.case
         w = r.worst
-        var_rel = [k.params["mde_rel"] for k in r.checks if k.params.get("kind") == "var"]
+        var_rel = [k.params["mde_rel"] for k in r.checks if k.params.get("kind") == "var" and k.se > 0]
         lines.append(
             f"| {c.library} | {c.algorithm} | {r.problem or '-'} | **{r.verdict}** | "
             f"{'-' if w is None else f'{w.z:+.2f}'} | {_pct(r.noise_error)} | "
