@@ -150,6 +150,44 @@ def test_numpy_step_holds_and_planted_bugs_are_detected():
             assert c.params["noise_error"] == math.inf
 
 
+def _numpy_epoch_sgld(problem, h, n):
+    """SGLD on the toy with DataLoader(shuffle=True)-style batches: a permutation per chain every N/n steps."""
+    x, N, s02, s2 = problem.y, problem.n_data, problem.sigma0**2, problem.sigma**2
+
+    def step(state, rng):
+        theta, perm, k = state
+        j = k % (N // n)
+        if j == 0:
+            perm = rng.random((theta.shape[0], N)).argsort(axis=1)
+        xb = x[perm[:, j * n:(j + 1) * n]]
+        g = -theta / s02 + (N / n) * (xb.sum(axis=1, keepdims=True) - n * theta) / s2
+        return theta + 0.5 * h * g + np.sqrt(h) * rng.standard_normal(theta.shape), perm, k + 1
+
+    return NumpyStep("numpy epoch SGLD", Declared("sgld", h=h, n=n, epochs=True), step,
+                     init_fn=lambda th, rng: (th, None, 0), position_fn=lambda st: st[0])
+
+
+def test_epoch_batches_exact_law_and_its_difference_from_independent_batches():
+    h = _h(TOY, 0.8)
+    make = lambda p: _numpy_epoch_sgld(p, h, 10)  # noqa: E731
+    cases = [Case("numpy", "epochs", make, lambda: TOY, QUICK, chains=4000, sim_key="ep"),
+             Case("numpy", "epochs as independent", make, lambda: TOY, QUICK, chains=4000, sim_key="ep",
+                  declared=lambda d: dataclasses.replace(d, epochs=False), expected="fails")]
+    res = run_cases(cases, seed=11)
+    assert [r.verdict for r in res] == ["holds", "fails"], [r.sentence() for r in res]
+    from verify.conformance._epochs import EpochToyChain
+
+    ep = EpochToyChain(Declared("sgld", h=h, n=10, epochs=True), TOY)
+    one_batch = MomentChain(Declared("sgld", h=h, n=10), TOY).moments([0.0], [1])[1][0, 0, 0]
+    assert ep.variance(1) == pytest.approx(one_batch, rel=1e-12)  # one batch is a uniform n-subset
+    with pytest.raises(ParameterError, match="epochs have an exact law for SGLD on the 1-D toy only"):
+        EpochToyChain(Declared("sgld", h=h, n=10, epochs=True), LR)
+    with pytest.raises(ParameterError, match="epochs need n to divide N"):
+        EpochToyChain(Declared("sgld", h=h, n=7, epochs=True), TOY)
+    with pytest.raises(ParameterError, match="epochs .* 'sgld' without replacement only"):
+        Declared("sgld", h=h, n=10, epochs=True, replace=True)
+
+
 def test_power_figure_matches_a_direct_computation():
     from scipy import stats
 

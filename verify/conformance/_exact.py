@@ -13,7 +13,8 @@ workbench's theory where it applies and the stop-gap recursion of :mod:`verify.c
   (its ``method="sgld"`` minibatch estimator; on the toy this is ``theory.sghmc_gaussian``'s law);
 * everything else (finite-k covariances on linear regression, SVRG-LD, explicit-Euler SGHMC, momentum refreshes, one
   minibatch per call, BAOAB, a temperature or ``noise_scale`` != 1): the stop-gap recursion. Tests check the
-  recursion against each of the theory routes above to 1e-12.
+  recursion against each of the theory routes above to 1e-12. Minibatches in reshuffled epochs (``DataLoader``):
+  ``verify.conformance._epochs`` (the 1-D toy).
 """
 
 from __future__ import annotations
@@ -43,6 +44,14 @@ def _exact_moments(declared: Declared, problem: Problem, theta0, steps, noise_sc
     """Exact moments of theta_k (all chains started at ``theta0``) for ``steps`` and the stationary law, with the
     injected noise scaled by ``noise_scale`` (1: the declared algorithm)."""
     steps = np.asarray(steps, dtype=np.int64).reshape(-1)
+    if declared.epochs:
+        from ._epochs import EpochToyChain
+
+        ep = EpochToyChain(declared, problem, noise_scale)
+        mean, cov = ep.moments(theta0, steps)
+        s_mean, s_cov = ep.stationary()
+        return ExactMoments(steps, mean, cov, s_mean, s_cov, "stop-gap: reshuffled epochs on the toy "
+                                                             "(verify.conformance._epochs)")
     chain = MomentChain(declared, problem, noise_scale)
     mean, cov = chain.moments(theta0, steps)
     s_mean, s_cov = chain.stationary()

@@ -141,6 +141,16 @@ def posteriors_cases() -> list[Case]:
              sim_key="posteriors/sgld/toy"),
         Case(lib, "SGLD", lambda p: posteriors_sgld(p, _h(p, SGLD_H), N_BATCH), linreg_problem, SGLD_SCHEDULE,
              sim_key="posteriors/sgld/linreg"),
+        Case(lib, "SGLD, DataLoader epochs", lambda p: posteriors_sgld(p, _h(p, SGLD_H), N_BATCH, epochs=True),
+             toy_problem, SGLD_SCHEDULE, sim_key="posteriors/sgld-epochs/toy",
+             meaning="batches as the docs' DataLoader(shuffle=True) draws them: the errors of an epoch's disjoint "
+                     "batches sum to zero, which lowers the stationary variance's gradient-noise part"),
+        Case(lib, "SGLD, DataLoader epochs, as independent batches",
+             lambda p: posteriors_sgld(p, _h(p, SGLD_H), N_BATCH, epochs=True), toy_problem, SGLD_SCHEDULE,
+             sim_key="posteriors/sgld-epochs/toy", declared=lambda d: dataclasses.replace(d, epochs=False),
+             expected="fails",
+             meaning="the law of independent minibatches (what SG-MCMC theory assumes) is not the law of the docs' "
+                     "epoch batching: not a bug, a different algorithm that the docs do not name"),
         Case(lib, "SGHMC", lambda p: posteriors_sghmc(p, _h(p, SGHMC_H), SGHMC_ALPHA, N_BATCH), linreg_problem,
              SGHMC_STEP_SCHEDULE, sim_key="posteriors/sghmc/linreg",
              meaning="momenta N(0, 1) at init (the default): v_0 has variance lr^2 = N h, N times its stationary "

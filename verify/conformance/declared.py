@@ -28,6 +28,10 @@ from the library's own parametrisation and records it in ``convention`` (shown i
   theta += v/2; v += (h/2) g', where g' is a fresh minibatch estimate at the new theta that the next step reuses for
   its first half-kick (one gradient per step).
 
+``epochs=True`` (SGLD only): minibatches as ``torch.utils.data.DataLoader(shuffle=True)`` draws them: the data are
+reshuffled at the start of every epoch of N/n steps and cut into N/n disjoint batches (n must divide N); the exact
+law is known on the 1-D toy (additive gradient noise; :mod:`verify.conformance._epochs`).
+
 ``temperature`` T scales every injected noise variance (target p^(1/T)): SGLD noise N(0, h T), SGHMC 2 alpha h T,
 redrawn momenta N(0, h T), BAOAB h T (1 - c^2).
 
@@ -55,6 +59,7 @@ class Declared:
     h: float
     n: int
     replace: bool = False
+    epochs: bool = False
     theta_hat: tuple[float, ...] | None = None
     update_rate: int | None = None
     anchor_offset: int = 0
@@ -100,6 +105,9 @@ class Declared:
                                           or self.order != "momentum_first"):
             raise ParameterError("inner_steps, momentum_refresh, minibatch_per_call and order are SGHMC parameters; "
                                  "algorithm 'baoab' takes one step per call")
+        if self.epochs and (self.algorithm != "sgld" or self.replace):
+            raise ParameterError("epochs (reshuffled disjoint batches) is declared for algorithm 'sgld' without "
+                                 f"replacement only, got algorithm {self.algorithm!r}, replace={self.replace}")
         if self.algorithm == "sgld_cv":
             if self.theta_hat is None:
                 raise ParameterError("theta_hat (the control-variate centre) must be given for algorithm 'sgld_cv'")
@@ -130,7 +138,8 @@ class Declared:
 
     def describe(self) -> str:
         """One line: the algorithm and its workbench parameters."""
-        parts = [f"h={self.h:.4g}", f"n={self.n}", "with replacement" if self.replace else "without replacement"]
+        parts = [f"h={self.h:.4g}", f"n={self.n}", "reshuffled epochs" if self.epochs else
+                 "with replacement" if self.replace else "without replacement"]
         if self.temperature != 1.0:
             parts.append(f"T={self.temperature:g}")
         if self.algorithm == "baoab":

@@ -10,9 +10,9 @@ posteriors' parametrisation (posteriors/sgmcmc/sgld.py, sghmc.py, docs/log_poste
   beta)) xi, the gradient at the position *before* it moves (explicit Euler, as its docstring writes it), momenta
   N(0, 1) at ``init`` and never redrawn. With v = lr sigma^-2 m: h = lr^2 sigma^-2 / N, alpha_wb = lr sigma^-2 alpha,
   and the initial momentum variance of v is lr^2 sigma^-4 (beta = 0, T = 1/N);
-* minibatches are the user's; here every chain draws a uniform n-subset of the data (without replacement) afresh at
-  every step, the law of one batch of ``DataLoader(shuffle=True)`` (the docs' loader, which reshuffles by epoch:
-  successive batches of an epoch are disjoint, a scheme the exact engine does not cover yet).
+* minibatches are the user's: the docs' ``DataLoader(shuffle=True)`` reshuffles the data every epoch and cuts it into
+  disjoint batches (``epochs=True``; exact law on the 1-D toy), or every chain draws a uniform n-subset afresh at
+  every step (the law of one such batch; the default, exact on any linear-Gaussian problem).
 
 Chains: the transform runs on a params tensor of shape (M, d) and a log posterior that is the sum over chains of
 each chain's average log posterior; posteriors' updates are elementwise in the params, so each chain gets its own
@@ -59,6 +59,7 @@ class TorchChains:
         torch, _ = _torch()
         self.name, self.declared, self.transform, self.n = name, declared, transform, n
         self.N, self.threads = problem.n_data, threads
+        self.epochs = declared.epochs
         self._torch = torch
 
     def init(self, theta0: np.ndarray, seed: int) -> Any:
@@ -67,15 +68,22 @@ class TorchChains:
             torch.set_num_threads(self.threads)
         torch.manual_seed(seed)
         state = self.transform.init(torch.as_tensor(np.asarray(theta0, dtype=np.float64)))
-        return state, np.random.default_rng(seed)
+        return state, np.random.default_rng(seed), None, 0
 
     def step(self, state: Any) -> Any:
         from simulate.subsample import without_replacement
 
-        st, rng = state
-        idx = without_replacement(rng, self.N, self.n, st.params.shape[0]).T.astype(np.int64)  # (M, n)
+        st, rng, perm, k = state
+        M = st.params.shape[0]
+        if not self.epochs:  # an independent uniform n-subset per chain and step
+            idx = without_replacement(rng, self.N, self.n, M).T.astype(np.int64)  # (M, n)
+        else:  # DataLoader(shuffle=True): a new permutation per chain every N/n steps, cut into disjoint batches
+            j = k % (self.N // self.n)
+            if j == 0:
+                perm = rng.random((M, self.N)).argsort(axis=1)
+            idx = np.ascontiguousarray(perm[:, j * self.n:(j + 1) * self.n])
         st, _ = self.transform.update(st, self._torch.from_numpy(idx))
-        return st, rng
+        return st, rng, perm, k + 1
 
     def position(self, state: Any) -> np.ndarray:
         return state[0].params.detach().numpy()
@@ -95,13 +103,14 @@ def _mean_log_posterior(problem: Problem):
     return log_posterior
 
 
-def posteriors_sgld(problem: Problem, h: float, n: int) -> TorchChains:
-    """``posteriors.sgmcmc.sgld.build(log_post, lr=h N / 2, temperature=1/N)``."""
+def posteriors_sgld(problem: Problem, h: float, n: int, epochs: bool = False) -> TorchChains:
+    """``posteriors.sgmcmc.sgld.build(log_post, lr=h N / 2, temperature=1/N)``; ``epochs``: batches as the docs'
+    ``DataLoader(shuffle=True)`` draws them (reshuffled epochs of disjoint batches)."""
     _, posteriors = _torch()
     N = problem.n_data
     lr = h * N / 2
     tf = posteriors.sgmcmc.sgld.build(_mean_log_posterior(problem), lr=lr, temperature=1.0 / N)
-    dec = Declared("sgld", h=h, n=n, replace=False,
+    dec = Declared("sgld", h=h, n=n, replace=False, epochs=epochs,
                    convention=f"posteriors lr = h N / 2 = {lr:.4g}, temperature 1/N, mean log posterior")
     return TorchChains("posteriors SGLD", dec, tf, problem, n)
 
