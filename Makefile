@@ -4,13 +4,19 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: verify test lint bench clean
+.PHONY: verify test lint bench conformance clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+# the peers (jax, blackjax, SGMCMCJax; posteriors on CPU torch) on top of the test install
+CONFORMANCE_STAMP := $(VENV)/.conformance
+$(CONFORMANCE_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet -e '.[test,bench,conformance-torch]'
+	touch $(CONFORMANCE_STAMP)
 
 verify: $(STAMP)
 	$(PY) -m verify $(ARGS)
@@ -22,6 +28,9 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/throughput.py
 	$(PY) benchmarks/compare.py
+
+conformance: $(CONFORMANCE_STAMP)
+	$(PY) -m verify.conformance $(ARGS)
 
 clean:
 	rm -rf $(VENV) output
