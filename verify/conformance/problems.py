@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simulate.linear_regression import LinearRegressionModel
-from simulate.models import GaussianMeanModel
+from simulate.models.gaussian import GaussianMeanModel
+from simulate.models.linear_regression import LinearRegressionModel
 from simulate.validation import ParameterError, check_int
 
 

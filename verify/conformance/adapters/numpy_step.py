@@ -46,7 +46,7 @@ def numpy_sgld(problem, h: float, n: int, replace: bool = False, noise: float = 
     """A plain vectorised numpy SGLD on a :class:`verify.conformance.Problem` (the docs' example), with two knobs
     that plant the bugs the tests must catch: ``noise`` multiplies the noise sd (sqrt(2) plants sqrt(2h)),
     ``scale_batch=False`` drops the N/n scale of the minibatch sum."""
-    from simulate.subsample import sample_indices
+    from simulate.estimators.subsample import sample_indices
 
     Z, y, s2, s02, N = problem.Z, problem.y, problem.sigma**2, problem.sigma0**2, problem.n_data
 

@@ -49,7 +49,7 @@ class TorchChains:
     """A :class:`verify.conformance.ChainStep` for a posteriors transform on an (M, d) params tensor.
 
     The batch indices (M, n) are drawn with the workbench's exact without-replacement draw
-    (``simulate.subsample.without_replacement``, a numpy Generator from the seed); torch's default generator,
+    (``simulate.estimators.subsample.without_replacement``, a numpy Generator from the seed); torch's default generator,
     which posteriors uses for its noise, is seeded with ``torch.manual_seed(seed)``. ``threads`` sets
     ``torch.set_num_threads`` (1 by default: on small tensors torch's OpenMP threads spin and, on a busy 2-core
     machine, make reductions 10-100x slower)."""
@@ -71,7 +71,7 @@ class TorchChains:
         return state, np.random.default_rng(seed), None, 0
 
     def step(self, state: Any) -> Any:
-        from simulate.subsample import without_replacement
+        from simulate.estimators.subsample import without_replacement
 
         st, rng, perm, k = state
         M = st.params.shape[0]
