@@ -18,14 +18,14 @@ Workloads (step size convention theta' = theta + (h/2) g + sqrt(h) xi; peers get
 * W3: Bayesian logistic regression, d = 20, N = 10^4, n = 100, M = 10^3 chains, chains started at the mode:
   SGLD, SGLD-CV, SVRG-LD (epoch m = N/n), SAGA-LD. The workbench draws minibatches without replacement (its
   default, exact); the peers draw with replacement (cheaper for them: their without-replacement draw permutes N).
-  The workbench draws each step's random numbers ahead in a second thread, which also helps with the gradient
-  (``run``'s default at these sizes, :mod:`simulate.pipeline`); rows "no draw-ahead" time one thread of steps.
+  Rows "draw-ahead" time ``run(..., draw_ahead=True)`` (:mod:`simulate.runtime.pipeline`: each step's random
+  numbers drawn ahead in a second thread, which also helps with the gradient); the default runs one thread of steps.
 * W4: exact finite-L MSE of the time average of theta^2 under SGLD (``theory.toy_finite_time``), L = 10^3..10^7.
 
 A slow implementation is measured on fewer chains/steps (a probe run predicts the cost; each measurement is kept
 under ``--budget`` seconds; the workbench's W1/W2 rows always run the full size); the table prints the M and L
-actually run. W3 also times the workbench's SGLD with replacement (the peers' scheme) and SGLD, SGLD-CV without
-drawing ahead (neither in the minimum).
+actually run. W3 also times the workbench's SGLD with replacement (the peers' scheme) and SGLD, SGLD-CV drawing
+ahead (neither in the minimum).
 Rates are chain-steps per second, best of ``--repeats``; jit compilation is excluded (compiled ahead with
 ``.lower().compile()``). JAX uses every core XLA sees (one trial on 2 busy cores: blackjax W3 SGLD ran at
 0.15 M/s with XLA forced to one thread, 0.15-0.17 M/s with its default); the workbench's logistic kernels run on
@@ -346,12 +346,12 @@ def workload_logistic(args, sizes) -> list[Row]:
         if name == "SGLD":  # the peers' scheme, for a like-for-like comparison (not in the minimum ratio)
             wr = lambda m, k: lambda: run(sgld(model, h, n, replace=True), m, k + 1, seed=1, theta0=mode)  # noqa: E731
             rows.append(timed("W3", name, "workbench replace=True", wr, M, L, args))
-        if name in ("SGLD", "SGLD-CV"):  # one thread of steps: what drawing ahead adds (not in the minimum ratio)
-            def plain(m, k, name=name):
+        if name in ("SGLD", "SGLD-CV"):  # run(..., draw_ahead=True): what drawing ahead adds (not in the minimum)
+            def ahead(m, k, name=name):
                 s = _workbench_w3(name, model, h, n, m_epoch, mode)
-                return lambda: run(s, m, k + 1, seed=1, theta0=mode, draw_ahead=False)
+                return lambda: run(s, m, k + 1, seed=1, theta0=mode, draw_ahead=True)
 
-            rows.append(timed("W3", name, "workbench no draw-ahead", plain, M, L, args))
+            rows.append(timed("W3", name, "workbench draw-ahead", ahead, M, L, args))
 
         def bj(m, k, name=name):
             bjx = _blackjax()

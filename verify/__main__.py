@@ -17,7 +17,7 @@ from simulate.validation import ParameterError, check_int
 
 from .environment import differences
 from .harness import all_as_expected, run_claims
-from .registry import Settings, select
+from .registry import ENTRY_POINT_ERRORS, Settings, load_modules, select
 from .report import console_table, write_report
 
 #: Default report folder of a run; a rerun never writes here.
@@ -56,6 +56,10 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m verify", description=__doc__)
     p.add_argument("--paper", action="append", help="run only this paper's claims (repeatable)")
     p.add_argument("--claim", action="append", help="run only this claim id (repeatable)")
+    p.add_argument("--module", action="append", metavar="MODULE",
+                   help="also load the claims of this importable module, e.g. my_pkg.my_claims (repeatable); "
+                        "installed packages can register theirs under the entry-point group "
+                        "'sgmcmc_workbench.claims'")
     p.add_argument("--chains", type=_integer("--chains", 4), default=Settings.chains, help="chains per simulation")
     p.add_argument("--seed", type=_integer("--seed", 0), default=Settings.seed, help="base seed")
     p.add_argument("--alpha", type=_alpha, default=Settings.alpha, help="family-wise false-alarm level")
@@ -84,10 +88,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.rerun:
         return rerun(args.rerun, args.out, not args.no_progress, args.workers, args.scheduler)
     try:
+        modules = load_modules(args.module)
         claims = select(args.paper, args.claim)
     except ParameterError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    for ep, err in ENTRY_POINT_ERRORS:
+        print(f"warning: the claims of entry point {ep} could not be loaded: {err}", file=sys.stderr)
     if args.list:
         for c in claims:
             print(f"{c.id:45s} {c.source}")
@@ -98,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     n_checks = sum(len(r.checks) for _, r in rows if r is not None)
     print(console_table(rows, settings, n_checks))
     path = write_report(rows, settings, Path(args.out) if args.out else DEFAULT_OUT, argv,
-                        figures=not args.no_figures)
+                        figures=not args.no_figures, extra={"modules": modules})
     print(f"report: {path}")
     return 0 if all_as_expected(rows) else 1
 
@@ -170,6 +177,7 @@ def rerun(report: str, out: str | None, progress: bool, workers: int = 1, schedu
     number differs, to within ROUNDING relative with no verdict changed; 1 otherwise; 2 for bad input."""
     try:
         path, old = _load_report(report)
+        load_modules(old.get("modules", []))
         claims = select(None, [c["id"] for c in old["claims"]])
         folder = _rerun_folder(path, out)
     except ParameterError as e:
@@ -191,7 +199,8 @@ def rerun(report: str, out: str | None, progress: bool, workers: int = 1, schedu
                "largest_relative_difference": worst if math.isfinite(worst) else "inf",
                "verdicts_changed": changed, "reproduced": "bit for bit" if not diffs else
                ("to rounding" if ok else "no")}
-    write_report(rows, settings, folder, ["--rerun", str(report)], figures=False, extra={"rerun": outcome})
+    write_report(rows, settings, folder, ["--rerun", str(report)], figures=False,
+                 extra={"rerun": outcome, "modules": old.get("modules", [])})
     print(f"rerun report: {folder}")
     if not diffs:
         print(f"reproduced bit for bit: {n_old} checks of {len(claims)} claims (seed {settings.seed}, "

@@ -96,17 +96,60 @@ def clear_caches() -> None:
 
 
 def register(claim: Claim) -> Claim:
+    """Add ``claim`` to the registry; an id that is taken raises ParameterError naming both modules."""
     if claim.id in REGISTRY:
-        raise ValueError(f"duplicate claim id {claim.id!r}")
+        other = REGISTRY[claim.id].run.__module__
+        raise ParameterError(f"claim id {claim.id!r} of {claim.run.__module__} collides with the claim of {other}; "
+                             "choose another id (a prefix of your package's name keeps them apart)")
     REGISTRY[claim.id] = claim
     return claim
 
 
+#: The entry-point group through which installed packages add claim modules (pyproject.toml:
+#: ``[project.entry-points."sgmcmc_workbench.claims"] my_claims = "my_pkg.my_claims"``).
+ENTRY_POINT_GROUP = "sgmcmc_workbench.claims"
+
+#: Errors met while loading entry points, as (entry point, message); reported, never fatal to other claims.
+ENTRY_POINT_ERRORS: list[tuple[str, str]] = []
+_ENTRY_POINTS_LOADED = False
+
+
 def load_all() -> dict[str, Claim]:
-    """Import every claim module (they register themselves) and return the registry."""
+    """Import every built-in claim module and every module registered under :data:`ENTRY_POINT_GROUP` (they
+    register themselves) and return the registry."""
+    global _ENTRY_POINTS_LOADED
     from . import claims  # noqa: F401
 
+    if not _ENTRY_POINTS_LOADED:
+        _ENTRY_POINTS_LOADED = True
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                ep.load()
+            except Exception as e:  # noqa: BLE001 - a broken third-party module must not stop the others
+                ENTRY_POINT_ERRORS.append((f"{ep.name} = {ep.value}", f"{type(e).__name__}: {e}"))
     return REGISTRY
+
+
+def load_modules(modules: list[str] | None) -> list[str]:
+    """Import user claim modules by dotted name (``--module``); a module that does not import raises ParameterError
+    naming it. Returns the names imported."""
+    import importlib
+
+    load_all()
+    done = []
+    for name in modules or []:
+        if not isinstance(name, str) or not name:
+            raise ParameterError(f"--module must be a dotted module name, got {name!r}")
+        try:
+            importlib.import_module(name)
+        except ParameterError:
+            raise
+        except Exception as e:  # noqa: BLE001 - any import failure is reported with the module's name
+            raise ParameterError(f"--module {name!r} could not be imported: {type(e).__name__}: {e}") from None
+        done.append(name)
+    return done
 
 
 def select(papers: list[str] | None = None, ids: list[str] | None = None) -> list[Claim]:
@@ -122,5 +165,5 @@ def select(papers: list[str] | None = None, ids: list[str] | None = None) -> lis
     return out
 
 
-__all__ = ["REGISTRY", "Check", "Claim", "ClaimResult", "ExactCheck", "OneSidedCheck", "Settings", "clear_caches",
-           "load_all", "register", "select", "simulation_cache"]
+__all__ = ["ENTRY_POINT_GROUP", "REGISTRY", "Check", "Claim", "ClaimResult", "ExactCheck", "OneSidedCheck", "Settings",
+           "clear_caches", "load_all", "load_modules", "register", "select", "simulation_cache"]

@@ -48,7 +48,8 @@ def claim_record(claim: Claim, res: ClaimResult | None, figure: str | None = Non
     """One claim of results.json: its registry entry, verdict, timing, checks, exact checks, notes and error."""
     rec = {
         "id": claim.id, "paper": claim.paper, "source": claim.source, "statement": claim.statement,
-        "family": claim.family, "expected": claim.expected, "erratum": claim.erratum,
+        "family": claim.family, "module": getattr(claim.run, "__module__", None), "expected": claim.expected,
+        "erratum": claim.erratum,
         "out_of_scope": claim.out_of_scope, "verdict": verdict(claim, res),
         "seconds": None if res is None else res.seconds, "error": None if res is None else res.error,
         "figure": figure, "notes": [] if res is None else list(res.notes),
