@@ -11,21 +11,10 @@ from __future__ import annotations
 
 import os
 
+from . import _logistic
 from ._elementwise import langevin_step, take_sum_flat, take_sum_rows
 from ._fixed import cholesky, eigvalsh, exp, gram, matmul, solve_spd
-from ._logistic import (
-    call,
-    concurrent_calls_safe,
-    diff_sum,
-    diff_sum_shared,
-    grad_sum,
-    grad_sum_shared,
-    n_items,
-    per_datum,
-    saga_gather_diff,
-    saga_scatter_total,
-    saga_table,
-)
+from ._logistic import concurrent_calls_safe, diff_sum, diff_sum_shared, grad_sum, grad_sum_shared, n_items
 from ._simd import ALIGN, LANES, blocks, padded, sigmoid_neg
 from ._team import Team, current
 
@@ -34,9 +23,40 @@ def prefer_passive_wait() -> None:
     """Set OMP_WAIT_POLICY=PASSIVE unless the user chose a policy, before numba's OpenMP threads start.
 
     Spinning OpenMP workers made each kernel call wait for a descheduled thread whenever the cores were busy with
-    other processes (README, "Performance"). Called by :func:`simulate.run` before its first step, not at import.
+    other processes (README, "Performance"). Called before every parallel kernel of this door (and by
+    :func:`simulate.run`), not at import: only a process that runs a parallel kernel is affected.
     """
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
+def call(kernel, shared, args: tuple) -> None:
+    """A parallel logistic kernel, or its shared version with a helper thread (:func:`._logistic.call`)."""
+    prefer_passive_wait()
+    _logistic.call(kernel, shared, args)
+
+
+def per_datum(Zp, theta, idx, out, nb) -> None:
+    """out[j, m] = z_j sigma(-z_j^T theta[m]) (parallel over chains)."""
+    prefer_passive_wait()
+    _logistic.per_datum(Zp, theta, idx, out, nb)
+
+
+def saga_table(Zp, theta, table, total, nb) -> None:
+    """SAGA's table at theta and its total (parallel over chains)."""
+    prefer_passive_wait()
+    _logistic.saga_table(Zp, theta, table, total, nb)
+
+
+def saga_gather_diff(table, idx, g_new, g_old, out) -> None:
+    """g_old = the table entries of the minibatch, out = sum (g_new - g_old) (parallel over chains)."""
+    prefer_passive_wait()
+    _logistic.saga_gather_diff(table, idx, g_new, g_old, out)
+
+
+def saga_scatter_total(table, idx, g_new, g_old, total) -> None:
+    """The table entries of the minibatch <- g_new, total += sum (g_new - g_old) (parallel over chains)."""
+    prefer_passive_wait()
+    _logistic.saga_scatter_total(table, idx, g_new, g_old, total)
 
 
 __all__ = ["ALIGN", "LANES", "Team", "blocks", "call", "cholesky", "concurrent_calls_safe", "current", "diff_sum",
