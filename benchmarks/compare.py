@@ -20,7 +20,7 @@ Workloads (step size convention theta' = theta + (h/2) g + sqrt(h) xi; peers get
   default, exact); the peers draw with replacement (cheaper for them: their without-replacement draw permutes N).
   Rows "draw-ahead" time ``run(..., draw_ahead=True)`` (:mod:`simulate.runtime.pipeline`: each step's random
   numbers drawn ahead in a second thread, which also helps with the gradient); the default runs one thread of steps.
-* W4: exact finite-L MSE of the time average of theta^2 under SGLD (``theory.toy_finite_time``), L = 10^3..10^7.
+* W4: exact finite-L MSE of the time average of theta^2 under SGLD (``theory.toy.finite_time``), L = 10^3..10^7.
 
 A slow implementation is measured on fewer chains/steps (a probe run predicts the cost; each measurement is kept
 under ``--budget`` seconds; the workbench's W1/W2 rows always run the full size); the table prints the M and L
@@ -390,7 +390,7 @@ def workload_logistic(args, sizes) -> list[Row]:
 def workload_exact(args) -> list[Row]:
     if args.only and "W4" not in args.only:
         return []
-    from theory.toy_finite_time import from_sampler
+    from theory.toy.finite_time import from_sampler
 
     model = GaussianMeanModel.simulate_data(1000, seed=0)
     theory = from_sampler(sgld(model, 0.1 / model.A, 10))

@@ -10,16 +10,16 @@ import sys
 import numpy as np
 import pytest
 
-import theory.chen_gaussian as cg
-import theory.toy_finite_time as tft
+import theory.noise.vr as cg
+import theory.toy.finite_time as tft
 from simulate.estimators.minibatch import Minibatch
 from simulate.models.gaussian import GaussianMeanModel
 from simulate.models.logistic import LogisticRegressionModel
 from simulate.runtime.runner import run
 from simulate.samplers import euler, msgld, sgld, svrgld, vrsgld
 from simulate.validation import ParameterError
-from theory.gaussian_toy import toy_constants
-from theory.toy_chain import ToyChain
+from theory.toy.chain import ToyChain
+from theory.toy.constants import toy_constants
 from verify.__main__ import main as verify_main
 from verify.mutants._harness import main as mutants_main
 

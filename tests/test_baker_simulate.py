@@ -12,7 +12,7 @@ from simulate.models.base import Model
 from simulate.models.linear_regression import LinearRegressionModel
 from simulate.samplers import saga_ld, sghmc_cv, sgld_cv
 from simulate.validation import ParameterError
-from theory import baker_noise as bn
+from theory.noise import minibatch as bn
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Unit tests of theory.baker_noise and theory.baker_theorems."""
+"""Unit tests of theory.noise.minibatch, theory.chains.linear_regression and theory.bounds.baker."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import pytest
 import sympy as sp
 
 from simulate.validation import ParameterError
-from theory import baker_noise as bn
-from theory import baker_theorems as bt
+from theory.bounds import baker as baker_bounds
+from theory.chains import linear_regression as linreg_chains
+from theory.noise import minibatch as bn
 
 
 def test_k_factor():
@@ -36,34 +37,35 @@ def test_stationary_cov_limits():
     P = A.sum(0) + np.eye(2) / 100
     h = 0.3 / np.linalg.eigvalsh(P)[-1]
     # n = N: no gradient noise -> ULA; CV at theta_hat = mu has noise ~ (theta - mu)^2 but still >= ULA
-    _, S_full = bt.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 40)
-    assert np.allclose(S_full, bt.ula_stationary_cov(P, h))
-    _, S_sgld = bt.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 2)
-    mu, S_cv = bt.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 2, "cv", theta_hat=np.linalg.solve(P, r.sum(0)))
-    ula = bt.ula_stationary_cov(P, h)
+    _, S_full = linreg_chains.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 40)
+    assert np.allclose(S_full, linreg_chains.ula_stationary_cov(P, h))
+    _, S_sgld = linreg_chains.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 2)
+    mu, S_cv = linreg_chains.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 2, "cv", theta_hat=np.linalg.solve(P, r.sum(0)))
+    ula = linreg_chains.ula_stationary_cov(P, h)
     assert np.trace(ula) < np.trace(S_cv) < np.trace(S_sgld)
     with pytest.raises(ParameterError):
-        bt.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 2, "cv")
+        linreg_chains.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 2, "cv")
     with pytest.raises(ParameterError):
-        bt.stationary_cov_linreg(Z, y, 1.0, 10.0, 100 * h, 1)
+        linreg_chains.stationary_cov_linreg(Z, y, 1.0, 10.0, 100 * h, 1)
 
 
 def test_location_nreq_closed_form_matches_search():
-    s = bt.Scalar1D.location(np.random.default_rng(1).normal(1, 1, 3000), 1.0, 1.0)
+    s = baker_bounds.Scalar1D.location(np.random.default_rng(1).normal(1, 1, 3000), 1.0, 1.0)
     for nu in (0.1, 0.01):
-        cf, A, J = bt.location_nreq_closed_form(s, nu, 0.05, 100, 1.0)
-        assert cf == bt.n_required(s, nu, 0.05, 100, 1.0)
-    assert bt.n_required(s, 1e-9, 0.05, 100, 1.0) is None
+        cf, A, J = baker_bounds.location_nreq_closed_form(s, nu, 0.05, 100, 1.0)
+        assert cf == baker_bounds.n_required(s, nu, 0.05, 100, 1.0)
+    assert baker_bounds.n_required(s, 1e-9, 0.05, 100, 1.0) is None
 
 
 def test_zv_gaussian_identities():
-    ex = bt.zv_gaussian_sympy()
+    ex = baker_bounds.zv_gaussian_sympy()
     mu, p, v = 0.7, 50.0, 30.0
-    R, Rh = bt.zv_gaussian("R", mu, p, v), bt.zv_gaussian("R_hat", mu, p, v)
+    R, Rh = baker_bounds.zv_gaussian("R", mu, p, v), baker_bounds.zv_gaussian("R_hat", mu, p, v)
     assert np.isclose(Rh, R / (1 + v / p))
-    assert np.isclose(bt.zv_gaussian("var_printed", mu, p, v) - bt.zv_gaussian("Vf", mu, p, v), 3 * Rh)
+    zv = baker_bounds.zv_gaussian
+    assert np.isclose(zv("var_printed", mu, p, v) - zv("Vf", mu, p, v), 3 * Rh)
     rr = 1 + 2 * mu**2 * p
-    assert np.isclose(bt.zv_gaussian("ratio", mu, p, v), rr / (1 + (rr - 1) * v / (p + v)))
+    assert np.isclose(baker_bounds.zv_gaussian("ratio", mu, p, v), rr / (1 + (rr - 1) * v / (p + v)))
     assert "a_star" in ex
 
 
@@ -74,15 +76,16 @@ def test_saga_and_sghmc_cv_stationary_limits():
     A, r = bn.linreg_parts(Z, y, 1.0)
     P = A.sum(0) + np.eye(2) / 9
     h = 0.4 / np.linalg.eigvalsh(P)[-1]
-    _, S_full = bt.saga_stationary_cov_linreg(Z, y, 1.0, 3.0, h, 6)
-    assert np.allclose(S_full, bt.ula_stationary_cov(P, h))  # n = N: SAGA is exactly the full-gradient chain
-    _, S2 = bt.saga_stationary_cov_linreg(Z, y, 1.0, 3.0, h, 2)
+    _, S_full = linreg_chains.saga_stationary_cov_linreg(Z, y, 1.0, 3.0, h, 6)
+    assert np.allclose(S_full, linreg_chains.ula_stationary_cov(P, h))  # n = N: SAGA is exactly the full-gradient chain
+    _, S2 = linreg_chains.saga_stationary_cov_linreg(Z, y, 1.0, 3.0, h, 2)
     assert np.trace(S2) > np.trace(S_full)
     with pytest.raises(ParameterError):
-        bt.saga_stationary_cov_linreg(np.ones((40, 2)), np.ones(40), 1.0, 3.0, h, 20)
+        linreg_chains.saga_stationary_cov_linreg(np.ones((40, 2)), np.ones(40), 1.0, 3.0, h, 20)
     mu = np.linalg.solve(P, r.sum(0))
-    _, Sa = bt.sghmc_cv_stationary_cov_linreg(Z, y, 1.0, 3.0, 0.1 * h, 0.5, 6, mu)  # n = N: no gradient noise
-    _, Sb = bt.sghmc_cv_stationary_cov_linreg(Z, y, 1.0, 3.0, 0.1 * h, 0.5, 1, mu, method="sgld")
+    # n = N: no gradient noise
+    _, Sa = linreg_chains.sghmc_cv_stationary_cov_linreg(Z, y, 1.0, 3.0, 0.1 * h, 0.5, 6, mu)
+    _, Sb = linreg_chains.sghmc_cv_stationary_cov_linreg(Z, y, 1.0, 3.0, 0.1 * h, 0.5, 1, mu, method="sgld")
     assert np.all(np.linalg.eigvalsh(Sa) > 0) and np.trace(Sb) > np.trace(Sa)
 
 
@@ -90,7 +93,7 @@ def test_scalar_noise_sympy_matches_linreg_formulas_and_orders():
     rng = np.random.default_rng(7)
     z = rng.standard_normal(30) * np.exp(0.3 * rng.standard_normal(30))
     y = 0.8 * z + rng.standard_normal(30)
-    s = bt.Scalar1D.linreg(z, y, 1.0, 10.0)
+    s = baker_bounds.Scalar1D.linreg(z, y, 1.0, 10.0)
     th, thh = s.mu + 0.2, s.mu - 0.1
     for replace in (False, True):
         sg = bn.scalar_noise_var("sgld", 30, 4, th, thh, s.mu, s.Scc, s.Scb, s.Sbb, replace)

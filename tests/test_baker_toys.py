@@ -9,7 +9,7 @@ import simulate.analysis.divide_conquer as dc
 from simulate.analysis.kl import gaussian_kl, knn_kl_divergence
 from simulate.models.toy_targets import BivariateTLocation, GaussianLocation, GaussianMixtureLocation, WarpedGaussian
 from simulate.validation import ParameterError
-from theory import baker_toys as bt
+from theory.chains import gaussian_targets as bt
 from verify.harness import run_claims
 from verify.mutants import load_mutants
 from verify.registry import Settings, select

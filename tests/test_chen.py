@@ -1,4 +1,5 @@
-"""Chen et al. (vrSG-MCMC): exactness of theory.chen_bounds / theory.chen_gaussian and planted-bug tests showing
+"""Chen et al. (vrSG-MCMC): exactness of theory.bounds.chen, theory.noise.vr, theory.chains.chen_mse and planted-bug
+tests showing
 that the chen claims' verdicts change when the code under test is wrong."""
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import simulate.estimators.vr as vr
 import simulate.integrators as integ
 from simulate import GaussianMeanModel, Minibatch, ParameterError
 from simulate.estimators.subsample import sample_indices
-from theory import chen_bounds as cb
-from theory import chen_gaussian as cg
-from theory.toy_finite_time import toy_finite_time
+from theory.bounds import chen as cb
+from theory.chains import chen_mse as chen_mse
+from theory.noise import vr as vr_noise
+from theory.printed import chen as chen_printed
+from theory.toy.finite_time import toy_finite_time
 from verify.harness import run_claims
 from verify.registry import Settings, select
 from verify.report import verdict
@@ -29,9 +32,9 @@ def _verdicts(ids):
 
 
 @pytest.fixture(scope="module")
-def gd() -> cg.GaussianData:
+def gd() -> vr_noise.GaussianData:
     x = np.random.default_rng(1).standard_normal(60) + 1.0
-    return cg.GaussianData.of(x)
+    return vr_noise.GaussianData.of(x)
 
 
 # ------------------------------------------------------------------------------------------ bounds (sympy)
@@ -72,7 +75,7 @@ def test_bounds_bad_input():
 
 def test_gamma_is_sample_variance_over_N():
     a = np.random.default_rng(2).standard_normal((9, 3))
-    assert math.isclose(cg.gamma(a), cg.sample_var(a) / 9, rel_tol=1e-12)
+    assert math.isclose(vr_noise.gamma(a), vr_noise.sample_var(a) / 9, rel_tol=1e-12)
 
 
 def test_enumeration_matches_closed_forms():
@@ -80,36 +83,38 @@ def test_enumeration_matches_closed_forms():
     a = rng.standard_normal((6, 2)) + 1
     b = a + rng.standard_normal((6, 2))
     for n in (1, 2, 5):
-        mean, mse = cg.enumerate_minibatch(a, n)
+        mean, mse = vr_noise.enumerate_minibatch(a, n)
         assert np.allclose(mean, a.sum(0))
-        assert math.isclose(mse, cg.minibatch_noise(a, n), rel_tol=1e-10)
-        assert math.isclose(mse, (6 - n) * 36 * cg.gamma(a) / n, rel_tol=1e-10)
-    mean, mse = cg.enumerate_vr(a, b, 4, 2)
+        assert math.isclose(mse, vr_noise.minibatch_noise(a, n), rel_tol=1e-10)
+        assert math.isclose(mse, (6 - n) * 36 * vr_noise.gamma(a) / n, rel_tol=1e-10)
+    mean, mse = vr_noise.enumerate_vr(a, b, 4, 2)
     assert np.allclose(mean, a.sum(0))
-    assert math.isclose(mse, cg.vr_noise(a, b, 4, 2), rel_tol=1e-10)
-    dec = cg.A_term(a, 2) + cg.B_term(b, 4, 2) + cg.C_term(a, b, 2)
+    assert math.isclose(mse, vr_noise.vr_noise(a, b, 4, 2), rel_tol=1e-10)
+    dec = vr_noise.A_term(a, 2) + vr_noise.B_term(b, 4, 2) + vr_noise.C_term(a, b, 2)
     assert math.isclose(dec, mse, rel_tol=1e-10)
-    assert not math.isclose(cg.A_term(a, 2) + cg.B_term(b, 4, 2) + cg.C_term(a, b, 2, printed=True), mse, rel_tol=1e-3)
+    printed = vr_noise.A_term(a, 2) + vr_noise.B_term(b, 4, 2) + vr_noise.C_term(a, b, 2, printed=True)
+    assert not math.isclose(printed, mse, rel_tol=1e-3)
     # the printed C equals the corrected one when alpha = beta (symmetric cross terms)
-    assert math.isclose(cg.C_term(a, a, 2), cg.C_term(a, a, 2, printed=True), rel_tol=1e-10)
+    assert math.isclose(vr_noise.C_term(a, a, 2), vr_noise.C_term(a, a, 2, printed=True), rel_tol=1e-10)
     # a shared anchor/correction batch keeps the mean but changes the variance
-    mean_s, mse_s = cg.enumerate_vr(a, b, 4, 2, shared_batch=True)
+    mean_s, mse_s = vr_noise.enumerate_vr(a, b, 4, 2, shared_batch=True)
     assert np.allclose(mean_s, a.sum(0)) and not math.isclose(mse_s, mse, rel_tol=1e-3)
 
 
 def test_lambda_forms(gd):
     b = gd.alpha(0.3)
-    lam = cg.lambda_corrected(b, 20, 5)
-    assert math.isclose(lam, gd.N**3 * 15 * cg.gamma(b) / 100, rel_tol=1e-10)
-    assert math.isclose(lam, cg.gaussian_lambda(gd, 20, 5), rel_tol=1e-10)
-    assert cg.lambda_printed(b, 20, 5, literal=True) < 0
+    lam = vr_noise.lambda_corrected(b, 20, 5)
+    assert math.isclose(lam, gd.N**3 * 15 * vr_noise.gamma(b) / 100, rel_tol=1e-10)
+    assert math.isclose(lam, vr_noise.gaussian_lambda(gd, 20, 5), rel_tol=1e-10)
+    assert chen_printed.lambda_printed(b, 20, 5, literal=True) < 0
     # the Gaussian closed forms do not depend on theta
     for th in (-1.0, 0.2, 2.5):
         a = gd.alpha(th)
-        assert math.isclose(cg.A_term(a, 5), cg.gaussian_A(gd, 5), rel_tol=1e-9)
-        assert math.isclose(cg.B_term(a, 20, 5), cg.gaussian_B(gd, 20, 5), rel_tol=1e-9)
-        assert math.isclose(cg.C_term(a, gd.alpha(th + 0.4), 5), cg.gaussian_C(gd, 5), rel_tol=1e-9)
-    assert math.isclose(cg.gaussian_A(gd, 5) - cg.gaussian_lambda(gd, 20, 5), cg.vr_noise_variance(gd, 20, 5),
+        assert math.isclose(vr_noise.A_term(a, 5), vr_noise.gaussian_A(gd, 5), rel_tol=1e-9)
+        assert math.isclose(vr_noise.B_term(a, 20, 5), vr_noise.gaussian_B(gd, 20, 5), rel_tol=1e-9)
+        assert math.isclose(vr_noise.C_term(a, gd.alpha(th + 0.4), 5), vr_noise.gaussian_C(gd, 5), rel_tol=1e-9)
+    assert math.isclose(vr_noise.gaussian_A(gd, 5) - vr_noise.gaussian_lambda(gd, 20, 5),
+                        vr_noise.vr_noise_variance(gd, 20, 5),
                         rel_tol=1e-10)
 
 
@@ -117,8 +122,8 @@ def test_lambda_forms(gd):
 def test_sgld_noise_matches_simulator_covariance(gd, replace):
     model = GaussianMeanModel(gd.x)
     cov = Minibatch(7, replace).noise_cov(model)[0, 0]
-    assert math.isclose(cg.sgld_noise_variance(gd, 7, replace), cov, rel_tol=1e-10)
-    assert math.isclose(cg.noise_cumulants(gd, 7, replace)[0], cov, rel_tol=1e-10)
+    assert math.isclose(vr_noise.sgld_noise_variance(gd, 7, replace), cov, rel_tol=1e-10)
+    assert math.isclose(vr_noise.noise_cumulants(gd, 7, replace)[0], cov, rel_tol=1e-10)
 
 
 # ------------------------------------------------------------------------------------------ exact MSE
@@ -128,9 +133,9 @@ def test_mse_matches_toy_finite_time(gd):
     ch = toy_finite_time("sgld", gd.x[:, 0], 5, h=h, theta0=0.2)
     for L in (1, 7, 120):
         m1 = float(ch.mse1(L))
-        assert math.isclose(cg.mse_theta_sgld(gd, h, L, 5, theta0=0.2), m1, rel_tol=1e-9)
-        assert math.isclose(cg.mse_theta(gd, h, L, cg.sgld_noise_variance(gd, 5), 1, 0.2), m1, rel_tol=1e-9)
-        assert math.isclose(cg.mse_theta2(gd, h, L, cg.noise_cumulants(gd, 5), 1, 0.2), float(ch.mse2(L)),
+        assert math.isclose(chen_mse.mse_theta_sgld(gd, h, L, 5, theta0=0.2), m1, rel_tol=1e-9)
+        assert math.isclose(chen_mse.mse_theta(gd, h, L, vr_noise.sgld_noise_variance(gd, 5), 1, 0.2), m1, rel_tol=1e-9)
+        assert math.isclose(chen_mse.mse_theta2(gd, h, L, vr_noise.noise_cumulants(gd, 5), 1, 0.2), float(ch.mse2(L)),
                             rel_tol=1e-9)
 
 
@@ -151,36 +156,36 @@ def _brute_force_vr_mse1(gd, h, L, V, m, theta0):
 @pytest.mark.parametrize("m", [1, 3, 10])
 def test_vr_mse_theta_brute_force(gd, m):
     h = 0.2 / gd.P
-    V = cg.vr_noise_variance(gd, 20, 4)
+    V = vr_noise.vr_noise_variance(gd, 20, 4)
     for L in (2, 25):
-        assert math.isclose(cg.mse_theta(gd, h, L, V, m, 0.5), _brute_force_vr_mse1(gd, h, L, V, m, 0.5),
+        assert math.isclose(chen_mse.mse_theta(gd, h, L, V, m, 0.5), _brute_force_vr_mse1(gd, h, L, V, m, 0.5),
                             rel_tol=1e-10)
-    assert math.isclose(cg.vr_mse(gd, h, 25, cg.VRConfig(20, 4, m), theta0=0.5),
+    assert math.isclose(chen_mse.vr_mse(gd, h, 25, chen_mse.VRConfig(20, 4, m), theta0=0.5),
                         _brute_force_vr_mse1(gd, h, 25, V, m, 0.5), rel_tol=1e-10)
 
 
 def test_vr_mse_theta2_gaussian_limit_and_epochs(gd):
     h = 0.2 / gd.P
-    cum = cg.noise_cumulants(gd, 20)
+    cum = vr_noise.noise_cumulants(gd, 20)
     # the Gaussian-noise approximation differs only through kappa_3, kappa_4
-    exact = cg.mse_theta2(gd, h, 40, cum, 5)
-    approx = cg.mse_theta2(gd, h, 40, cum, 5, gaussian_noise=True)
+    exact = chen_mse.mse_theta2(gd, h, 40, cum, 5)
+    approx = chen_mse.mse_theta2(gd, h, 40, cum, 5, gaussian_noise=True)
     assert exact != approx and abs(exact / approx - 1) < 0.05
     # frozen noise inflates the MSE relative to independent noise
-    assert cg.mse_theta2(gd, h, 200, cum, 10, 1.0) > cg.mse_theta2(gd, h, 200, cum, 1, 1.0)
+    assert chen_mse.mse_theta2(gd, h, 200, cum, 10, 1.0) > chen_mse.mse_theta2(gd, h, 200, cum, 1, 1.0)
 
 
 def test_gaussian_bad_input(gd):
     with pytest.raises(ParameterError, match="h must satisfy"):
-        cg.mse_theta(gd, 5 / gd.P, 10, 1.0)
+        chen_mse.mse_theta(gd, 5 / gd.P, 10, 1.0)
     with pytest.raises(ParameterError, match="n2"):
-        cg.VRConfig(10, 10, 2).check(gd.N)
+        chen_mse.VRConfig(10, 10, 2).check(gd.N)
     with pytest.raises(ParameterError, match="phi"):
-        cg.vr_mse(gd, 0.1 / gd.P, 10, cg.VRConfig(10, 2, 2), phi="theta3")
+        chen_mse.vr_mse(gd, 0.1 / gd.P, 10, chen_mse.VRConfig(10, 2, 2), phi="theta3")
     with pytest.raises(ParameterError, match="n must satisfy"):
-        cg.minibatch_noise(np.ones((4, 1)), 5)
+        vr_noise.minibatch_noise(np.ones((4, 1)), 5)
     with pytest.raises(ParameterError, match="alpha"):
-        cg.gamma(np.ones((1, 2)))
+        vr_noise.gamma(np.ones((1, 2)))
 
 
 # ------------------------------------------------------------------------------------------ planted bugs
@@ -191,20 +196,20 @@ def test_chen_claims_hold_or_fail_as_registered():
 
 
 def test_planted_printed_C_is_reported(monkeypatch):
-    orig = cg.C_term
-    monkeypatch.setattr(cg, "C_term", lambda a, b, n2, printed=False: orig(a, b, n2, printed=True))
+    orig = vr_noise.C_term
+    monkeypatch.setattr(vr_noise, "C_term", lambda a, b, n2, printed=False: orig(a, b, n2, printed=True))
     assert _verdicts(["chen.prop10.decomposition_corrected"])["chen.prop10.decomposition_corrected"] == "fails"
 
 
 def test_planted_printed_lambda_is_reported(monkeypatch):
-    monkeypatch.setattr(cg, "lambda_corrected", cg.lambda_printed)
+    monkeypatch.setattr(vr_noise, "lambda_corrected", chen_printed.lambda_printed)
     assert _verdicts(["chen.thm6.lambda_corrected_positive"])["chen.thm6.lambda_corrected_positive"] == "fails"
 
 
 def test_planted_shared_minibatch_is_reported(monkeypatch):
     """vr estimator reusing the anchor batch for the correction (Algorithm 1 draws them independently)."""
-    orig = cg.vr_estimates
-    monkeypatch.setattr(cg, "vr_estimates", lambda a, b, n1, n2, shared_batch=False: orig(a, b, n1, n2, True))
+    orig = vr_noise.vr_estimates
+    monkeypatch.setattr(vr_noise, "vr_estimates", lambda a, b, n1, n2, shared_batch=False: orig(a, b, n1, n2, True))
     assert _verdicts(["chen.appbc.unbiased_and_eq7"])["chen.appbc.unbiased_and_eq7"] == "fails"
 
 

@@ -13,10 +13,10 @@ import pytest
 import sympy as sp
 
 from simulate.validation import ParameterError
-from theory import baker_theorems as bt
-from theory import baker_toys
-from theory.gaussian_toy import toy_constants
-from theory.toy_chain import ToyChain
+from theory.chains import gaussian_targets as baker_toys
+from theory.chains import linear_regression as linreg_chains
+from theory.toy.chain import ToyChain
+from theory.toy.constants import toy_constants
 from verify.conformance import (
     Case,
     Declared,
@@ -58,7 +58,8 @@ def test_recursion_matches_toy_chain(replace):
 def test_recursion_matches_baker_stationary_cov(alg, replace):
     th = tuple(LR.posterior_mean + 0.03) if alg == "sgld_cv" else None
     dec = Declared(alg, h=_h(LR, 0.8), n=10, replace=replace, theta_hat=th)
-    mu, S = bt.stationary_cov_linreg(LR.Z, LR.y, LR.sigma, LR.sigma0, dec.h, 10, "sgld" if alg == "sgld" else "cv",
+    mu, S = linreg_chains.stationary_cov_linreg(LR.Z, LR.y, LR.sigma, LR.sigma0, dec.h, 10,
+                                                "sgld" if alg == "sgld" else "cv",
                                      th, replace)
     sm, sc = MomentChain(dec, LR).stationary()
     np.testing.assert_allclose(sc, S, rtol=1e-11)
@@ -69,7 +70,7 @@ def test_recursion_matches_baker_stationary_cov(alg, replace):
 
 def test_recursion_matches_sghmc_theory():
     dec = Declared("sghmc", h=_h(LR, 0.05), n=10, alpha=0.2)
-    _, S = bt.sghmc_cv_stationary_cov_linreg(LR.Z, LR.y, LR.sigma, LR.sigma0, dec.h, 0.2, 10, None, "sgld")
+    _, S = linreg_chains.sghmc_cv_stationary_cov_linreg(LR.Z, LR.y, LR.sigma, LR.sigma0, dec.h, 0.2, 10, None, "sgld")
     np.testing.assert_allclose(MomentChain(dec, LR).stationary()[1], S, rtol=1e-11)
     # momentum redrawn every L steps: Baker et al.'s toy law (flat prior: sigma0 huge)
     flat = Problem("flat", TOY.Z, TOY.y, 1.0, 1e7)
@@ -81,7 +82,8 @@ def test_recursion_matches_sghmc_theory():
 
 def test_svrg_with_anchor_every_step_is_exact_gradient_langevin():
     dec = Declared("svrg_ld", h=_h(LR, 0.8), n=10, update_rate=1)
-    np.testing.assert_allclose(MomentChain(dec, LR).stationary()[1], bt.ula_stationary_cov(LR.precision, dec.h),
+    np.testing.assert_allclose(MomentChain(dec, LR).stationary()[1],
+                               linreg_chains.ula_stationary_cov(LR.precision, dec.h),
                                rtol=1e-11)
 
 
@@ -98,7 +100,7 @@ def test_explicit_euler_sghmc_closed_form():
     assert sp.simplify(var - printed) == 0
     Pn = TOY.precision[0, 0]
     dec = Declared("sghmc", h=0.05 / Pn, n=10, alpha=0.2, order="explicit_euler")
-    s2n = bt.k_factor(TOY.n_data, 10, False) * np.sum((TOY.y - TOY.y.mean()) ** 2) / TOY.sigma**4
+    s2n = linreg_chains.k_factor(TOY.n_data, 10, False) * np.sum((TOY.y - TOY.y.mean()) ** 2) / TOY.sigma**4
     value = float(printed.subs({P: Pn, a: 0.2, h: dec.h, s2: s2n}))
     assert MomentChain(dec, TOY).stationary()[1][0, 0] == pytest.approx(value, rel=1e-11)
 
@@ -112,7 +114,8 @@ def test_exact_gradient_baoab_has_the_exact_configurational_variance():
 
 def test_temperature_scales_the_stationary_law_of_exact_gradient_langevin():
     dec = Declared("svrg_ld", h=_h(LR, 0.8), n=10, update_rate=1, temperature=3.0)  # exact gradient, as above
-    np.testing.assert_allclose(MomentChain(dec, LR).stationary()[1], 3.0 * bt.ula_stationary_cov(LR.precision, dec.h),
+    np.testing.assert_allclose(MomentChain(dec, LR).stationary()[1],
+                               3.0 * linreg_chains.ula_stationary_cov(LR.precision, dec.h),
                                rtol=1e-11)
 
 

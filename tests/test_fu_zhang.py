@@ -23,7 +23,9 @@ from simulate.models.lda import LDAModel, document_strata, synthetic_lda_corpus,
 from simulate.runtime.runner import run
 from simulate.samplers import cp_sghmc, cp_sgld, sgld, sgrld
 from simulate.validation import ParameterError
-from theory import stratified as ts
+from theory.bounds import fu_zhang as fz_bounds
+from theory.chains import stratified as strat_chains
+from theory.noise import stratified as strat_noise
 from verify.claims.fu_zhang._common import enumerate_estimates
 
 
@@ -87,7 +89,7 @@ def test_allocation_infeasible_raises():
 def test_neyman_continuous_matches_eq14_when_unconstrained_and_caps_otherwise():
     n, v = np.array([50, 30, 20]), np.array([1.0, 4.0, 0.25])
     t = continuous_allocation(n * np.sqrt(v), n, 20)
-    assert np.allclose(t, ts.thm32_allocation(n, v, 20))
+    assert np.allclose(t, fz_bounds.thm32_allocation(n, v, 20))
     t = continuous_allocation(np.array([1.0, 1e-6, 1e-6]), np.array([5, 30, 30]), 20)
     assert t[0] == pytest.approx(5) and np.all(t[1:] >= 1) and t.sum() == pytest.approx(20)
     assert continuous_allocation(np.array([0.0, 1.0]), np.array([4, 4]), 5).tolist() == [1.0, 4.0]
@@ -101,9 +103,9 @@ def test_rounded_neyman_is_integer_optimum_on_small_data():
         st = Strata.from_labels(np.repeat(np.arange(3), sizes), x)
         b = 9
         allocs = [a for a in itertools.product(*[range(1, s + 1) for s in sizes]) if sum(a) == b]
-        obj = {a: ts.surrogate_objective(st.sizes, st.within_var, a) for a in allocs}
+        obj = {a: fz_bounds.surrogate_objective(st.sizes, st.within_var, a) for a in allocs}
         best = min(obj.values())
-        got = ts.surrogate_objective(st.sizes, st.within_var, allocate(st, b, "neyman"))
+        got = fz_bounds.surrogate_objective(st.sizes, st.within_var, allocate(st, b, "neyman"))
         assert got <= best * 1.05  # largest-remainder rounding is near the integer optimum
 
 
@@ -125,7 +127,8 @@ def test_noise_cov_equals_enumerated_covariance(replace):
     c = g - g.mean(0)
     assert np.allclose(c.T @ c / g.shape[0], est.noise_cov(model))
     assert np.allclose(est.noise_cov(model, theta[None, :])[0], est.noise_cov(model))
-    assert np.allclose(est.noise_cov(model), ts.gaussian_noise_cov(model.data, st.labels, (2, 1, 2), 1.5, replace))
+    assert np.allclose(est.noise_cov(model),
+                       strat_noise.gaussian_noise_cov(model.data, st.labels, (2, 1, 2), 1.5, replace))
 
 
 def test_estimator_validation():
@@ -165,10 +168,11 @@ def test_cp_sghmc_runs_and_is_centred():
 
 def test_stationary_closed_forms_match_lyapunov_and_sympy():
     S = np.array([[2.0, 0.3], [0.3, 1.0]])
-    assert np.allclose(ts.sgld_stationary_cov(3.0, 0.2, S), ts.sgld_stationary_cov_closed(3.0, 0.2, S))
-    assert np.allclose(ts.sghmc_stationary_cov(3.0, 0.2, 0.3, S)[:2, :2],
-                       ts.sghmc_stationary_cov_closed(3.0, 0.2, 0.3, S))
-    d = ts.sympy_stationary_vars()
+    assert np.allclose(strat_chains.sgld_stationary_cov(3.0, 0.2, S),
+                       strat_chains.sgld_stationary_cov_closed(3.0, 0.2, S))
+    assert np.allclose(strat_chains.sghmc_stationary_cov(3.0, 0.2, 0.3, S)[:2, :2],
+                       strat_chains.sghmc_stationary_cov_closed(3.0, 0.2, 0.3, S))
+    d = strat_chains.sympy_stationary_vars()
     a, h, al, s2 = sp.symbols("a h alpha s2", positive=True)
     assert sp.simplify(d["sgld"] - (1 + h * s2 / 4) / (a * (1 - h * a / 4))) == 0
     assert sp.simplify(d["sghmc_theta"] - (2 - al) * (2 * al + h * s2) / (a * al * (4 - 2 * al - a * h))) == 0
@@ -179,19 +183,20 @@ def test_variance_decomposition_and_is():
     g = rng.standard_normal((12, 2)) + np.repeat(np.arange(3), 4)[:, None] * 2
     lab = np.repeat(np.arange(3), 4)
     # k = 1 is the uniform minibatch
-    assert ts.stratified_variance(g, np.zeros(12, int), [4], False) == pytest.approx(ts.uniform_variance(g, 4, False))
+    assert strat_noise.stratified_variance(g, np.zeros(12, int), [4], False) == pytest.approx(
+        strat_noise.uniform_variance(g, 4, False))
     # proportional <= uniform (with replacement), the difference is the between-cluster term
-    prop = ts.stratified_variance(g, lab, [2, 2, 2], True)
+    prop = strat_noise.stratified_variance(g, lab, [2, 2, 2], True)
     means = np.array([g[lab == i].mean(0) for i in range(3)])
     between = 12 / 6 * np.sum(4 * np.sum((means - g.mean(0)) ** 2, axis=1))
-    assert ts.uniform_variance(g, 6, True) - prop == pytest.approx(between)
-    p = ts.is_optimal_probabilities(g)
-    assert ts.is_variance(g, p) == pytest.approx(ts.is_min_variance(g))
-    assert ts.is_variance(g, np.full(12, 1 / 12)) >= ts.is_min_variance(g)
+    assert strat_noise.uniform_variance(g, 6, True) - prop == pytest.approx(between)
+    p = strat_noise.is_optimal_probabilities(g)
+    assert strat_noise.is_variance(g, p) == pytest.approx(strat_noise.is_min_variance(g))
+    assert strat_noise.is_variance(g, np.full(12, 1 / 12)) >= strat_noise.is_min_variance(g)
 
 
 def test_lagrange_sympy_k2():
-    sol, val = ts.thm32_lagrange_sympy(2)
+    sol, val = fz_bounds.thm32_lagrange_sympy(2)
     n1, n2, v1, v2, b = sp.symbols("n1 n2 v1 v2 b", positive=True)
     assert sp.simplify(sol[0] - b * n1 * sp.sqrt(v1) / (n1 * sp.sqrt(v1) + n2 * sp.sqrt(v2))) == 0
 
@@ -269,6 +274,6 @@ def test_time_average_cov_matches_explicit_linear_algebra_and_large_T_limit():
         C[k] = C[k - 1] * rho
         C[k, k - 1] += 1
     avg = C[b:b + T].mean(axis=0)
-    assert ts.sgld_time_average_cov(a, h, S, b, T)[0, 0] == pytest.approx(np.sum(avg**2) * Q, rel=1e-12)
-    big = ts.sgld_time_average_cov(a, h, S, 0, 10**6)[0, 0] * 10**6
+    assert strat_chains.sgld_time_average_cov(a, h, S, b, T)[0, 0] == pytest.approx(np.sum(avg**2) * Q, rel=1e-12)
+    big = strat_chains.sgld_time_average_cov(a, h, S, 0, 10**6)[0, 0] * 10**6
     assert big == pytest.approx(4 / (a * a * h) + 1.5 / a**2, rel=1e-4)

@@ -11,12 +11,12 @@ import mpmath
 import numpy as np
 import pytest
 
-import theory.chen_gaussian as cg
-import theory.toy_finite_time as tft
-from theory import toy_moments as tm
-from theory.gaussian_toy import ToyConstants
+import theory.noise.vr as cg
+import theory.toy.finite_time as tft
 from theory.numeric import lambdify_toy
-from theory.toy_chain import ToyChain
+from theory.toy import moments as tm
+from theory.toy.chain import ToyChain
+from theory.toy.constants import ToyConstants
 
 RTOL = 1e-10
 R_GRID = (1e-8, 1e-5, 1e-2, 0.3, 1.0, 1.7, 1.999, 2 - 1e-5)

@@ -10,15 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-import theory.chen_gaussian as cg
+import theory.noise.vr as cg
 from simulate.estimators.minibatch import FullGradient, Minibatch
 from simulate.models.gaussian import GaussianMeanModel
-from theory import subset_moments as sm
-from theory import toy_moments as tm
-from theory.gaussian_toy import ToyConstants, toy_constants
+from theory.noise import subset_moments as sm
 from theory.numeric import lambdify_toy
 from theory.symbols import VB, A, h
-from theory.toy_chain import ToyChain
+from theory.toy import moments as tm
+from theory.toy.chain import ToyChain
+from theory.toy.constants import ToyConstants, toy_constants
 
 FAST = settings(max_examples=40, derandomize=True, deadline=None, database=None)
 

@@ -1,4 +1,4 @@
-"""SGHMC (simulate.sghmc) and its exact stationary law (theory.sghmc_gaussian)."""
+"""SGHMC (simulate.sghmc) and its exact stationary law (theory.chains.sghmc)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from simulate import FullGradient, GaussianMeanModel, ParameterError, block_rng, run
 from simulate.integrators.sghmc import SGHMC
 from simulate.samplers import sghmc
-from theory import sghmc_gaussian as sg
+from theory.chains import sghmc as sg
 from verify.harness import run_claims
 from verify.mutants import load_mutants
 from verify.registry import Settings, select

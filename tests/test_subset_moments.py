@@ -1,4 +1,4 @@
-"""Exact minibatch-sum moments (theory.subset_moments) vs exhaustive enumeration, eq. (16), the paper's App. 10.1
+"""Exact minibatch-sum moments (theory.noise.subset_moments) vs exhaustive enumeration, eq. (16), the paper's App. 10.1
 Newton-identity forms, and the simulator's index draws (Monte Carlo with s.e.)."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import sympy as sp
 
 import simulate
 from simulate.estimators.subsample import sample_indices
-from theory import gaussian_toy
-from theory import subset_moments as sm
 from theory import symbols as tsym
+from theory.noise import subset_moments as sm
+from theory.toy import constants as gaussian_toy
 
 Z_MAX = 4.5
 

@@ -14,10 +14,10 @@ import simulate
 import simulate.integrators
 import theory
 from simulate import GaussianMeanModel, euler, msgld, run, sgld
-from theory import toy_moments as tm
-from theory import vollmer_printed as vp
 from theory.numeric import evaluate_mp
+from theory.printed import vollmer as vp
 from theory.symbols import EB, VB, A, h, k, m0, v0
+from theory.toy import moments as tm
 
 Z_MAX = 4.5
 

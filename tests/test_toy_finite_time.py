@@ -1,4 +1,4 @@
-"""Finite-time theory of the toy chain (theory.toy_finite_time): closed forms in M vs the augmented recursion and
+"""Finite-time theory of the toy chain (theory.toy.finite_time): closed forms in M vs the augmented recursion and
 brute-force sums, asymptotics, random-data expectations, the simulator (Monte Carlo with s.e.), and planted bugs
 that the verify claims must report."""
 
@@ -14,9 +14,9 @@ import sympy as sp
 import simulate
 import simulate.estimators as est
 from simulate import GaussianMeanModel, msgld, run, sgld
-from theory import toy_finite_time as tft
-from theory import toy_moments as tm
 from theory.numeric import lambdify_toy
+from theory.toy import finite_time as tft
+from theory.toy import moments as tm
 from verify.harness import run_claims
 from verify.registry import Settings, select
 from verify.report import verdict

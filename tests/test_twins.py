@@ -16,13 +16,13 @@ import pytest
 
 import simulate
 import theory
-import theory.baker_noise as bn
-import theory.baker_theorems as bth
-import theory.baker_toys as bt
-import theory.chen_gaussian as cg
-import theory.sghmc_gaussian as sg
-import theory.stratified as ts
-from theory.gaussian_toy import toy_constants
+import theory.chains.gaussian_targets as bt
+import theory.chains.linear_regression as bth
+import theory.chains.sghmc as sg
+import theory.noise.minibatch as bn
+import theory.noise.stratified as ts
+import theory.noise.vr as cg
+from theory.toy.constants import toy_constants
 
 EXACT = dict(rtol=1e-11, atol=1e-13)
 
@@ -112,7 +112,7 @@ def test_control_variate_noise_twins(replace):
 
 @pytest.mark.parametrize("replace", [False, True])
 def test_stratified_noise_twins(replace):
-    """Stratified minibatches (Fu & Zhang eq. 10): simulator Stratified.noise_cov and theory.stratified's Gaussian
+    """Stratified minibatches (Fu & Zhang eq. 10): simulator Stratified.noise_cov and theory.noise.stratified's Gaussian
     covariance and Lemma 3.4 variance against enumeration of every product of within-stratum minibatches."""
     labels = np.array([0, 1, 0, 1, 1, 0])
     b = (2, 1)

@@ -8,10 +8,10 @@ import pytest
 import sympy as sp
 
 from simulate import ParameterError
-from theory import toy_moments as tm
-from theory import vollmer_asymptotics as va
+from theory.bounds import vollmer as va
 from theory.symbols import A, h
-from theory.toy_finite_time import toy_finite_time
+from theory.toy import moments as tm
+from theory.toy.finite_time import toy_finite_time
 from verify.claims.vollmer.toy import default_model
 from verify.harness import run_claims
 from verify.registry import Settings, select

@@ -16,9 +16,9 @@ import sympy as sp
 import simulate.integrators as integ
 from simulate import ParameterError
 from simulate.estimators.additive_noise import AdditiveNoise
-from theory import toy_moments as tm
 from theory import weak_order as wo
 from theory.symbols import EB, VB, A, h
+from theory.toy import moments as tm
 from verify.claims.vollmer import weak_order as vwo
 from verify.harness import run_claims
 from verify.registry import Settings, select

@@ -1,47 +1,102 @@
-"""Symbolic SG-MCMC theory (sympy), with numpy/mpmath evaluation.
+"""SG-MCMC theory: sympy derivations and exact numerics, sorted by mathematical object.
 
-Modules:
-  chen_bounds         Chen et al. (vrSG-MCMC): Lemma 1 / Theorem 3 bounds, budget calculus, Corollary 4 regimes
-  chen_gaussian       Chen et al. on the Gaussian mean model: Gamma, A, lambda, B, C; exact finite-L MSE of SGLD/vrSGLD
-  gaussian_toy        constants A, E(B), Var(B) of the 1-D Gaussian toy model (Vollmer et al. eqs. 11-16)
-  toy_moments         exact mean/variance recurrences, closed forms in k, stationary moments, h-series, stability
-  vollmer_printed     the paper's printed closed forms (eqs. 17-21), kept separate for cross-checks
-  toy_chain           numeric theory of one chain, also read off a simulate sampler
-  subset_moments      exact moments of minibatch sums, with and without replacement (App. 10.1)
-  toy_finite_time     exact finite-time moments, MSE of time averages, ERE; closed forms in M (eq. 22, App. 10)
-  vollmer_asymptotics Theorem 5.2 constants, MSE-optimal step, Section 6 cost and large-N scalings
-  weak_order          Sections 3-4: one-step operator expansions and the leading invariant-measure bias in 1-D
-  baker_noise         Baker et al.: exact gradient-noise covariances of SGLD, SGLD-CV, SAGA, SVRG; N-scaling
-  baker_theorems      Baker et al.: stationary covariances on linear regression, Theorems 1-3
-  baker_toys          Baker et al. Sec. 3: exact SGLD/SGHMC laws on the Gaussian toy (momentum refreshes included)
-  sghmc_gaussian      SGHMC (Chen et al. 2014 eq. 15) on Gaussian targets: exact stationary law, small-step series
-  stratified          Fu & Zhang: Lemmas 3.2-3.4, Theorems 3.1-3.2, stationary laws under stratified minibatches
+    noise/       gradient-noise laws: minibatch sums with and without replacement (``minibatch``, ``subset_moments``),
+                 stratified minibatches (``stratified``), variance-reduced estimators (``vr``: Chen et al.'s
+                 Gamma, A, B, C, lambda)
+    toy/         the 1-D Gaussian toy of Vollmer et al.: constants A, E(B), Var(B) (``constants``), moment
+                 recurrences and closed forms (``moments``), one chain numerically (``chain``), exact finite-time
+                 moments and time-average MSE (``finite_time``)
+    chains/      exact laws of linear-Gaussian chains: Gaussian targets (``gaussian_targets``), SGHMC (``sghmc``),
+                 linear regression (``linear_regression``), stratified minibatches (``stratified``), time averages
+                 under frozen-anchor noise (``chen_mse``)
+    weak_order   Vollmer et al. Sections 3-4: operator expansions and the leading invariant-measure bias in 1-D
+    bounds/      the papers' bounds and budget calculus: Chen et al. (``chen``), Baker et al. Theorems 1-3 and ZV
+                 (``baker``), Fu & Zhang Theorems 3.1-3.2 (``fu_zhang``), Vollmer et al. Theorem 5.2 and Section 6
+                 (``vollmer``)
+    printed/     each paper's printed forms, kept apart and checked against the derivations (``vollmer``, ``chen``,
+                 ``fu_zhang``)
+
+docs/equation_index/ maps every numbered result of each paper to its function and claim. Module paths of the
+previous layout (``theory.baker_noise``, ``theory.toy_finite_time``, ...) still import, with a DeprecationWarning,
+for one release.
 """
 
-from . import (
-    baker_noise,
-    baker_theorems,
-    baker_toys,
-    chen_bounds,
-    chen_gaussian,
-    gaussian_toy,
-    numeric,
-    sghmc_gaussian,
-    stratified,
-    subset_moments,
-    toy_chain,
-    toy_finite_time,
-    toy_moments,
-    vollmer_asymptotics,
-    vollmer_printed,
-    weak_order,
-)
-from .gaussian_toy import ToyConstants, toy_constants
-from .toy_chain import ToyChain
-from .toy_chain import toy_chain as chain_for
+from __future__ import annotations
 
-__all__ = [
-    "ToyChain", "ToyConstants", "baker_noise", "baker_theorems", "baker_toys", "chain_for", "chen_bounds",
-    "chen_gaussian", "gaussian_toy", "numeric", "sghmc_gaussian", "stratified", "subset_moments", "toy_chain",
-    "toy_constants", "toy_finite_time", "toy_moments", "vollmer_asymptotics", "vollmer_printed", "weak_order",
-]
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import types
+import warnings
+
+from . import numeric, weak_order
+from .toy.chain import ToyChain
+from .toy.chain import toy_chain as chain_for
+from .toy.constants import ToyConstants, toy_constants
+
+__all__ = ["ToyChain", "ToyConstants", "chain_for", "numeric", "toy_constants", "weak_order"]
+
+#: Module paths of the previous layout -> the modules that now hold their names.
+_MOVED = {
+    "baker_noise": ("noise.minibatch",),
+    "subset_moments": ("noise.subset_moments",),
+    "gaussian_toy": ("toy.constants",),
+    "toy_moments": ("toy.moments",),
+    "toy_chain": ("toy.chain",),
+    "toy_finite_time": ("toy.finite_time",),
+    "baker_toys": ("chains.gaussian_targets",),
+    "sghmc_gaussian": ("chains.sghmc",),
+    "baker_theorems": ("chains.linear_regression", "bounds.baker"),
+    "stratified": ("noise.stratified", "bounds.fu_zhang", "chains.stratified", "printed.fu_zhang"),
+    "chen_gaussian": ("noise.vr", "chains.chen_mse", "printed.chen"),
+    "chen_bounds": ("bounds.chen",),
+    "vollmer_asymptotics": ("bounds.vollmer",),
+    "vollmer_printed": ("printed.vollmer",),
+}
+
+
+class _MovedModule(types.ModuleType):
+    """Stands for a module of the old layout: attributes are looked up in the modules that now hold them."""
+
+    def __init__(self, name: str, targets: tuple[str, ...]) -> None:
+        super().__init__(name)
+        self.__targets = tuple(f"{__name__}.{t}" for t in targets)
+
+    def __getattr__(self, item: str):
+        for target in self.__targets:
+            mod = importlib.import_module(target)
+            if hasattr(mod, item):
+                return getattr(mod, item)
+        raise AttributeError(f"module {self.__name__!r} (moved to {', '.join(self.__targets)}) has no {item!r}")
+
+
+def _warn(old: str) -> None:
+    new = ", ".join(f"{__name__}.{t}" for t in _MOVED[old])
+    warnings.warn(f"{__name__}.{old} moved to {new}; the old path works for this release only", DeprecationWarning,
+                  stacklevel=3)
+
+
+class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname, path, target=None):
+        head, _, tail = fullname.partition(".")
+        if head == __name__ and tail in _MOVED:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        return _MovedModule(spec.name, _MOVED[spec.name.partition(".")[2]])
+
+    def exec_module(self, module) -> None:
+        _warn(module.__name__.partition(".")[2])
+
+
+if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
+    sys.meta_path.append(_MovedFinder())
+
+
+def __getattr__(name: str):
+    """``theory.toy_finite_time`` and the other old module attributes, with a warning."""
+    if name in _MOVED:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

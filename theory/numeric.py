@@ -9,7 +9,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .symbols import EB, VB, A, h, k, m0, v0
+from theory.symbols import EB, VB, A, h, k, m0, v0
 
 #: Argument order of every lambdified toy-model expression.
 TOY_ARGS = (A, EB, VB, h, k, m0, v0)

@@ -36,8 +36,7 @@ from scipy import integrate as spi
 from scipy import linalg as sla
 
 from simulate.validation import ParameterError, check_int, check_positive
-
-from .symbols import h
+from theory.symbols import h
 
 #: The 1-D parameter.
 theta = sp.Symbol("theta", real=True)

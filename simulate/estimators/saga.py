@@ -114,7 +114,7 @@ class SAGA(EstimatorBase):
 
     def noise_cov(self, model: Model, theta: np.ndarray | None = None) -> np.ndarray:
         raise ParameterError("SAGA: the gradient noise depends on the table state (use "
-                             "theory.baker_noise.saga_noise_cov with the table); mSGLD is not defined for it")
+                             "theory.noise.minibatch.saga_noise_cov with the table); mSGLD is not defined for it")
 
     def grads_per_step(self, model: Model) -> float:
         """n per chain-step (plus N once per chain to fill the table)."""

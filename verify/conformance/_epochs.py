@@ -3,7 +3,7 @@
 ``DataLoader(shuffle=True)`` (the batching of posteriors' docs) permutes the data at the start of every epoch and
 cuts it into m = N/n disjoint batches. On the toy the gradient error e_k of step k does not depend on theta (additive
 noise), and one batch is a uniform n-subset, so Var e_k = V = K sum_i c_i^2 (K the without-replacement factor of
-``theory.baker_noise.k_factor``, c_i = g_i(mu) - g_bar(mu)); the m errors of an epoch sum to zero exactly (the epoch
+``theory.noise.minibatch.k_factor``, c_i = g_i(mu) - g_bar(mu)); the m errors of an epoch sum to zero exactly (the epoch
 sees every datum once), so by exchangeability Cov(e_j, e_l) = -V / (m - 1) for j != l in one epoch, 0 across epochs.
 With u = theta - mu, a = 1 - h P / 2 and the step u' = a u + (h/2) e_k + sqrt(h T) s xi_k,
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulate.validation import ParameterError
-from theory.baker_noise import k_factor, linreg_parts
+from theory.noise.minibatch import k_factor, linreg_parts
 
 from .declared import Declared
 from .problems import Problem

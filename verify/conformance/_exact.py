@@ -5,12 +5,14 @@ another branch: mean(k), cov(k), stationary_mean(), stationary_cov()) once it la
 declaration names (with its noise scaled by ``noise_scale``) and read those four methods. Until then it uses the
 workbench's theory where it applies and the stop-gap recursion of :mod:`verify.conformance._recursion` elsewhere:
 
-* 1-D toy, SGLD: ``theory.toy_chain.ToyChain`` (Vollmer et al. 2016 eqs. 14-18: mean and variance at step k and
+* 1-D toy, SGLD: ``theory.toy.chain.ToyChain`` (Vollmer et al. 2016 eqs. 14-18: mean and variance at step k and
   stationary);
-* SGLD / SGLD-CV on linear regression: stationary law ``theory.baker_theorems.stationary_cov_linreg`` (Baker et al.
+* SGLD / SGLD-CV on linear regression: stationary law ``theory.chains.linear_regression.stationary_cov_linreg`` (Baker
+et al.
   2019, exact on linear regression);
-* SGHMC in Chen et al.'s order without momentum refresh: ``theory.baker_theorems.sghmc_cv_stationary_cov_linreg``
-  (its ``method="sgld"`` minibatch estimator; on the toy this is ``theory.sghmc_gaussian``'s law);
+* SGHMC in Chen et al.'s order without momentum refresh:
+``theory.chains.linear_regression.sghmc_cv_stationary_cov_linreg``
+  (its ``method="sgld"`` minibatch estimator; on the toy this is ``theory.chains.sghmc``'s law);
 * everything else (finite-k covariances on linear regression, SVRG-LD, explicit-Euler SGHMC, momentum refreshes, one
   minibatch per call, BAOAB, a temperature or ``noise_scale`` != 1): the stop-gap recursion. Tests check the
   recursion against each of the theory routes above to 1e-12. Minibatches in reshuffled epochs (``DataLoader``):
@@ -60,8 +62,8 @@ def _exact_moments(declared: Declared, problem: Problem, theta0, steps, noise_sc
         return ExactMoments(steps, mean, cov, s_mean, s_cov, source)
     alg = declared.algorithm
     if problem.kind == "toy" and alg == "sgld":
-        from theory.gaussian_toy import toy_constants
-        from theory.toy_chain import ToyChain
+        from theory.toy.chain import ToyChain
+        from theory.toy.constants import toy_constants
 
         c = toy_constants(problem.y, declared.n, declared.replace, problem.sigma, problem.sigma0)
         tc = ToyChain("sgld", c, declared.h)
@@ -69,22 +71,23 @@ def _exact_moments(declared: Declared, problem: Problem, theta0, steps, noise_sc
         mean = tc.mean(steps, th0)[:, None]
         cov = tc.variance(steps, 0.0)[:, None, None]
         s_mean, s_cov = np.array([tc.stationary_mean()]), np.array([[tc.stationary_variance()]])
-        source = "theory.toy_chain.ToyChain (Vollmer et al. 2016, eqs. 14-18)"
+        source = "theory.toy.chain.ToyChain (Vollmer et al. 2016, eqs. 14-18)"
     elif alg in ("sgld", "sgld_cv"):
-        from theory.baker_theorems import stationary_cov_linreg
+        from theory.chains.linear_regression import stationary_cov_linreg
 
         method = "sgld" if alg == "sgld" else "cv"
         s_mean, s_cov = stationary_cov_linreg(problem.Z, problem.y, problem.sigma, problem.sigma0, declared.h,
                                               declared.n, method, declared.theta_hat, declared.replace)
-        source = "stationary: theory.baker_theorems.stationary_cov_linreg; finite k: stop-gap recursion"
+        source = "stationary: theory.chains.linear_regression.stationary_cov_linreg; finite k: stop-gap recursion"
     elif (alg == "sghmc" and declared.order == "momentum_first" and not declared.momentum_refresh
           and not declared.minibatch_per_call):
-        from theory.baker_theorems import sghmc_cv_stationary_cov_linreg
+        from theory.chains.linear_regression import sghmc_cv_stationary_cov_linreg
 
         s_mean, s_cov = sghmc_cv_stationary_cov_linreg(problem.Z, problem.y, problem.sigma, problem.sigma0,
                                                        declared.h, declared.alpha, declared.n, None, "sgld",
                                                        declared.replace)
-        source = "stationary: theory.baker_theorems.sghmc_cv_stationary_cov_linreg; finite k: stop-gap recursion"
+        source = ("stationary: theory.chains.linear_regression.sghmc_cv_stationary_cov_linreg; finite k: stop-gap "
+                  "recursion")
     return ExactMoments(steps, mean, cov, s_mean, s_cov, source)
 
 

@@ -13,7 +13,7 @@ SVRG anchor w = theta~ - mu, a minibatch error e reused for a whole call or, in 
     X' = F X + G eps + eta,      eta ~ N(0, Q) (injected noise, scaled by ``noise_scale``^2),
 
 where the gradient error eps of the declared estimator has E[eps | X] = 0 and (Baker et al. 2019, proof of Thm 1;
-``theory.baker_noise``)
+``theory.noise.minibatch``)
 
         Cov(eps | X) = K sum_i (c_i - B_i L X)(c_i - B_i L X)^T,   K = N(N - n)/(n(N - 1)) (without), N/n (with),
 
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simulate.validation import ParameterError
-from theory.baker_noise import k_factor, linreg_parts
+from theory.noise.minibatch import k_factor, linreg_parts
 
 from .declared import Declared
 from .problems import Problem

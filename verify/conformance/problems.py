@@ -66,7 +66,7 @@ class Problem:
         return self.model.posterior_cov
 
     def toy_model(self) -> GaussianMeanModel:
-        """The same posterior as the 1-D GaussianMeanModel of the toy theory (``theory.toy_chain``)."""
+        """The same posterior as the 1-D GaussianMeanModel of the toy theory (``theory.toy.chain``)."""
         if self.kind != "toy":
             raise ParameterError(f"problem {self.name!r} is not the 1-D Gaussian toy (z_i = 1, d = 1)")
         return GaussianMeanModel(self.y, sigma_x=self.sigma, sigma_theta=self.sigma0)

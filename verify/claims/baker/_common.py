@@ -1,7 +1,8 @@
 """Baker, Fearnhead, Fox & Nemeth, "Control variates for stochastic gradient MCMC" (Statistics and Computing 2019;
 arXiv:1706.05439): Sections 4-5 (SGLD-CV, SAGA-LD, ZV post-processing); digest ../shared/notes/001.md.
 
-Closed forms come from theory.baker_noise / theory.baker_theorems (typed from the digest; they read the raw data
+Closed forms come from theory.noise.minibatch, theory.chains.linear_regression and theory.bounds.baker (typed from the
+digest; they read the raw data
 arrays, never the simulator's code). Models: Bayesian linear regression y_i ~ N(z_i^T theta, 1) with a varied design
 (the control-variate noise is degenerate on the Gaussian location model, digest sec. 4.1), prior N(0, 10^2 I).
 Statistical checks use one value per independent chain (or independent draw) and a z-test; exact checks enumerate
@@ -15,7 +16,7 @@ from functools import cache
 import numpy as np
 
 from simulate.models.linear_regression import LinearRegressionModel
-from theory import baker_theorems as bt
+from theory.bounds import baker as baker_bounds
 from verify.api import Check, ClaimResult, ExactCheck, mean_and_se
 
 PAPER = "baker"
@@ -51,9 +52,9 @@ def lr1(N: int) -> LinearRegressionModel:
 
 
 @cache
-def scalar1(N: int) -> bt.Scalar1D:
+def scalar1(N: int) -> baker_bounds.Scalar1D:
     m = lr1(N)
-    return bt.Scalar1D.linreg(m.Z[:, 0], m.y, m.sigma, m.sigma0)
+    return baker_bounds.Scalar1D.linreg(m.Z[:, 0], m.y, m.sigma, m.sigma0)
 
 
 def _mean_check(out: ClaimResult, label: str, theory: float, values: np.ndarray, params: dict | None = None) -> None:

@@ -4,7 +4,7 @@
 themselves (minibatch SGD with Polyak-Ruppert averaging, :func:`simulate.control_variates.sgd_mode`). The paper's
 O(N/n) noise needs Assumption 3 (a): theta_hat within O(N^{-1/2}) of the mode, i.e. within a bounded number of
 posterior standard deviations. This claim checks that the default meets it on linear regression at N = 10^3..1.6e4
-and that the estimator built on it has the exact CV noise (theory.baker_noise, at the found centre).
+and that the estimator built on it has the exact CV noise (theory.noise.minibatch, at the found centre).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulate import LinearRegressionModel, control_variate
-from theory import baker_noise as bn
+from theory.noise import minibatch as bn
 from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register
 
 SRC = "Baker et al. (2019)"

@@ -1,7 +1,8 @@
 """Baker, Fearnhead, Fox & Nemeth, "Control variates for stochastic gradient MCMC" (Statistics and Computing 2019;
 arXiv:1706.05439): Sections 4-5 (SGLD-CV, SAGA-LD, ZV post-processing); digest ../shared/notes/001.md.
 
-Closed forms come from theory.baker_noise / theory.baker_theorems (typed from the digest; they read the raw data
+Closed forms come from theory.noise.minibatch, theory.chains.linear_regression and theory.bounds.baker (typed from the
+digest; they read the raw data
 arrays, never the simulator's code). Models: Bayesian linear regression y_i ~ N(z_i^T theta, 1) with a varied design
 (the control-variate noise is degenerate on the Gaussian location model, digest sec. 4.1), prior N(0, 10^2 I).
 Statistical checks use one value per independent chain (or independent draw) and a z-test; exact checks enumerate
@@ -19,7 +20,7 @@ from simulate.estimators.control_variates import ControlVariate
 from simulate.estimators.minibatch import Minibatch
 from simulate.estimators.vr import SVRG, VRState
 from simulate.models.linear_regression import LinearRegressionModel
-from theory import baker_noise as bn
+from theory.noise import minibatch as bn
 from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register, simulation_cache
 
 from ._common import DATA_SEED, N_GRID, PAPER, SRC, ST_N, ST_n, lr2

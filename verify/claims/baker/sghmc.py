@@ -1,6 +1,6 @@
 """SGHMC as used by Baker et al. (2019, Sec. 2.4; Chen, Fox & Guestrin 2014 eq. 15 with beta_hat = 0) on the 1-D
 Gaussian mean model: the simulator's SGHMC against the exact stationary law of the fixed-step chain
-(theory.sghmc_gaussian, new).
+(theory.chains.sghmc, new).
 
 Model: x_i ~ N(1, 1), N = 1000, prior N(0, 1) (posterior precision P = 1001).  Configurations are given either as
 (alpha, eta P) or, for two of them, in Chen et al.'s eq. (13) parameters (step eps, friction C), converted with
@@ -20,7 +20,7 @@ import sympy as sp
 from simulate import FullGradient, GaussianMeanModel, Minibatch, run
 from simulate.integrators.sghmc import SGHMC
 from simulate.samplers import sghmc
-from theory import sghmc_gaussian as sg
+from theory.chains import sghmc as sg
 from verify.api import (
     Check,
     Claim,
@@ -125,7 +125,7 @@ def run_small_step(settings: Settings) -> ClaimResult:
     ])
 
 
-SOURCE = "Baker et al. 2019 Sec. 2.4; Chen et al. 2014 eq. (15); stationary law new (theory.sghmc_gaussian)"
+SOURCE = "Baker et al. 2019 Sec. 2.4; Chen et al. 2014 eq. (15); stationary law new (theory.chains.sghmc)"
 
 register(Claim(
     id="baker.sghmc.stationary_mean", paper=PAPER, source=SOURCE,

@@ -1,7 +1,8 @@
 """Baker, Fearnhead, Fox & Nemeth, "Control variates for stochastic gradient MCMC" (Statistics and Computing 2019;
 arXiv:1706.05439): Sections 4-5 (SGLD-CV, SAGA-LD, ZV post-processing); digest ../shared/notes/001.md.
 
-Closed forms come from theory.baker_noise / theory.baker_theorems (typed from the digest; they read the raw data
+Closed forms come from theory.noise.minibatch, theory.chains.linear_regression and theory.bounds.baker (typed from the
+digest; they read the raw data
 arrays, never the simulator's code). Models: Bayesian linear regression y_i ~ N(z_i^T theta, 1) with a varied design
 (the control-variate noise is degenerate on the Gaussian location model, digest sec. 4.1), prior N(0, 10^2 I).
 Statistical checks use one value per independent chain (or independent draw) and a z-test; exact checks enumerate
@@ -14,8 +15,9 @@ import numpy as np
 
 import simulate.samplers as samplers_mod
 from simulate import run, sgld
-from theory import baker_noise as bn
-from theory import baker_theorems as bt
+from theory.bounds import baker as baker_bounds
+from theory.chains import linear_regression as linreg_chains
+from theory.noise import minibatch as bn
 from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register
 
 from ._common import PAPER, SRC, ST_H, ST_N, ST_n, _mean_check, lr2
@@ -47,7 +49,7 @@ def _stationary(method: str, replace: bool):
             from simulate.samplers import sgld_cv
 
             sampler = sgld_cv(m, h, ST_n, theta_hat=theta_hat, replace=replace)
-        _, S = bt.stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, ST_n, method,
+        _, S = linreg_chains.stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, ST_n, method,
                                         theta_hat=theta_hat, replace=replace)
         r = run(sampler, settings.chains, ST_STEPS, burn_in=ST_BURN, theta0=mu,
                 seed=settings.seed_for(f"baker.stationary.{method}.{replace}"),
@@ -94,9 +96,9 @@ def _saga_stationary(noise: bool):
         M = min(settings.chains, 4000)
         for n in (SAGA_N, SAGA_n):
             if n == SAGA_N:
-                S, what = bt.ula_stationary_cov(m.precision, h), "exact-gradient Langevin (ULA) value"
+                S, what = linreg_chains.ula_stationary_cov(m.precision, h), "exact-gradient Langevin (ULA) value"
             else:
-                S = bt.saga_stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, n)[1]
+                S = linreg_chains.saga_stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, n)[1]
                 what = "exact SAGA value (joint theta-table moments)"
             sampler = samplers_mod.saga_ld(m, h, n) if noise else samplers_mod.saga_ld(m, h, n, noise=False)
             r = run(sampler, M, SAGA_STEPS, burn_in=SAGA_BURN,
@@ -111,7 +113,7 @@ def _saga_stationary(noise: bool):
         out.notes.append(f"d = 2 linear regression, N = {SAGA_N}: with n = N SAGA uses exactly the full gradient "
                          "(table refreshed in full every step), so its stationary law is ULA's; for n < N the exact "
                          "covariance solves the vectorised fixed point of the joint (theta, anchors) second moments "
-                         "over all C(N, n) minibatches (theory.baker_theorems.saga_stationary_cov_linreg)")
+                         "over all C(N, n) minibatches (theory.chains.linear_regression.saga_stationary_cov_linreg)")
         return out
     return run_claim
 
@@ -182,7 +184,7 @@ def _thm2(settings: Settings) -> ClaimResult:
         anchors = m.posterior_mean + rng.exponential(0.1) * rng.standard_normal((m.n_data, 2))
         for n in (1, 5, 50):
             ex = np.trace(bn.saga_noise_cov_linreg(m.Z, m.y, m.sigma, theta, anchors, n))
-            worst = max(worst, ex / bt.saga_bound_21(D, m.n_data, n, theta, anchors))
+            worst = max(worst, ex / baker_bounds.saga_bound_21(D, m.n_data, n, theta, anchors))
     out.exact.append(ExactCheck("exact SAGA E|xi|^2 <= (N/n) D^2 sum_i |theta - alpha_i|^2 ((21) in theta-space) "
                                 "at 150 random (theta, table, n)", worst <= 1.0,
                                 f"largest ratio exact/bound {worst:.3g}"))
@@ -208,7 +210,7 @@ def _sghmc_cv(settings: Settings) -> ClaimResult:
     theta_hat = mu + np.array([0.03, -0.02])
     h, alpha = 0.1 / m.grad_lipschitz, 0.5
     sampler = sghmc_cv(m, h, alpha, ST_n, theta_hat=theta_hat)
-    _, S = bt.sghmc_cv_stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, alpha, ST_n, theta_hat)
+    _, S = linreg_chains.sghmc_cv_stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, alpha, ST_n, theta_hat)
     r = run(sampler, settings.chains, ST_STEPS, burn_in=ST_BURN, theta0=mu, seed=settings.seed_for("baker.sghmc_cv"),
             test_functions={"uu": _uu(mu)})
     v = r.time_averages["uu"]

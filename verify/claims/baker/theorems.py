@@ -1,7 +1,8 @@
 """Baker, Fearnhead, Fox & Nemeth, "Control variates for stochastic gradient MCMC" (Statistics and Computing 2019;
 arXiv:1706.05439): Sections 4-5 (SGLD-CV, SAGA-LD, ZV post-processing); digest ../shared/notes/001.md.
 
-Closed forms come from theory.baker_noise / theory.baker_theorems (typed from the digest; they read the raw data
+Closed forms come from theory.noise.minibatch, theory.chains.linear_regression and theory.bounds.baker (typed from the
+digest; they read the raw data
 arrays, never the simulator's code). Models: Bayesian linear regression y_i ~ N(z_i^T theta, 1) with a varied design
 (the control-variate noise is degenerate on the Gaussian location model, digest sec. 4.1), prior N(0, 10^2 I).
 Statistical checks use one value per independent chain (or independent draw) and a z-test; exact checks enumerate
@@ -16,7 +17,7 @@ import numpy as np
 
 from simulate.estimators.control_variates import ControlVariate
 from simulate.estimators.minibatch import Minibatch
-from theory import baker_theorems as bt
+from theory.bounds import baker as baker_bounds
 from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register, simulation_cache
 
 from ._common import DATA_SEED, EPS, N_GRID, PAPER, PHI0, PHI_HAT, SRC, T_STEPS, lr1, scalar1
@@ -47,7 +48,7 @@ def _coupled(settings: Settings) -> dict[str, np.ndarray]:
             th = th + 0.5 * h * g + math.sqrt(h) * eta
             v = mu + b * (v - mu) + c1 * eta + c2 * rng.standard_normal((M, 1))
         out[name] = (N * (th - v) ** 2)[:, 0]
-        out[name + "_theory"] = bt.strong_error(s, n, EPS, T_STEPS, PHI0, name, PHI_HAT)
+        out[name + "_theory"] = baker_bounds.strong_error(s, n, EPS, T_STEPS, PHI0, name, PHI_HAT)
     return out
 
 
@@ -76,10 +77,10 @@ def _thm1_scaling(settings: Settings) -> ClaimResult:
     rows = []
     for N in N_GRID:
         s = scalar1(N)
-        rows.append((N, [bt.n_required(s, nu, EPS, T_STEPS, PHI0, "sgld", PHI_HAT) for nu in (0.1, 0.01)],
-                     [bt.n_required(s, nu, EPS, T_STEPS, PHI0, "cv", PHI_HAT) for nu in (0.1, 0.01)],
-                     bt.n_required(s, 0.01, EPS, T_STEPS, PHI0, "cv", 0.05 * math.sqrt(N)),
-                     bt.paper_nreq_lower_bound(s, 0.1, EPS)))
+        rows.append((N, [baker_bounds.n_required(s, nu, EPS, T_STEPS, PHI0, "sgld", PHI_HAT) for nu in (0.1, 0.01)],
+                     [baker_bounds.n_required(s, nu, EPS, T_STEPS, PHI0, "cv", PHI_HAT) for nu in (0.1, 0.01)],
+                     baker_bounds.n_required(s, 0.01, EPS, T_STEPS, PHI0, "cv", 0.05 * math.sqrt(N)),
+                     baker_bounds.paper_nreq_lower_bound(s, 0.1, EPS)))
     Ns = np.log([r[0] for r in rows])
 
     def draw(ax) -> None:
@@ -109,11 +110,11 @@ def _thm1_scaling(settings: Settings) -> ClaimResult:
     ok3 = all(g is not None for g in grow) and slope(grow) > 0.5
     out.exact.append(ExactCheck("Assumption 3 matters: with theta_hat off by a fixed 0.05 in theta-space, SGLD-CV "
                                 "n_req grows with N (log-log slope > 0.5)", ok3, f"n_req(nu = 0.01) = {grow}"))
-    s = bt.Scalar1D.location(np.random.default_rng(DATA_SEED).normal(1.0, 1.0, 10**4), 1.0, 1.0)
+    s = baker_bounds.Scalar1D.location(np.random.default_rng(DATA_SEED).normal(1.0, 1.0, 10**4), 1.0, 1.0)
     ok, det = True, []
     for nu in (0.1, 0.02, 0.005):
-        cf, A, J = bt.location_nreq_closed_form(s, nu, EPS, T_STEPS, PHI0)
-        bf = bt.n_required(s, nu, EPS, T_STEPS, PHI0)
+        cf, A, J = baker_bounds.location_nreq_closed_form(s, nu, EPS, T_STEPS, PHI0)
+        bf = baker_bounds.n_required(s, nu, EPS, T_STEPS, PHI0)
         ok &= cf == bf
         det.append(f"nu={nu}: closed {cf} vs search {bf}")
     out.exact.append(ExactCheck("location model: n_req = ceil(J N/(nu - A + J)) equals the exact search (N = 10^4)",

@@ -2,7 +2,8 @@
 divide-and-conquer and SG-MCMC); digest ../shared/notes/001.md secs. 1.6, 1.7, 3.1.
 
 Exact checks with z-tests: consensus Monte Carlo is exact for Gaussian subposteriors (Scott et al. 2016), the
-fixed-step SGLD / SGHMC laws on the Gaussian toy (theory.baker_toys, new), label symmetry of SGLD on the mixture.
+fixed-step SGLD / SGHMC laws on the Gaussian toy (theory.chains.gaussian_targets, new), label symmetry of SGLD on the
+mixture.
 Qualitative statements of Figs. 2-4 are judged by stated criteria on KL estimates with s.e. across replicate
 experiments (ExactCheck, criterion in the label). Scales the paper omits are the workbench's
 (simulate.toy_targets); the mixture uses N = 2000 instead of 10^4 to fit the time budget.
@@ -12,12 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulate import divide_conquer as dc
+from simulate.analysis import divide_conquer as dc
 from simulate.analysis.kl import gaussian_kl, knn_kl_divergence, knn_kl_replicates
 from simulate.models.toy_targets import GaussianLocation, GaussianMixtureLocation, WarpedGaussian
 from simulate.runtime.runner import run
 from simulate.samplers import sgld
-from theory import baker_toys as bt
+from theory.chains import gaussian_targets as bt
 from verify.api import (
     Check,
     Claim,
@@ -259,7 +260,7 @@ def _sg_exact(settings: Settings, which: str) -> ClaimResult:
 
 register(Claim(
     id="baker.sec3.sgld_exact_gaussian", paper=PAPER,
-    source="Baker et al. Sec. 3.4 toy; SGLD eq. (5); exact Lyapunov law new (theory.baker_toys)",
+    source="Baker et al. Sec. 3.4 toy; SGLD eq. (5); exact Lyapunov law new (theory.chains.gaussian_targets)",
     statement="Fixed-step SGLD (minibatch n = 50 without replacement) on the d-dim Gaussian location toy has mean "
               "xbar and covariance V = A V A^T + (h^2/4) Q + h I (new): the simulator is checked on this target.",
     family="baker_toys", run=lambda s: _sg_exact(s, "sgld"),

@@ -1,7 +1,8 @@
 """Baker, Fearnhead, Fox & Nemeth, "Control variates for stochastic gradient MCMC" (Statistics and Computing 2019;
 arXiv:1706.05439): Sections 4-5 (SGLD-CV, SAGA-LD, ZV post-processing); digest ../shared/notes/001.md.
 
-Closed forms come from theory.baker_noise / theory.baker_theorems (typed from the digest; they read the raw data
+Closed forms come from theory.noise.minibatch, theory.chains.linear_regression and theory.bounds.baker (typed from the
+digest; they read the raw data
 arrays, never the simulator's code). Models: Bayesian linear regression y_i ~ N(z_i^T theta, 1) with a varied design
 (the control-variate noise is degenerate on the Gaussian location model, digest sec. 4.1), prior N(0, 10^2 I).
 Statistical checks use one value per independent chain (or independent draw) and a z-test; exact checks enumerate
@@ -17,7 +18,8 @@ import numpy as np
 import simulate.analysis.zv as zv_mod
 from simulate.estimators.control_variates import ControlVariate
 from simulate.estimators.minibatch import Minibatch
-from theory import baker_theorems as bt
+from theory.bounds import baker as baker_bounds
+from theory.chains import linear_regression as linreg_chains
 from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, register, simulation_cache, variance_and_se
 
 from ._common import PAPER, PHI_HAT, SRC, ST_H, _mean_check, lr1, scalar1
@@ -47,7 +49,8 @@ def _zv_draws(settings: Settings) -> dict[str, tuple]:
             th, g, f = vals["eval"]
             corrected, _ = zv_mod.zv_estimate(th, g, f, coefficients=a)
             printed, _ = zv_mod.zv_estimate(th, g, f, coefficients=a, sign="printed")
-            v = 0.0 if est is None else bt.expected_noise_var_1d(s, 10, "sgld" if name == "SGLD" else "cv", PHI_HAT)
+            v = 0.0 if est is None else baker_bounds.expected_noise_var_1d(
+                s, 10, "sgld" if name == "SGLD" else "cv", PHI_HAT)
             res[(N, name)] = (f[:, 0, 0], corrected[:, 0, 0], printed[:, 0, 0], mu, p, v)
     return res
 
@@ -57,9 +60,10 @@ def _thm3(settings: Settings) -> ClaimResult:
     rhat = {}
     for (N, name), (_f, corr, _, mu, p, v) in _zv_draws(settings).items():
         est, se = variance_and_se(corr)
-        out.checks.append(Check(f"N = {N}, {name} gradients: Var(f + a* z_hat) = Var f - C^2/Var z_hat", bt.zv_gaussian(
+        out.checks.append(Check(f"N = {N}, {name} gradients: Var(f + a* z_hat) = Var f - C^2/Var z_hat",
+                                baker_bounds.zv_gaussian(
             "var_after", mu, p, v), est, se, {"v/p": v / p}))
-        rhat[(N, name)] = bt.zv_gaussian("R_hat", mu, p, v) / bt.zv_gaussian("R", mu, p, v)
+        rhat[(N, name)] = baker_bounds.zv_gaussian("R_hat", mu, p, v) / baker_bounds.zv_gaussian("R", mu, p, v)
     out.exact.append(ExactCheck("R_hat/R = 1/(1 + v/p): SGLD's falls ~10x from N = 10^3 to 10^4 (correction O(N/n)); "
                                 "SGLD-CV's stays within 20% (O(1/n))",
                                 rhat[(10000, "SGLD")] < 0.2 * rhat[(1000, "SGLD")]
@@ -84,9 +88,9 @@ def _zv_printed(settings: Settings) -> ClaimResult:
         if name == "SGLD-CV":
             est, se = variance_and_se(printed)
             out.checks.append(Check(f"N = {N}, SGLD-CV gradients, printed a = +Var^-1 Cov: variance reduced to "
-                                    "Var f - C^2/Var z_hat", bt.zv_gaussian("var_after", mu, p, v), est, se,
-                                    {"Var f": bt.zv_gaussian("Vf", mu, p, v),
-                                     "Var printed (exact)": bt.zv_gaussian("var_printed", mu, p, v)}))
+                                    "Var f - C^2/Var z_hat", baker_bounds.zv_gaussian("var_after", mu, p, v), est, se,
+                                    {"Var f": baker_bounds.zv_gaussian("Vf", mu, p, v),
+                                     "Var printed (exact)": baker_bounds.zv_gaussian("var_printed", mu, p, v)}))
     return out
 
 
@@ -125,7 +129,7 @@ def _quad_controls(settings: Settings) -> dict[str, np.ndarray]:
     hq = zv_mod.zv_controls(trace - mu, grads, 2)
     out["chain_linear"] = hq[:, :, 0].mean(axis=0)
     out["chain_quadratic"] = hq[:, :, 1].mean(axis=0)
-    _, S = bt.stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, 10, "cv", theta_hat=theta_hat)
+    _, S = linreg_chains.stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, 10, "cv", theta_hat=theta_hat)
     out["p_sigma_h_minus_1"] = np.array(p * S[0, 0] - 1.0)
     return out
 

@@ -3,7 +3,8 @@
 
 Exact checks (enumeration over all minibatches, sympy) judge the algebra of Lemma 2, eq. (7), Proposition 10 and
 Theorem 6/2's lambda_l; exact finite-L MSE formulas for SGLD and vrSGLD on the paper's synthetic Gaussian model
-(theory.chen_gaussian, validated here against many-chain simulations of simulate.vr.vrsgld and simulate.sgld with a
+(theory.noise.vr and theory.chains.chen_mse, validated here against many-chain simulations of simulate.vrsgld and
+simulate.sgld with a
 z-test per formula) judge the comparisons vrSGLD vs SGLD and Corollary 4/1's regimes; sympy judges the budget
 calculus.  Model: x_i ~ N(1, 1), prior N(0, 1), N = 1000 (one data set from a fixed seed; the paper gives neither
 theta_true nor theta_0).  Step h_wb = 0.1/P (the paper's eps P = 0.05), chains started at the posterior mean for the
@@ -15,7 +16,7 @@ from __future__ import annotations
 from functools import cache
 
 from simulate import GaussianMeanModel
-from theory import chen_gaussian as cg
+from theory.noise import vr as vr_noise
 
 PAPER = "chen"
 
@@ -42,10 +43,10 @@ def default_model() -> GaussianMeanModel:
 
 
 @cache
-def gdata() -> cg.GaussianData:
-    """The same data for theory.chen_gaussian."""
+def gdata() -> vr_noise.GaussianData:
+    """The same data for theory.noise.vr."""
     m = default_model()
-    return cg.GaussianData.of(m.data, m.sigma_x, m.sigma_theta)
+    return vr_noise.GaussianData.of(m.data, m.sigma_x, m.sigma_theta)
 
 
 def step() -> float:

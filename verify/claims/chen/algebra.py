@@ -3,7 +3,8 @@
 
 Exact checks (enumeration over all minibatches, sympy) judge the algebra of Lemma 2, eq. (7), Proposition 10 and
 Theorem 6/2's lambda_l; exact finite-L MSE formulas for SGLD and vrSGLD on the paper's synthetic Gaussian model
-(theory.chen_gaussian, validated here against many-chain simulations of simulate.vr.vrsgld and simulate.sgld with a
+(theory.noise.vr and theory.chains.chen_mse, validated here against many-chain simulations of simulate.vrsgld and
+simulate.sgld with a
 z-test per formula) judge the comparisons vrSGLD vs SGLD and Corollary 4/1's regimes; sympy judges the budget
 calculus.  Model: x_i ~ N(1, 1), prior N(0, 1), N = 1000 (one data set from a fixed seed; the paper gives neither
 theta_true nor theta_0).  Step h_wb = 0.1/P (the paper's eps P = 0.05), chains started at the posterior mean for the
@@ -20,7 +21,8 @@ import sympy as sp
 
 from simulate import LogisticRegressionModel, block_rng
 from simulate.estimators.vr import VRMinibatch
-from theory import chen_gaussian as cg
+from theory.noise import vr as vr_noise
+from theory.printed import chen as chen_printed
 from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register
 
 from ._common import DEFAULT_VR, PAPER, V1V2, gdata, mu
@@ -47,16 +49,16 @@ def _unbiased(settings: Settings) -> ClaimResult:
     N, d = 7, 2
     a, b = _rng_grads(N, d, ENUM_SEED)
     for n in (1, 3, 6):
-        mean, mse = cg.enumerate_minibatch(a, n)
-        eq7 = (N - n) * N**2 * cg.gamma(a) / n
+        mean, mse = vr_noise.enumerate_minibatch(a, n)
+        eq7 = (N - n) * N**2 * vr_noise.gamma(a) / n
         out.exact.append(ExactCheck(
             f"minibatch n={n}: E g = sum alpha and E||dV||^2 = (N-n)N^2 Gamma/n (eq. 7)",
             np.allclose(mean, a.sum(0), rtol=1e-12, atol=1e-12) and _rel(mse, eq7) < 1e-10,
             f"N = {N}, d = {d}: |E g - sum alpha| = {np.abs(mean - a.sum(0)).max():.2e}; enumerated "
             f"{mse:.10g} vs eq. (7) {eq7:.10g}"))
     for n1, n2 in ((4, 2), (6, 1), (5, 3)):
-        mean, mse = cg.enumerate_vr(a, b, n1, n2)
-        ex = cg.vr_noise(a, b, n1, n2)
+        mean, mse = vr_noise.enumerate_vr(a, b, n1, n2)
+        ex = vr_noise.vr_noise(a, b, n1, n2)
         out.exact.append(ExactCheck(
             f"vr (n1, n2) = ({n1}, {n2}): E g = sum alpha; E||dV||^2 = N(N-n2)s2(a-b)/n2 + N(N-n1)s2(b)/n1",
             np.allclose(mean, a.sum(0), rtol=1e-12, atol=1e-12) and _rel(mse, ex) < 1e-10,
@@ -88,8 +90,8 @@ def _lemma2(settings: Settings) -> ClaimResult:
     out.exact.append(ExactCheck("Gamma = sum_i (alpha_i - alpha_bar)^2/(N(N-1)) (sympy, N = 5): a variance, >= 0",
                                 ident == 0, f"difference simplifies to {ident}"))
     rng = np.random.default_rng(3)
-    vals = [cg.gamma(rng.standard_normal((rng.integers(2, 40), 3)) * rng.exponential(3)) for _ in range(200)]
-    const = cg.gamma(np.ones((9, 2)) * 1.7)
+    vals = [vr_noise.gamma(rng.standard_normal((rng.integers(2, 40), 3)) * rng.exponential(3)) for _ in range(200)]
+    const = vr_noise.gamma(np.ones((9, 2)) * 1.7)
     out.exact.append(ExactCheck("Gamma >= 0 on 200 random gradient sets; = 0 iff all alpha_i equal",
                                 min(vals) > 0 and abs(const) < 1e-12,
                                 f"min Gamma = {min(vals):.3g}; Gamma(equal alphas) = {const:.2e}"))
@@ -112,8 +114,8 @@ def _prop10(printed: bool) -> Callable[[Settings], ClaimResult]:
         rows = []
         for seed, (N, n1, n2) in enumerate(((6, 4, 2), (7, 5, 2), (7, 3, 1))):
             a, b = _rng_grads(N, 2, ENUM_SEED + seed)
-            _, exact = cg.enumerate_vr(a, b, n1, n2)
-            dec = cg.A_term(a, n2) + cg.B_term(b, n1, n2) + cg.C_term(a, b, n2, printed=printed)
+            _, exact = vr_noise.enumerate_vr(a, b, n1, n2)
+            dec = vr_noise.A_term(a, n2) + vr_noise.B_term(b, n1, n2) + vr_noise.C_term(a, b, n2, printed=printed)
             rows.append((N, n1, n2, exact, dec))
             out.exact.append(ExactCheck(
                 f"N={N}, (n1, n2)=({n1}, {n2}): A + B + C{'(printed 4 sum_i<j)' if printed else '(2 sum_i!=j)'} = "
@@ -154,23 +156,24 @@ def _lambda(printed: bool) -> Callable[[Settings], ClaimResult]:
         N = gd.N
         n1, n2 = DEFAULT_VR[0], DEFAULT_VR[1]
         if printed:
-            stat = cg.gaussian_lambda_printed_stationary(gd, n1, n2)
+            stat = chen_printed.gaussian_lambda_printed_stationary(gd, n1, n2)
             out.exact.append(ExactCheck(
                 f"Gaussian model, N={N}, (n1, n2)=({n1}, {n2}): E lambda_printed > 0 at stationarity", stat > 0,
-                f"E_theta~post lambda_printed = {stat:.6g} (corrected lambda = {cg.gaussian_lambda(gd, n1, n2):.6g})"))
+                f"E_theta~post lambda_printed = {stat:.6g} (corrected lambda = "
+                f"{vr_noise.gaussian_lambda(gd, n1, n2):.6g})"))
             rng = np.random.default_rng(5)
             th = mu() + rng.standard_normal(2000) / math.sqrt(gd.P)
-            lits = [cg.lambda_printed(gd.alpha(t), n1, n2, literal=True) for t in th[:200]]
-            reads = [cg.lambda_printed(gd.alpha(t), n1, n2) for t in th[:200]]
+            lits = [chen_printed.lambda_printed(gd.alpha(t), n1, n2, literal=True) for t in th[:200]]
+            reads = [chen_printed.lambda_printed(gd.alpha(t), n1, n2) for t in th[:200]]
             out.exact.append(ExactCheck(
                 "lambda_printed > 0 for anchors drawn from the posterior (both readings of sum_ij b_i.b_i)",
                 min(lits) > 0 and min(reads) > 0,
                 f"200 anchors: literal reading max {max(lits):.4g}; b_j reading: {np.mean(np.array(reads) < 0):.0%} "
                 f"negative, mean {np.mean(reads):.5g}"))
         else:
-            lam = cg.gaussian_lambda(gd, n1, n2)
-            A = cg.gaussian_A(gd, n2)
-            v = cg.vr_noise_variance(gd, n1, n2)
+            lam = vr_noise.gaussian_lambda(gd, n1, n2)
+            A = vr_noise.gaussian_A(gd, n2)
+            v = vr_noise.vr_noise_variance(gd, n1, n2)
             rng = np.random.default_rng(6)
             gen = []
             for _ in range(100):
@@ -178,14 +181,14 @@ def _lambda(printed: bool) -> Callable[[Settings], ClaimResult]:
                 b = rng.standard_normal((Nk, 2)) + rng.standard_normal(2) * 3
                 k2 = int(rng.integers(1, Nk - 1))
                 k1 = int(rng.integers(k2 + 1, Nk + 1))
-                gen.append((cg.lambda_corrected(b, k1, k2), Nk**3 * (k1 - k2) * cg.gamma(b) / (k1 * k2)))
+                gen.append((vr_noise.lambda_corrected(b, k1, k2), Nk**3 * (k1 - k2) * vr_noise.gamma(b) / (k1 * k2)))
             ok_gen = all(x > 0 and _rel(x, y) < 1e-9 for x, y in gen)
             out.exact.append(ExactCheck(
                 "lambda = (N/n2 - N/n1) sum_ij b_i.b_j - 2(X2 - X1) sum_i<j b_i.b_j = N^3 (n1-n2) Gamma^b/(n1 n2) > 0 "
                 "for n1 > n2 (100 random cases)", ok_gen, f"min lambda = {min(x for x, _ in gen):.4g}"))
             th, tt = mu() + 0.03, mu() - 0.05
-            gl = cg.lambda_corrected(gd.alpha(tt), n1, n2)
-            ga = cg.A_term(gd.alpha(th), n2)
+            gl = vr_noise.lambda_corrected(gd.alpha(tt), n1, n2)
+            ga = vr_noise.A_term(gd.alpha(th), n2)
             out.exact.append(ExactCheck(
                 f"Gaussian N={N}: A_l = {A:.6g}, lambda_l = {lam:.6g} independent of theta; A - lambda = the exact "
                 "per-step vr gradient variance",
@@ -193,9 +196,9 @@ def _lambda(printed: bool) -> Callable[[Settings], ClaimResult]:
                 f"generic formulas at theta, theta_tilde: A {ga:.8g}, lambda {gl:.8g}; A - lambda = {A - lam:.8g}, "
                 f"vr variance N(N-n1)S_xx/(n1(N-1)) = {v:.8g}"))
             x = np.random.default_rng(8).standard_normal(8) + 1.0
-            small = cg.GaussianData.of(x)
-            _, enum = cg.enumerate_vr(small.alpha(0.4), small.alpha(-0.2), 4, 2)
-            exp_v = cg.vr_noise_variance(small, 4, 2)
+            small = vr_noise.GaussianData.of(x)
+            _, enum = vr_noise.enumerate_vr(small.alpha(0.4), small.alpha(-0.2), 4, 2)
+            exp_v = vr_noise.vr_noise_variance(small, 4, 2)
             out.exact.append(ExactCheck("Gaussian data N = 8, (n1, n2) = (4, 2): enumerated vr variance = A - lambda",
                                         _rel(enum, exp_v) < 1e-10, f"{enum:.10g} vs {exp_v:.10g}"))
         return out
@@ -252,20 +255,20 @@ def _alg1(settings: Settings) -> ClaimResult:
             mm, se = mean_and_se(err[:, j])
             out.checks.append(Check(f"(n1, n2)=({n1}, {n2}): E g_{j} - grad_{j} = 0", 0.0, mm, se))
         sq, se = mean_and_se(np.einsum("md,md->m", err, err))
-        exact = cg.vr_noise(a, b, n1, n2)
+        exact = vr_noise.vr_noise(a, b, n1, n2)
         out.checks.append(Check(f"(n1, n2)=({n1}, {n2}): E||g - grad||^2", exact, sq, se))
         # l = 2, same epoch, same theta: only the correction batch is new, so g2 - g = (N/n2)(S_2 - S_1) with S_l the
         # sum of grad_i(theta) - grad_i(theta_tilde) over pi2_l: E||g2 - g||^2 = 2 N (N - n2) s2(alpha - beta)/n2
         # (the anchor term of vr_noise vanishes at n1 = N). A correction batch reused within the epoch gives 0.
         g2, _ = est.estimate(model, np.tile(th, (M, 1)), state, rng)
         dsq, dse = mean_and_se(np.einsum("md,md->m", g2 - g, g2 - g))
-        fresh = 2 * cg.vr_noise(a, b, model.n_data, n2)
+        fresh = 2 * vr_noise.vr_noise(a, b, model.n_data, n2)
         out.exact.append(ExactCheck(f"(n1, n2)=({n1}, {n2}): successive estimates of one epoch at one theta differ",
                                     bool(dse > 0), f"E||g_2 - g_1||^2 = {dsq:.4g} over {M} chains, exact {fresh:.4g}"))
         if dse > 0:  # a zero spread (a reused correction batch) fails the exact check above; no z-test possible
             out.checks.append(Check(f"(n1, n2)=({n1}, {n2}): E||g_2 - g_1||^2 (fresh correction batch per step)",
                                     fresh, dsq, dse))
-        shared = cg.enumerate_vr(a, b, n1, n2, shared_batch=True)[1]
+        shared = vr_noise.enumerate_vr(a, b, n1, n2, shared_batch=True)[1]
         rows.append((f"({n1}, {n2})", exact, sq, se, shared))
         out.notes.append(f"(n1, n2) = ({n1}, {n2}): exact {exact:.5g}, simulated {sq:.5g} +- {se:.2g}; a correction "
                          f"batch taken from the anchor batch would give {shared:.5g}")

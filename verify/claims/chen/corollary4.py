@@ -3,7 +3,8 @@
 
 Exact checks (enumeration over all minibatches, sympy) judge the algebra of Lemma 2, eq. (7), Proposition 10 and
 Theorem 6/2's lambda_l; exact finite-L MSE formulas for SGLD and vrSGLD on the paper's synthetic Gaussian model
-(theory.chen_gaussian, validated here against many-chain simulations of simulate.vr.vrsgld and simulate.sgld with a
+(theory.noise.vr and theory.chains.chen_mse, validated here against many-chain simulations of simulate.vrsgld and
+simulate.sgld with a
 z-test per formula) judge the comparisons vrSGLD vs SGLD and Corollary 4/1's regimes; sympy judges the budget
 calculus.  Model: x_i ~ N(1, 1), prior N(0, 1), N = 1000 (one data set from a fixed seed; the paper gives neither
 theta_true nor theta_0).  Step h_wb = 0.1/P (the paper's eps P = 0.05), chains started at the posterior mean for the
@@ -21,9 +22,9 @@ import mpmath
 import sympy as sp
 from scipy.optimize import minimize_scalar
 
-from theory import chen_bounds as cb
-from theory import chen_gaussian as cg
-from theory.toy_finite_time import ToyFiniteTime, toy_finite_time
+from theory.bounds import chen as cb
+from theory.noise import vr as vr_noise
+from theory.toy.finite_time import ToyFiniteTime, toy_finite_time
 from verify.api import Claim, ClaimResult, ExactCheck, Settings, register
 
 from ._common import N_DATA, PAPER, V1V2, gdata, step
@@ -74,7 +75,7 @@ def _cor4(settings: Settings) -> ClaimResult:
     """Corollary 4 (V1) / 1 (V2) regimes against the exact SGLD MSE under a budget T = nL."""
     out = ClaimResult()
     tab = budget_table()
-    g = cg.gaussian_gamma(gdata())
+    g = vr_noise.gaussian_gamma(gdata())
     t1 = 27 / 8 * g**3 * N_DATA**6
     for pol, rows in tab.items():
         best = [min(rows[T], key=rows[T].get) for T in BUDGETS]
@@ -99,7 +100,7 @@ def _cor4(settings: Settings) -> ClaimResult:
         ax.legend(fontsize=6)
     out.figure = draw
     out.notes.append(f"theta_0 = 0 (cold start, theta_true = 1); eps P tuned by a bounded search over {EPS_BOUNDS}; "
-                     "MSE exact (theory.toy_finite_time) for the theta^2 average")
+                     "MSE exact (theory.toy.finite_time) for the theta^2 average")
     for T in BUDGETS:
         out.notes.append(f"T = {T:.0e}: " + "; ".join(
             f"n={n}: " + ", ".join(f"{pol.split(' per')[0]} {tab[pol][T][n]:.4g}" for pol in tab) for n in BATCHES))

@@ -3,7 +3,8 @@
 
 Exact checks (enumeration over all minibatches, sympy) judge the algebra of Lemma 2, eq. (7), Proposition 10 and
 Theorem 6/2's lambda_l; exact finite-L MSE formulas for SGLD and vrSGLD on the paper's synthetic Gaussian model
-(theory.chen_gaussian, validated here against many-chain simulations of simulate.vr.vrsgld and simulate.sgld with a
+(theory.noise.vr and theory.chains.chen_mse, validated here against many-chain simulations of simulate.vrsgld and
+simulate.sgld with a
 z-test per formula) judge the comparisons vrSGLD vs SGLD and Corollary 4/1's regimes; sympy judges the budget
 calculus.  Model: x_i ~ N(1, 1), prior N(0, 1), N = 1000 (one data set from a fixed seed; the paper gives neither
 theta_true nor theta_0).  Step h_wb = 0.1/P (the paper's eps P = 0.05), chains started at the posterior mean for the
@@ -18,7 +19,7 @@ import numpy as np
 
 from simulate import run, sgld
 from simulate.samplers import vrsgld
-from theory import chen_gaussian as cg
+from theory.chains import chen_mse as chen_mse
 from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register, simulation_cache
 
 from ._common import DEFAULT_VR, EPS_P, N_DATA, PAPER, V1V2, default_model, gdata, mu, step
@@ -52,10 +53,10 @@ def simulate_mse(kind: str, cfg: tuple, chains: int, seed: int) -> dict:
 
 
 def exact_mse(kind: str, cfg: tuple, phi: str, L: int = L_STEPS, **kw) -> float:
-    """Exact MSE (theory.chen_gaussian) of SGLD (cfg = (n,)) or vrSGLD (cfg = (n1, n2, m)), theta_0 = mu."""
+    """Exact MSE (theory.chains.chen_mse) of SGLD (cfg = (n,)) or vrSGLD (cfg = (n1, n2, m)), theta_0 = mu."""
     if kind == "sgld":
-        return cg.sgld_mse(gdata(), step(), L, cfg[0], phi, theta0=mu())
-    return cg.vr_mse(gdata(), step(), L, cg.VRConfig(*cfg), phi, theta0=mu(), **kw)
+        return chen_mse.sgld_mse(gdata(), step(), L, cfg[0], phi, theta0=mu())
+    return chen_mse.vr_mse(gdata(), step(), L, chen_mse.VRConfig(*cfg), phi, theta0=mu(), **kw)
 
 
 SIM_CASES = (("sgld", (SGLD_N,)), ("vr", DEFAULT_VR), ("vr", COUNTER_VR))

@@ -2,7 +2,8 @@
 
 Exact checks enumerate every minibatch of the simulator's own stratified estimator (simulate.stratified.Stratified
 .combine) on small data, so a bug in the estimator is judged, not re-derived; closed forms come from
-theory.stratified (typed from the paper and the digest, sec. 5.1). Statistical checks (z-tests, s.e. across
+theory.noise.stratified, theory.bounds.fu_zhang and theory.chains.stratified (typed from the paper and the digest,
+sec. 5.1). Statistical checks (z-tests, s.e. across
 independent chains) compare one-step gradient draws with Lemma 3.4 and the stationary variance of CP-SGLD and
 CP-SGHMC with the exact discrete Lyapunov solution on the Gaussian mean model (theta-free gradient noise).
 Data: a 2-D Gaussian mean model on four Gaussian blobs (N = 500, sigma_x = 1, prior N(0, 10^2 I)), k-means with
@@ -25,7 +26,8 @@ from simulate.estimators.stratified import (
 from simulate.models.datasets import breast_cancer_design
 from simulate.models.gaussian import GaussianMeanModel
 from simulate.models.logistic import LogisticRegressionModel
-from theory import stratified as ts
+from theory.noise import stratified as strat_noise
+from theory.printed import fu_zhang as fz_printed
 from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register, simulation_cache
 
 from ._common import KMEANS_ITER, KMEANS_SEED, PAPER, gauss_model, gauss_strata
@@ -77,8 +79,8 @@ def _cases():
 def _per_datum(model, theta) -> np.ndarray:
     """Per-datum gradients typed from theory (not the simulator)."""
     if isinstance(model, GaussianMeanModel):
-        return ts.gaussian_grads(model.data, theta, model.sigma_x)
-    return ts.logistic_grads(model.X, model.y, theta)
+        return strat_noise.gaussian_grads(model.data, theta, model.sigma_x)
+    return strat_noise.logistic_grads(model.X, model.y, theta)
 
 
 def _lemma33(settings: Settings) -> ClaimResult:
@@ -115,8 +117,8 @@ def _lemma34_exact(replace: bool, printed: bool):
                 est = Stratified(strata, sizes, replace)
                 g = enumerate_estimates(est, model, theta)
                 var = float(np.mean(np.sum((g - full) ** 2, axis=1)))
-                th = (ts.lemma34_printed(gd, strata.labels, sizes) if printed
-                      else ts.stratified_variance(gd, strata.labels, sizes, replace))
+                th = (fz_printed.lemma34_printed(gd, strata.labels, sizes) if printed
+                      else strat_noise.stratified_variance(gd, strata.labels, sizes, replace))
                 rel = abs(var - th) / th
                 form = "Lemma 3.4 as printed" if printed else (
                     "Lemma 3.4" if replace else "Lemma 3.4 with factors (n_i - b_i)/(n_i - 1)")
@@ -145,7 +147,7 @@ def _one_step_draws(kind: str, replace: bool, M: int, seed: int) -> tuple[np.nda
         th = np.repeat(theta[None, :], min(M, start + 10_000) - start, axis=0)
         g, _ = est.estimate(model, th, None, rng)
         errs.append(np.sum((g - full) ** 2, axis=1))
-    exact = ts.stratified_variance(_per_datum(model, theta), strata.labels, est.sizes, replace)
+    exact = strat_noise.stratified_variance(_per_datum(model, theta), strata.labels, est.sizes, replace)
     return np.concatenate(errs), exact
 
 
@@ -205,11 +207,11 @@ def _lemma32(settings: Settings) -> ClaimResult:
     rng = np.random.default_rng(settings.seed_for("fu_zhang.lemma32"))
     g = rng.standard_normal((12, 3)) * rng.exponential(1.0, size=(12, 1)) + 0.3
     S = g.sum(axis=0)
-    p = ts.is_optimal_probabilities(g)
+    p = strat_noise.is_optimal_probabilities(g)
     est = g / p[:, None]
     mean_err = float(np.abs(p @ est - S).max())
     var_enum = float(p @ np.sum((est - S) ** 2, axis=1))
-    vmin = ts.is_min_variance(g)
+    vmin = strat_noise.is_min_variance(g)
     out.exact.append(ExactCheck("Lemma 3.1/3.2: E[g_I/p_I] = S and the enumerated variance at p* = (sum||g_i||)^2 - "
                                 "||S||^2", mean_err < 1e-10 and abs(var_enum - vmin) < 1e-9 * vmin,
                                 f"|E - S| = {mean_err:.1e}; enumerated {var_enum:.8g} vs {vmin:.8g}"))
@@ -232,12 +234,12 @@ def _is_least(settings: Settings) -> ClaimResult:
     out = ClaimResult()
     rng = np.random.default_rng(13)
     x = np.concatenate([10.0 + 0.05 * rng.standard_normal(50), -10.0 + 0.05 * rng.standard_normal(50)])[:, None]
-    g = ts.gaussian_grads(x, np.zeros(1), 1.0)
+    g = strat_noise.gaussian_grads(x, np.zeros(1), 1.0)
     labels = np.repeat([0, 1], 50)
     b = 2
-    var_is = ts.is_min_variance(g) / b  # b iid draws from p*
-    var_uni = ts.uniform_variance(g, b, replace=True)
-    var_st = ts.stratified_variance(g, labels, (1, 1), replace=True)
+    var_is = strat_noise.is_min_variance(g) / b  # b iid draws from p*
+    var_uni = strat_noise.uniform_variance(g, b, replace=True)
+    var_st = strat_noise.stratified_variance(g, labels, (1, 1), replace=True)
     out.exact.append(ExactCheck("optimal IS has the least variance (b = 2, two tight opposite groups)",
                                 var_is <= var_st, f"IS (optimal p) {var_is:.5g}, uniform {var_uni:.5g}, "
                                                   f"stratified (1, 1) {var_st:.5g}"))

@@ -2,7 +2,8 @@
 
 Exact checks enumerate every minibatch of the simulator's own stratified estimator (simulate.stratified.Stratified
 .combine) on small data, so a bug in the estimator is judged, not re-derived; closed forms come from
-theory.stratified (typed from the paper and the digest, sec. 5.1). Statistical checks (z-tests, s.e. across
+theory.noise.stratified, theory.bounds.fu_zhang and theory.chains.stratified (typed from the paper and the digest,
+sec. 5.1). Statistical checks (z-tests, s.e. across
 independent chains) compare one-step gradient draws with Lemma 3.4 and the stationary variance of CP-SGLD and
 CP-SGHMC with the exact discrete Lyapunov solution on the Gaussian mean model (theta-free gradient noise).
 Data: a 2-D Gaussian mean model on four Gaussian blobs (N = 500, sigma_x = 1, prior N(0, 10^2 I)), k-means with
@@ -20,7 +21,8 @@ from simulate.estimators.stratified import (
 )
 from simulate.runtime.runner import run
 from simulate.samplers import cp_sghmc, cp_sgld, sgld
-from theory import stratified as ts
+from theory.chains import stratified as strat_chains
+from theory.noise import stratified as strat_noise
 from verify.api import (
     Check,
     Claim,
@@ -101,16 +103,16 @@ def _sampler(kind: str, rule: str, replace: bool):
 def _noise_cov(rule: str, replace: bool) -> np.ndarray:
     model, strata = gauss_model(), _strata_for(rule)
     bi = allocate(strata, B, "proportional" if rule == "single" else rule)
-    return ts.gaussian_noise_cov(model.data, strata.labels, bi, SIGMA_X, replace)
+    return strat_noise.gaussian_noise_cov(model.data, strata.labels, bi, SIGMA_X, replace)
 
 
 def _theory_cov(kind: str, rule: str, replace: bool) -> np.ndarray:
     model, strata = gauss_model(), gauss_strata()
     bi = allocate(strata, B, rule)
-    Sigma = ts.gaussian_noise_cov(model.data, strata.labels, bi, SIGMA_X, replace)
+    Sigma = strat_noise.gaussian_noise_cov(model.data, strata.labels, bi, SIGMA_X, replace)
     if kind == "sgld":
-        return ts.sgld_stationary_cov(_a(), SGLD_HA / _a(), Sigma)
-    return ts.sghmc_stationary_cov(_a(), SGHMC_HA / _a(), SGHMC_ALPHA, Sigma)[:2, :2]
+        return strat_chains.sgld_stationary_cov(_a(), SGLD_HA / _a(), Sigma)
+    return strat_chains.sghmc_stationary_cov(_a(), SGHMC_HA / _a(), SGHMC_ALPHA, Sigma)[:2, :2]
 
 
 @simulation_cache
@@ -148,8 +150,9 @@ def _stationary(kinds: tuple[str, ...]):
 
         out.figure = figure
         bi = allocate(gauss_strata(), B, "neyman")
-        cp = np.trace(ts.gaussian_noise_cov(model.data, gauss_strata().labels, bi, SIGMA_X, False))
-        uni = ts.uniform_variance(ts.gaussian_grads(model.data, np.zeros(2), SIGMA_X), B, replace=False)
+        cp = np.trace(strat_noise.gaussian_noise_cov(model.data, gauss_strata().labels, bi, SIGMA_X, False))
+        grads = strat_noise.gaussian_grads(model.data, np.zeros(2), SIGMA_X)
+        uni = strat_noise.uniform_variance(grads, B, replace=False)
         out.notes.append(f"gradient-noise trace: CP (Theorem 3.2, WOR) {cp:.6g} vs uniform SGLD {uni:.6g}; posterior "
                          f"variance 1/a = {1 / _a():.4g}")
         return out
@@ -181,7 +184,7 @@ def _thm34(settings: Settings) -> ClaimResult:
     mses = {}
     for label, (kind, rule, replace) in (("CP-SGLD Thm3.2 without", ("sgld", "neyman", False)), UNIFORM_CFG):
         res = _stationary_run(kind, rule, replace, settings.chains, settings.seed_for(f"fu_zhang.stat.{label}"))
-        cov = ts.sgld_time_average_cov(_a(), h, _noise_cov(rule, replace), BURN_IN, N_STEPS)
+        cov = strat_chains.sgld_time_average_cov(_a(), h, _noise_cov(rule, replace), BURN_IN, N_STEPS)
         mses[label] = float(np.trace(cov))
         for j in range(2):
             sq = (res.time_averages["theta"][:, j] - model.posterior_mean[j]) ** 2
@@ -189,7 +192,7 @@ def _thm34(settings: Settings) -> ClaimResult:
             out.checks.append(Check(f"{label}: MSE of time average theta_{j}", float(cov[j, j]), m, se,
                                     params=dict(burn_in=BURN_IN, T=N_STEPS, h=h)))
     cp, uni = mses["CP-SGLD Thm3.2 without"], mses[UNIFORM_CFG[0]]
-    floor = float(np.trace(ts.sgld_time_average_cov(_a(), h, np.zeros((2, 2)), BURN_IN, N_STEPS)))
+    floor = float(np.trace(strat_chains.sgld_time_average_cov(_a(), h, np.zeros((2, 2)), BURN_IN, N_STEPS)))
     out.exact.append(ExactCheck("CP reduces the gradient-noise term of the time-average MSE (same h, T, b)",
                                 floor < cp < uni, f"exact MSE (trace): CP {cp:.4g}, uniform SGLD {uni:.4g}, "
                                                   f"noise-free floor (the 1/(Th) part) {floor:.4g}"))

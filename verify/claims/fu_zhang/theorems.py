@@ -2,7 +2,8 @@
 
 Exact checks enumerate every minibatch of the simulator's own stratified estimator (simulate.stratified.Stratified
 .combine) on small data, so a bug in the estimator is judged, not re-derived; closed forms come from
-theory.stratified (typed from the paper and the digest, sec. 5.1). Statistical checks (z-tests, s.e. across
+theory.noise.stratified, theory.bounds.fu_zhang and theory.chains.stratified (typed from the paper and the digest,
+sec. 5.1). Statistical checks (z-tests, s.e. across
 independent chains) compare one-step gradient draws with Lemma 3.4 and the stationary variance of CP-SGLD and
 CP-SGHMC with the exact discrete Lyapunov solution on the Gaussian mean model (theta-free gradient noise).
 Data: a 2-D Gaussian mean model on four Gaussian blobs (N = 500, sigma_x = 1, prior N(0, 10^2 I)), k-means with
@@ -27,7 +28,8 @@ from simulate.estimators.stratified import (
 )
 from simulate.models.datasets import breast_cancer_design
 from simulate.models.gaussian import GaussianMeanModel
-from theory import stratified as ts
+from theory.bounds import fu_zhang as fz_bounds
+from theory.noise import stratified as strat_noise
 from verify.api import Claim, ClaimResult, ExactCheck, Settings, register
 
 from ._common import KMEANS_ITER, KMEANS_SEED, PAPER, SIGMA_X, B, gauss_model, gauss_strata
@@ -52,7 +54,7 @@ def _thm31(settings: Settings) -> ClaimResult:
     rng = np.random.default_rng(settings.seed_for("fu_zhang.thm31"))
     thetas = rng.standard_normal((20, 2)) * 5.0
     lhs = np.trace(est.noise_cov(model, thetas), axis1=1, axis2=2)
-    rhs = ts.thm31_bound(model.data, strata.labels, sizes, 1.0 / SIGMA_X**2)
+    rhs = fz_bounds.thm31_bound(model.data, strata.labels, sizes, 1.0 / SIGMA_X**2)
     rel = float(np.max(np.abs(lhs - rhs)) / rhs)
     out.exact.append(ExactCheck("Gaussian mean model: Lemma 3.4 variance (simulator noise_cov, WR) = Theorem 3.1 "
                                 "bound with L = 1/sigma_x^2 at 20 random theta (equality, theta-free)", rel < 1e-9,
@@ -63,8 +65,8 @@ def _thm31(settings: Settings) -> ClaimResult:
     thetas = rng.standard_normal((300, X.shape[1])) * rng.choice([0.1, 0.5, 2.0], size=(300, 1))
     ratios = []
     for th in thetas:
-        lhs = ts.stratified_variance(ts.logistic_grads(X, y, th), ps.labels, b_ps, replace=True)
-        ratios.append(lhs / ts.thm31_bound(X, ps.labels, b_ps, ts.logistic_lipschitz(X, th)))
+        lhs = strat_noise.stratified_variance(strat_noise.logistic_grads(X, y, th), ps.labels, b_ps, replace=True)
+        ratios.append(lhs / fz_bounds.thm31_bound(X, ps.labels, b_ps, strat_noise.logistic_lipschitz(X, th)))
     ratios = np.array(ratios)
     out.exact.append(ExactCheck(
         "breast-cancer logistic regression, label-pure clusters (k-means within each class, k = 6, b = 30): "
@@ -90,16 +92,16 @@ def _thm31_mixed(settings: Settings) -> ClaimResult:
     worst = 0.0
     for L in (1.0, 10.0, 1e3):
         th = np.array([0.3, -0.2])
-        lhs = ts.stratified_variance(ts.logistic_grads(X, y, th), labels, b, replace=True)
-        rhs = ts.thm31_bound(X, labels, b, L)
-        rhs0 = ts.thm31_bound(X[:3], labels[:3], b[:1], L)
+        lhs = strat_noise.stratified_variance(strat_noise.logistic_grads(X, y, th), labels, b, replace=True)
+        rhs = fz_bounds.thm31_bound(X, labels, b, L)
+        rhs0 = fz_bounds.thm31_bound(X[:3], labels[:3], b[:1], L)
         worst = max(worst, lhs)
+        v0 = strat_noise.stratified_variance(strat_noise.logistic_grads(X[:3], y[:3], th), labels[:3], b[:1], True)
         out.exact.append(ExactCheck(
             f"L = {L:g}: Lemma 3.4 variance <= Theorem 3.1 bound (cluster 0 = three copies of x = (1, 1) with "
             "labels +1, -1, +1)", lhs <= rhs,
             f"variance {lhs:.4g}; bound {rhs:.4g} (cluster 0 contributes {rhs0:.3g} to the bound but "
-            f"{ts.stratified_variance(ts.logistic_grads(X[:3], y[:3], th), labels[:3], b[:1], True):.4g} "
-            "to the variance)"))
+            f"{v0:.4g} to the variance)"))
     return out
 
 
@@ -123,10 +125,10 @@ def _eq30(settings: Settings) -> ClaimResult:
     rng = np.random.default_rng(settings.seed_for("fu_zhang.eq30"))
     n_point_bad = n_point = n_sum_bad = 0
     for th in rng.standard_normal((50, X.shape[1])) * 0.5:
-        g = ts.logistic_grads(X, y, th)
+        g = strat_noise.logistic_grads(X, y, th)
         for m in ps.members:
             mu = X[m].mean(axis=0)
-            gmu = ts.logistic_grads(mu[None, :], y[m][:1], th)[0]  # the cluster's label at its centroid
+            gmu = strat_noise.logistic_grads(mu[None, :], y[m][:1], th)[0]  # the cluster's label at its centroid
             lhs = np.sum((g[m] - g[m].mean(axis=0)) ** 2, axis=1)
             rhs = np.sum((g[m] - gmu) ** 2, axis=1)
             n_point_bad += int(np.sum(lhs > rhs * (1 + 1e-12)))
@@ -163,7 +165,7 @@ def _integer_allocations(n: np.ndarray, b: int):
 
 def _thm32(settings: Settings) -> ClaimResult:
     out = ClaimResult()
-    sol, val = ts.thm32_lagrange_sympy(3)
+    sol, val = fz_bounds.thm32_lagrange_sympy(3)
     n = sp.symbols("n1:4", positive=True)
     v = sp.symbols("v1:4", positive=True)
     bb = sp.Symbol("b", positive=True)
@@ -188,14 +190,14 @@ def _thm32(settings: Settings) -> ClaimResult:
             est = Stratified(strata, tuple(bi.tolist()), replace=True)
             vals[tuple(bi.tolist())] = float(np.trace(est.noise_cov(model)))
         best = min(vals, key=vals.get)
-        cont = ts.thm32_min_objective(strata.sizes, strata.within_var, b)
+        cont = fz_bounds.thm32_min_objective(strata.sizes, strata.within_var, b)
         rounded = tuple(allocate(strata, b, "neyman").tolist())
         # numerical minimum of the continuous problem as an independent check of eq. (14)
         w0 = np.full(k, b / k)
-        res = minimize(lambda t, s=strata: ts.surrogate_objective(s.sizes, s.within_var, t), w0,
+        res = minimize(lambda t, s=strata: fz_bounds.surrogate_objective(s.sizes, s.within_var, t), w0,
                        constraints=[{"type": "eq", "fun": lambda t, b=b: t.sum() - b}], bounds=[(1e-6, None)] * k,
                        method="SLSQP", options=dict(ftol=1e-14, maxiter=500))
-        b_star = ts.thm32_allocation(strata.sizes, strata.within_var, b)
+        b_star = fz_bounds.thm32_allocation(strata.sizes, strata.within_var, b)
         gaps.append(vals[rounded] / vals[best] - 1)
         out.exact.append(ExactCheck(
             f"data set {rep} (n = {strata.sizes.tolist()}, b = {b}): eq. (14) minimises the Lemma 3.4 variance: "
@@ -233,19 +235,19 @@ def _thm32_vs_uniform(settings: Settings) -> ClaimResult:
     strata = kmeans_strata(X[:, :1], 2, max_iter=KMEANS_ITER, seed=KMEANS_SEED)
     b = 20
     theta = np.array([3.0, 0.0])
-    g = ts.logistic_grads(X, y, theta)
-    uni = ts.uniform_variance(g, b, replace=False)
+    g = strat_noise.logistic_grads(X, y, theta)
+    uni = strat_noise.uniform_variance(g, b, replace=False)
     bi = allocate(strata, b, "neyman")
-    var = ts.stratified_variance(g, strata.labels, bi, replace=False)
+    var = strat_noise.stratified_variance(g, strata.labels, bi, replace=False)
     out.exact.append(ExactCheck(
         f"Theorem 3.2 allocation b = {bi.tolist()} (k-means clusters, n = {strata.sizes.tolist()}): variance <= "
         "uniform SGLD minibatch of the same b", var <= uni,
         f"stratified {var:.4g} vs uniform {uni:.4g} (ratio {var / uni:.3g})"))
     bp = allocate(strata, b, "proportional")
-    vp = ts.stratified_variance(g, strata.labels, bp, replace=False)
-    s_i = np.sqrt(ts.cluster_sq_dev(g, strata.labels) / strata.sizes)
+    vp = strat_noise.stratified_variance(g, strata.labels, bp, replace=False)
+    s_i = np.sqrt(strat_noise.cluster_sq_dev(g, strata.labels) / strata.sizes)
     bo = round_allocation(continuous_allocation(strata.sizes * s_i, strata.sizes, b), strata.sizes, b)
-    vo = ts.stratified_variance(g, strata.labels, bo, replace=False)
+    vo = strat_noise.stratified_variance(g, strata.labels, bo, replace=False)
     out.notes.append(f"proportional b = {bp.tolist()}: ratio to uniform {vp / uni:.3g}; gradient-Neyman oracle "
                      f"(b_i ~ n_i s_i(theta)) b = {bo.tolist()}: ratio {vo / uni:.3g}")
     return out

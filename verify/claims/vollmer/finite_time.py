@@ -1,5 +1,5 @@
 """Vollmer, Zygalakis & Teh (2016), Section 2.2, eq. (22), eq. (68), Appendix 10: exact finite-time theory of the
-toy chain (theory.toy_finite_time) against many-chain simulation.
+toy chain (theory.toy.finite_time) against many-chain simulation.
 
 Every chain starts at theta_0 = 0 (Appendix 10.2) and averages theta_0 .. theta_{M-1} (eq. 22, C.1).  The per-chain
 values (S2 - mu_p^2 - sigma_p^2)^2, (S1 - mu_p)^2, (S2 - S1^2)/sigma_p^2 - 1 and theta_k^p are i.i.d. across chains,
@@ -19,9 +19,9 @@ import mpmath
 import numpy as np
 
 from simulate import GaussianMeanModel, Sampler, euler, msgld, run, sgld
-from theory import subset_moments as sm
-from theory import toy_finite_time as tft
-from theory.gaussian_toy import toy_constants
+from theory.noise import subset_moments as sm
+from theory.toy import finite_time as tft
+from theory.toy.constants import toy_constants
 from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register, simulation_cache
 
 from .toy import default_model, make_sampler

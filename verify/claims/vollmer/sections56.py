@@ -1,7 +1,7 @@
 """Vollmer, Zygalakis & Teh (2016), Sections 5-6 on the Gaussian toy: Theorem 5.2's constants, the MSE-optimal
 step (Remark 8), Fig. 4's cost scaling, the large-N scalings of Section 6.2 and (70), Theorem 6.1 and the ERE limit.
 
-These are deterministic computations on the exact finite-time closed forms (theory.toy_finite_time, which the
+These are deterministic computations on the exact finite-time closed forms (theory.toy.finite_time, which the
 finite-time claims check against simulation); they judge asymptotic statements, so each check states the
 quantity, the asymptotic prediction, and the criterion (a trend plus a relative gap that must shrink).
 """
@@ -13,9 +13,9 @@ import math
 import numpy as np
 import sympy as sp
 
-from theory import vollmer_asymptotics as va
+from theory.bounds import vollmer as va
 from theory.symbols import VB, h
-from theory.toy_finite_time import expected_over_data, toy_finite_time
+from theory.toy.finite_time import expected_over_data, toy_finite_time
 from verify.api import Claim, ClaimResult, ExactCheck, Settings, register
 
 from .toy import default_model

@@ -16,9 +16,9 @@ import numpy as np
 
 import theory
 from simulate import GaussianMeanModel, euler, msgld, run, sgld
-from theory import toy_moments as tm
-from theory import vollmer_printed as vp
 from theory.numeric import lambdify_toy
+from theory.printed import vollmer as vp
+from theory.toy import moments as tm
 from verify.api import (
     Check,
     Claim,
@@ -128,7 +128,7 @@ def _eq18_or_21(method: str):
     if method == "msgld":
         return vp.eq21_stationary_variance_msgld()
     expr = vp.eq18_stationary_variance()
-    return expr.subs(theory.toy_moments.VB, 0) if method == "euler" else expr
+    return expr.subs(theory.toy.moments.VB, 0) if method == "euler" else expr
 
 
 register(Claim(

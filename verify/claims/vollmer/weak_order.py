@@ -39,10 +39,10 @@ from simulate import FullGradient, Langevin, ModifiedLangevin, Sampler, run
 from simulate.estimators.additive_noise import AdditiveNoise
 from simulate.models.potentials import PotentialModel, compile_expr, double_well, quartic
 from simulate.validation import ParameterError
-from theory import toy_moments as tm
-from theory import vollmer_printed as vp
 from theory import weak_order as wo
+from theory.printed import vollmer as vp
 from theory.symbols import EB, VB, A, h
+from theory.toy import moments as tm
 from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register, simulation_cache
 from verify.stats import weighted_polyfit
 

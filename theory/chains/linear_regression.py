@@ -3,7 +3,7 @@ stationary covariance of SGLD and SGLD-CV on linear regression (digest ../shared
 
 Workbench convention theta' = theta + (h/2) g + sqrt(h) xi. On linear regression (posterior N(mu, P^{-1}), per-datum
 gradients g_i = r_i - A_i theta) both samplers are u' = F u + (h/2) eps(theta) + sqrt(h) xi with u = theta - mu,
-F = I - h P/2, and a gradient error eps of conditional covariance quadratic in theta (theory.baker_noise):
+F = I - h P/2, and a gradient error eps of conditional covariance quadratic in theta (theory.noise.minibatch):
 
     SGLD:    Cov(eps | theta) = K sum_i (c_i - B_i u)(c_i - B_i u)^T,  c_i = g_i(mu) - g_bar(mu), B_i = A_i - A_bar
     SGLD-CV: Cov(eps | theta) = K sum_i B_i (u - e)(u - e)^T B_i,      e = theta_hat - mu.
@@ -24,15 +24,11 @@ Theorem 2's key step (21) and Theorem 3's Gaussian identities (R_hat = R/(1 + v/
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
-import sympy as sp
 
-from simulate.validation import ParameterError, check_finite_array, check_int, check_positive
-
-from .baker_noise import k_factor, linreg_parts
+from simulate.validation import ParameterError, check_int, check_positive
+from theory.noise.minibatch import k_factor, linreg_parts
 
 METHODS = ("sgld", "cv")
 
@@ -83,7 +79,6 @@ def stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, n: int, m
     rhs = 0.25 * h * h * K * C + h * np.eye(d)
     S = np.linalg.solve(Mop, rhs.reshape(-1)).reshape(d, d)
     return mu, 0.5 * (S + S.T)
-
 
 
 def saga_stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -165,192 +160,12 @@ def sghmc_cv_stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, 
     Suu = Sig[:d, :d]
     return mu, 0.5 * (Suu + Suu.T)
 
+
 def ula_stationary_cov(P: np.ndarray, h: float) -> np.ndarray:
     """Exact-gradient Langevin (Euler) on N(mu, P^{-1}): S = h (I - F^2)^{-1}, F = I - hP/2 (noise-free limit)."""
     F = np.eye(P.shape[0]) - 0.5 * h * P
     return h * np.linalg.inv(np.eye(P.shape[0]) - F @ F)
 
 
-# ------------------------------------------------------------------------------------------ Theorem 1 (d = 1)
-@dataclass(frozen=True)
-class Scalar1D:
-    """Sufficient sums of a 1-d linear regression for the Theorem 1 recursion: N, p (posterior precision),
-    mu, Scc = sum c_i^2, Scb = sum c_i B_i, Sbb = sum B_i^2 (c_i, B_i as in the module docstring)."""
-
-    N: int
-    p: float
-    mu: float
-    Scc: float
-    Scb: float
-    Sbb: float
-
-    @classmethod
-    def linreg(cls, z, y, sigma: float, sigma0: float) -> Scalar1D:
-        z = check_finite_array("z", z, ndim=(1,))
-        A, r = linreg_parts(z[:, None], y, sigma)
-        A, r = A[:, 0, 0], r[:, 0]
-        p = A.sum() + 1.0 / check_positive("sigma0", sigma0) ** 2
-        mu = r.sum() / p
-        g = r - A * mu
-        c = g - g.mean()
-        B = A - A.mean()
-        return cls(z.shape[0], float(p), float(mu), float(c @ c), float(c @ B), float(B @ B))
-
-    @classmethod
-    def location(cls, x, sigma: float, sigma0: float) -> Scalar1D:
-        x = check_finite_array("x", x, ndim=(1,))
-        return cls.linreg(np.ones_like(x), x, sigma, sigma0)
-
-    def noise_var(self, method: str, K: float, m_u: float, S_uu: float, e: float) -> float:
-        """E Var(eps | theta) given E u = m_u and E u^2 = S_uu (u = theta - mu)."""
-        if method == "sgld":
-            return K * (self.Scc - 2 * self.Scb * m_u + self.Sbb * S_uu)
-        return K * self.Sbb * (S_uu - 2 * e * m_u + e * e)
-
-
-def strong_error(s: Scalar1D, n: int, eps: float, T: int, phi0: float, method: str = "sgld",
-                 phi_hat: float = 0.0, replace: bool = False) -> float:
-    """E |phi_T - phi_bar_T|^2 of SGLD / SGLD-CV vs the diffusion (8) with the same Brownian motion, both started at
-    phi_0; theta_hat = mu + phi_hat/sqrt(N) (Assumption 3 when phi_hat = O(1)). Exact (digest sec. 4.3)."""
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
-    T = check_int("T", T, 1)
-    eps = check_positive("eps", eps)
-    N = s.N
-    h = eps / N
-    a, b = 1.0 - 0.5 * h * s.p, math.exp(-0.5 * h * s.p)
-    K = k_factor(N, n, replace)
-    e = phi_hat / math.sqrt(N)
-    m_u = m_v = phi0 / math.sqrt(N)
-    S_uu = S_vv = S_uv = m_u * m_u
-    for _ in range(T):
-        nv = s.noise_var(method, K, m_u, S_uu, e)
-        S_uu = a * a * S_uu + 0.25 * h * h * nv + h
-        S_vv = b * b * S_vv + (1.0 - b * b) / s.p
-        S_uv = a * b * S_uv + (2.0 / s.p) * (1.0 - b)
-        m_u, m_v = a * m_u, b * m_v
-    return N * (S_uu + S_vv - 2.0 * S_uv)
-
-
-def n_required(s: Scalar1D, nu: float, eps: float, T: int, phi0: float, method: str = "sgld",
-               phi_hat: float = 0.0) -> int | None:
-    """Smallest n (without replacement) with strong_error <= nu (error is decreasing in n); None if even n = N
-    (the discretisation error A) exceeds nu."""
-    nu = check_positive("nu", nu)
-    f = lambda n: strong_error(s, n, eps, T, phi0, method, phi_hat)  # noqa: E731
-    if f(s.N) > nu:
-        return None
-    lo, hi = 1, s.N
-    if f(1) <= nu:
-        return 1
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if f(mid) <= nu:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
-@cache
-def _nreq_location_sympy() -> tuple[sp.Expr, tuple[sp.Symbol, ...]]:
-    """Location model: error = A + J (N - n)/n <= nu  <=>  n >= J N/(nu - A + J) (digest sec. 4.3), solved by sympy."""
-    A, J, nu, N, n = sp.symbols("A J nu N n", positive=True)
-    sol = sp.solve(sp.Eq(A + J * (N - n) / n, nu), n)
-    return sp.simplify(sol[0]), (A, J, nu, N)
-
-
-def location_nreq_closed_form(s: Scalar1D, nu: float, eps: float, T: int, phi0: float) -> tuple[int | None, float,
-                                                                                                     float]:
-    """(n_req, A, J): exact n_req = ceil(J N / (nu - A + J)) on the location model (Sbb = 0); A = strong error
-    at n = N (discretisation), J = N (h^2/4) (N/(N-1)) Scc (1 - a^{2T})/(1 - a^2) (digest sec. 4.3)."""
-    if s.Sbb > 1e-12 * max(1.0, s.Scc):
-        raise ParameterError("location_nreq_closed_form needs a location model (all A_i equal)")
-    N = s.N
-    h = eps / N
-    a = 1.0 - 0.5 * h * s.p
-    A = strong_error(s, N, eps, T, phi0, "sgld")
-    J = N * 0.25 * h * h * (N / (N - 1)) * s.Scc * (1 - a ** (2 * T)) / (1 - a * a)
-    if nu <= A:
-        return None, A, J
-    expr, syms = _nreq_location_sympy()
-    val = float(sp.lambdify(syms, expr, "math")(A, J, nu, N))
-    n = max(1, math.ceil(val - 1e-9 * val))
-    return min(n, N), A, J
-
-
-def paper_nreq_lower_bound(s: Scalar1D, nu: float, eps: float, printed: bool = False) -> float:
-    """Theorem 1 (A.2.1): n >= c W d N/(nu + c W d), d = 1, W = sum_i (g_i(mu) - g_bar(mu))^2/(N - 1) (Assumption 2
-    at mu); c = eps^2/4 (corrected: the noise enters as (eps/2) delta) or eps^2 (as printed)."""
-    W = s.Scc / (s.N - 1)
-    c = eps * eps if printed else 0.25 * eps * eps
-    return c * W * s.N / (nu + c * W)
-
-
-# ------------------------------------------------------------------------------------------ Theorem 2, step (21)
-def saga_bound_21(A_max: float, N: int, n: int, theta, anchors) -> float:
-    """Right side of (21) in theta-space: E|xi|^2 <= (N/n) D^2 sum_i |theta - alpha_i|^2 with D = max_i ||A_i||
-    (phi-space (21): E|delta|^2 <= D^2/(N n) sum_i |phi - alpha_i^phi|^2; the same after rescaling)."""
-    al = np.asarray(anchors, dtype=np.float64)
-    diff = np.asarray(theta, dtype=np.float64)[None, :] - al.reshape(al.shape[0], -1)
-    return N / n * A_max**2 * float((diff * diff).sum())
-
-
-# ------------------------------------------------------------------------------------------ Theorem 3 (ZV)
-@cache
-def zv_gaussian_sympy() -> dict[str, sp.Expr]:
-    """ZV on a 1-d Gaussian posterior N(mu, 1/p) with f = theta^2 and z_hat = -(1/2)(grad log pi + eps),
-    Var(eps) = v, E[eps | theta] = 0 (digest sec. 4.5, e_thm3; Theorem 3 exact). Returns sympy expressions:
-    Vf = Var f, C = Cov(z_hat, f), Vz = Var z_hat, a_star = -C/Vz, var_after = Var(f + a* z_hat),
-    var_printed = Var(f - a* z_hat) (the paper's sign), R = C^2/Vz at v = 0 (absolute, Mira Thm 6.1),
-    R_hat = C^2/Vz, ratio = Vf/var_after."""
-    mu, v, a = sp.symbols("mu v a", real=True)
-    p = sp.symbols("p", positive=True)
-    t, e = sp.symbols("t e", real=True)  # theta - mu ~ N(0, 1/p); eps ~ (0, v), uncorrelated with functions of t
-    # moments of t: E t = 0, E t^2 = 1/p, E t^3 = 0, E t^4 = 3/p^2
-    f = (mu + t) ** 2
-    zhat = sp.Rational(1, 2) * (p * t) - sp.Rational(1, 2) * e  # -(1/2)(-p t + e)
-
-    def E(expr):
-        poly = sp.Poly(sp.expand(expr), t, e)
-        mom_t = {0: 1, 1: 0, 2: 1 / p, 3: 0, 4: 3 / p**2}
-        mom_e = {0: 1, 1: 0, 2: v}
-        return sp.simplify(sum(c * mom_t[i] * mom_e[j] for (i, j), c in poly.terms()))
-
-    Ef, Ez = E(f), E(zhat)
-    Vf = E((f - Ef) ** 2)
-    C = E((zhat - Ez) * (f - Ef))
-    Vz = E((zhat - Ez) ** 2)
-    var_a = sp.expand(Vf + 2 * a * C + a * a * Vz)
-    a_star = sp.solve(sp.diff(var_a, a), a)[0]
-    out = {"Vf": Vf, "C": C, "Vz": Vz, "a_star": sp.simplify(a_star),
-           "var_after": sp.simplify(var_a.subs(a, a_star)), "var_printed": sp.simplify(var_a.subs(a, -a_star)),
-           "R_hat": sp.simplify(C**2 / Vz), "R": sp.simplify((C**2 / Vz).subs(v, 0))}
-    out["ratio"] = sp.simplify(Vf / out["var_after"])
-    return out
-
-
-def zv_gaussian(name: str, mu: float, p: float, v: float) -> float:
-    """Numeric value of :func:`zv_gaussian_sympy` entry ``name`` (lambdified)."""
-    ex = zv_gaussian_sympy()
-    if name not in ex:
-        raise ParameterError(f"name must be one of {sorted(ex)}, got {name!r}")
-    syms = (sp.Symbol("mu", real=True), sp.Symbol("p", positive=True), sp.Symbol("v", real=True))
-    fn = sp.lambdify(syms, ex[name], "math")
-    return float(fn(mu, p, v))
-
-
-def expected_noise_var_1d(s: Scalar1D, n: int, method: str, phi_hat: float = 0.0) -> float:
-    """v = E_{theta ~ posterior} Var(eps | theta) for d = 1 (Theorem 3's noise term): SGLD K (Scc + Sbb/p),
-    CV K Sbb (1/p + e^2), e = phi_hat/sqrt(N)."""
-    K = k_factor(s.N, n, False)
-    e = phi_hat / math.sqrt(s.N)
-    return s.noise_var(method, K, 0.0, 1.0 / s.p, e)
-
-
-__all__ = [
-    "Scalar1D", "expected_noise_var_1d", "location_nreq_closed_form", "n_required", "paper_nreq_lower_bound",
-    "saga_bound_21", "saga_stationary_cov_linreg", "sghmc_cv_stationary_cov_linreg",
-    "stationary_cov_linreg", "strong_error", "ula_stationary_cov", "zv_gaussian",
-    "zv_gaussian_sympy",
-]
+__all__ = ["saga_stationary_cov_linreg", "sghmc_cv_stationary_cov_linreg", "stationary_cov_linreg",
+           "ula_stationary_cov", "METHODS"]

@@ -24,10 +24,7 @@ from fractions import Fraction
 import numpy as np
 
 from simulate.validation import ParameterError, check_finite_array, check_int, check_positive
-
-from . import subset_moments as sm
-
-# ------------------------------------------------------------------------------------------ generic gradients
+from theory.noise import subset_moments as sm
 
 
 def _grads(name: str, v) -> np.ndarray:
@@ -116,17 +113,6 @@ def lambda_corrected(beta, n1: int, n2: int) -> float:
     return (N_ / n2 - N_ / n1) * s_all - 2 * (_X(N_, n2) - _X(N_, n1)) * s_lt
 
 
-def lambda_printed(beta, n1: int, n2: int, literal: bool = False) -> float:
-    """lambda_l as printed in Theorem 6 (V1) / Theorem 2 (V2): (N/n1 - N/n2) sum_{ij} b_i.b_j - 2 (X2 - X1)
-    sum_{i<j} b_i.b_j (first sum read with b_j); ``literal=True`` reads sum_{ij} b_i.b_i = N sum_i ||b_i||^2."""
-    b = _grads("beta", beta)
-    N_ = b.shape[0]
-    _sizes(N_, n1=n1, n2=n2)
-    s_all, _, s_lt = _sums(b, b)
-    first = N_ * float(np.einsum("id,id->", b, b)) if literal else s_all
-    return (N_ / n1 - N_ / n2) * first - 2 * (_X(N_, n2) - _X(N_, n1)) * s_lt
-
-
 def minibatch_noise(alpha, n: int, replace: bool = False) -> float:
     """Exact E||dV||^2 of the minibatch sum estimate of sum_i alpha_i: N (N - n) s^2/n without replacement
     (= (N - n) N^2 Gamma/n, V1 eq. 7) and N (N - 1) s^2/n with replacement (new)."""
@@ -145,8 +131,6 @@ def vr_noise(alpha, beta, n1: int, n2: int) -> float:
     _sizes(N_, n1=n1, n2=n2)
     return N_ * (N_ - n2) * sample_var(a - b) / n2 + N_ * (N_ - n1) * sample_var(b) / n1
 
-
-# ------------------------------------------------------------------------------------------ enumeration
 
 def _subsets(N_: int, k: int) -> np.ndarray:
     """0/1 indicator rows of all k-subsets of {0..N-1}."""
@@ -196,8 +180,6 @@ def enumerate_vr(alpha, beta, n1: int, n2: int, shared_batch: bool = False) -> t
     err = g - a.sum(0)
     return g.mean(0), float(np.mean(np.einsum("rd,rd->r", err, err)))
 
-
-# ------------------------------------------------------------------------------------------ Gaussian mean model
 
 @dataclass(frozen=True)
 class GaussianData:
@@ -268,17 +250,6 @@ def gaussian_C(gd: GaussianData, n2: int) -> float:
     return -2 * gd.N**2 * gaussian_gamma(gd) * (gd.N - n2) / n2
 
 
-def gaussian_lambda_printed_stationary(gd: GaussianData, n1: int, n2: int) -> float:
-    """E over theta_tilde ~ posterior of the printed lambda_l (first sum with beta_j; notes 6.1):
-    -N^2 (n1 - n2)(2 N (N-1) E||x_bar - theta_tilde||^2 - S_xx)/(n1 n2 (N-1) sigma^4),
-    E||x_bar - theta_tilde||^2 = d/P + ||x_bar - mu||^2."""
-    _sizes(gd.N, n1=n1, n2=n2)
-    N_ = gd.N
-    d = gd.x.shape[1]
-    e2 = d / gd.P + float(np.sum((gd.x.mean(0) - gd.mu) ** 2))
-    return -(N_**2) * (n1 - n2) * (2 * N_ * (N_ - 1) * e2 - gd.Sxx) / (n1 * n2 * (N_ - 1) * gd.sigma**4)
-
-
 def sgld_noise_variance(gd: GaussianData, n: int, replace: bool = False) -> float:
     """Per-step variance (trace) of SGLD's gradient error xi = (N/sigma^2)(x_bar - x_bar_batch):
     N (N - n) S_xx/(n (N - 1) sigma^4) without replacement, N S_xx/(n sigma^4) with (notes 6.2)."""
@@ -297,7 +268,7 @@ def vr_noise_variance(gd: GaussianData, n1: int, n2: int) -> float:
 
 def noise_cumulants(gd: GaussianData, n: int, replace: bool = False) -> tuple[float, float, float]:
     """(kappa_2, kappa_3, kappa_4) of the 1-D error of SGLD's gradient estimate, g - grad log pi =
-    (N/sigma^2)(x_bar_batch - x_bar) = 2 (B - E B), B the minibatch term of theory.subset_moments (exact, with or
+    (N/sigma^2)(x_bar_batch - x_bar) = 2 (B - E B), B the minibatch term of theory.noise.subset_moments (exact, with or
     without replacement; the sign matters for kappa_3)."""
     if gd.x.shape[1] != 1:
         raise ParameterError(f"noise cumulants need 1-D data, got d = {gd.x.shape[1]}")
@@ -306,181 +277,7 @@ def noise_cumulants(gd: GaussianData, n: int, replace: bool = False) -> tuple[fl
     return tuple(float(Fraction(2) ** j * k[j - 1]) for j in (2, 3, 4))
 
 
-# ------------------------------------------------------------------------------------------ exact finite-L MSE
-
-def _chain(gd: GaussianData, h: float) -> float:
-    """rho = 1 - h P/2 (workbench h), with 0 < h < 4/P."""
-    h = check_positive("h", h)
-    if h >= 4 / gd.P:
-        raise ParameterError(f"h must satisfy 0 < h < 4/P = {4 / gd.P:.6g} (stability), got {h}")
-    return 1 - h * gd.P / 2
-
-
-def _check_1d(gd: GaussianData) -> None:
-    """The MSE formulas are 1-D."""
-    if gd.x.shape[1] != 1:
-        raise ParameterError(f"the MSE formulas are for d = 1, got d = {gd.x.shape[1]}")
-
-
-def mse_theta(gd: GaussianData, h: float, L: int, V: float, epoch: int = 1, theta0: float = 0.0) -> float:
-    """Exact MSE of (1/L) sum_{k<L} theta_k for phi = theta (notes 6.3, workbench convention; new in this form):
-
-    [e0 (1 - rho^L)/((1 - rho) L)]^2 + (1/L^2) [h sum_j w_j^2 + (h^2/4) V sum_epochs (sum_{j in epoch} w_j)^2],
-    w_j = (1 - rho^(L-1-j))/(1 - rho), j = 0..L-2, epochs of length ``epoch`` (1: SGLD, m: vrSGLD with frozen
-    anchor noise), V the per-step gradient-noise variance.
-    """
-    _check_1d(gd)
-    _chain(gd, h)
-    L = check_int("L", L, 1)
-    epoch = check_int("epoch", epoch, 1)
-    if V < 0 or not np.isfinite(V):
-        raise ParameterError(f"V must be finite and >= 0, got {V}")
-    x = h * gd.P / 2  # 1 - rho, without the rounding of 1 - (1 - x)
-    e0 = float(theta0) - float(gd.mu[0])
-    bias = e0 * float(_one_minus_rho_pow(x, L)) / (x * L)
-    j = np.arange(L - 1)
-    w = _one_minus_rho_pow(x, L - 1 - j) / x
-    s_ep = np.bincount(j // epoch, weights=w) if L > 1 else np.zeros(1)
-    return float(bias**2 + (h * np.sum(w * w) + h * h / 4 * V * np.sum(s_ep**2)) / L**2)
-
-
-def _one_minus_rho_pow(x: float, m) -> np.ndarray:
-    """1 - rho^m with rho = 1 - x, via -expm1(m log1p(-x)) (no cancellation for x ~ 0 or m ~ 1e9; 0 < x < 2)."""
-    m = np.asarray(m, dtype=np.float64)
-    if x == 1.0:
-        return np.where(m == 0, 0.0, 1.0)
-    if x < 1.0:
-        return -np.expm1(m * np.log1p(-x))
-    return 1.0 - np.where(np.mod(m, 2) == 1, -1.0, 1.0) * np.exp(m * np.log1p(x - 2.0))
-
-
-def _sum_w2(x: float, q: int) -> float:
-    """sum_{j=1}^q ((1 - rho^j)/x)^2, rho = 1 - x: the closed form [q - 2 rho (1 - rho^q)/x + rho^2 (1 - rho^(2q))/
-    (1 - rho^2)]/x^2 cancels badly when q x << 1, so it is evaluated in mpmath with the digits it loses, or, for
-    q x < 1e-8, by its expansion sum j^2 - x sum j^2 (j - 1) (relative error (q x)^2 < 1e-16)."""
-    import mpmath
-
-    if q == 0:
-        return 0.0
-    s2 = q * (q + 1) * (2 * q + 1) / 6
-    if q * x < 1e-8:
-        s3 = (q * (q + 1) / 2) ** 2
-        return float(s2 - x * (s3 - s2))
-    lost = max(0, math.ceil(-2 * math.log10(min(1.0, q * x))))
-    with mpmath.workdps(30 + lost):
-        xm = mpmath.mpf(x)
-        rho = 1 - xm
-        if x < 1.0:
-            e1, e2 = -mpmath.expm1(q * mpmath.log1p(-xm)), -mpmath.expm1(2 * q * mpmath.log1p(-xm))
-        else:
-            e1, e2 = 1 - rho**q, 1 - rho ** (2 * q)
-        val = (q - 2 * rho * e1 / xm + rho**2 * e2 / (xm * (2 - xm))) / xm**2
-        return float(val)
-
-
-def mse_theta_sgld(gd: GaussianData, h: float, L: int, n: int, replace: bool = False, theta0: float = 0.0) -> float:
-    """Exact MSE for phi = theta of SGLD(n) in closed form (O(1) in L; notes 6.3):
-    sum_j w_j^2 = [(L-1) - 2 rho (1 - rho^(L-1))/(1 - rho) + rho^2 (1 - rho^(2(L-1)))/(1 - rho^2)]/(1 - rho)^2,
-    evaluated without cancellation (:func:`_sum_w2`; 1 - rho = h P/2 and 1 - rho^L by expm1), for L up to 1e9."""
-    _check_1d(gd)
-    _chain(gd, h)
-    x = h * gd.P / 2
-    L = check_int("L", L, 1)
-    V = sgld_noise_variance(gd, n, replace)
-    e0 = float(theta0) - float(gd.mu[0])
-    bias = e0 * float(_one_minus_rho_pow(x, L)) / (x * L)
-    sw2 = _sum_w2(x, L - 1)
-    return float(bias**2 + (h + h * h / 4 * V) * sw2 / L**2)
-
-
-def mse_theta2(gd: GaussianData, h: float, L: int, cumulants: tuple[float, float, float], epoch: int = 1,
-               theta0: float = 0.0, gaussian_noise: bool = False) -> float:
-    """Exact MSE of (1/L) sum_{k<L} theta_k^2 against mu^2 + 1/P (new; extends notes 6.3 beyond the Gaussian-noise
-    approximation).  theta_k = m_k + X_k, m_k = mu + rho^k e0, X_k = G_k + sum_ep c_{k,ep} xi_ep (G Gaussian from the
-    injected noise; xi_ep iid gradient errors with cumulants kappa_2..4, frozen within epochs), c_{k,ep} =
-    (h/2) sum_{j in ep, j < k} rho^(k-1-j).  Cov(theta_k^2, theta_l^2) = 2 C_kl^2 + 4 m_k m_l C_kl
-    + 2 m_k cum(X_k, X_l, X_l) + 2 m_l cum(X_k, X_k, X_l) + cum(X_k, X_k, X_l, X_l).
-    ``gaussian_noise=True`` drops kappa_3, kappa_4 (the notes' Gaussian-noise approximation).  O(L^2) memory: L <= 6000.
-    """
-    _check_1d(gd)
-    rho = _chain(gd, h)
-    L = check_int("L", L, 1, 6000)
-    epoch = check_int("epoch", epoch, 1)
-    k2, k3, k4 = (float(c) for c in cumulants)
-    if gaussian_noise:
-        k3 = k4 = 0.0
-    mu = float(gd.mu[0])
-    e0 = float(theta0) - mu
-    k = np.arange(L)
-    mk = mu + rho**k * e0
-    # injected-noise covariance h D, D_kl = rho^|k-l| (1 - rho^(2 min))/(1 - rho^2)
-    kmin = np.minimum.outer(k, k)
-    x = h * gd.P / 2
-    Cm = h * rho ** np.abs(np.subtract.outer(k, k)) * _one_minus_rho_pow(x, 2 * kmin) / (x * (2 - x))
-    n_ep = max(1, -(-(L - 1) // epoch))
-    c = np.zeros((L, n_ep))
-    for t in range(1, L):
-        c[t] = rho * c[t - 1]
-        c[t, (t - 1) // epoch] += h / 2
-    Cm += k2 * (c @ c.T)
-    es2 = float(np.mean(mk**2 + np.diag(Cm)))
-    bias = es2 - (mu**2 + 1 / gd.P)
-    u = mk @ c
-    v = np.sum(c * c, axis=0)
-    var = (2 * np.sum(Cm * Cm) + 4 * mk @ Cm @ mk + 4 * k3 * float(u @ v) + k4 * float(v @ v)) / L**2
-    return float(bias**2 + var)
-
-
-@dataclass(frozen=True)
-class VRConfig:
-    """(n1, n2, m) of Algorithm 1 (Chen et al.), checked: 1 <= n2 < n1 <= N, m >= 1."""
-
-    n1: int
-    n2: int
-    m: int
-
-    def check(self, N_: int) -> VRConfig:
-        """Validate against N."""
-        check_int("n1", self.n1, 2, N_)
-        check_int("n2", self.n2, 1, self.n1 - 1)
-        check_int("m", self.m, 1)
-        return self
-
-
-def vr_mse(gd: GaussianData, h: float, L: int, cfg: VRConfig, phi: str = "theta", theta0: float = 0.0,
-           paper_implied: bool = False, gaussian_noise: bool = False) -> float:
-    """Exact MSE of vrSGLD (Algorithm 1 with SGLD, workbench convention) for phi in {'theta', 'theta2'}: SGLD whose
-    gradient error is the n1-anchor error, frozen for m steps (notes 6.2-6.3).  ``paper_implied=True`` treats the
-    errors as independent across steps (epoch 1), the assumption implicit in Theorem 6/2's use of Lemma 1."""
-    cfg.check(gd.N)
-    ep = 1 if paper_implied else cfg.m
-    if phi == "theta":
-        return mse_theta(gd, h, L, vr_noise_variance(gd, cfg.n1, cfg.n2), ep, theta0)
-    if phi == "theta2":
-        return mse_theta2(gd, h, L, noise_cumulants(gd, cfg.n1), ep, theta0, gaussian_noise)
-    raise ParameterError(f"phi must be 'theta' or 'theta2', got {phi!r}")
-
-
-def sgld_mse(gd: GaussianData, h: float, L: int, n: int, phi: str = "theta", theta0: float = 0.0,
-             replace: bool = False) -> float:
-    """Exact MSE of SGLD(n) for phi in {'theta', 'theta2'} (workbench convention).  phi = theta: closed form
-    (:func:`mse_theta_sgld`); theta^2: theory.toy_finite_time (exact, closed form in L; Vollmer et al. App. 10)."""
-    if phi == "theta":
-        return mse_theta_sgld(gd, h, L, n, replace, theta0)
-    if phi == "theta2":
-        _check_1d(gd)
-        from .toy_finite_time import toy_finite_time
-
-        ch = toy_finite_time("sgld", gd.x[:, 0], n, replace=replace, h=h, sigma_x=gd.sigma, sigma_theta=gd.sigma0,
-                             theta0=theta0)
-        return float(ch.mse2(L))
-    raise ParameterError(f"phi must be 'theta' or 'theta2', got {phi!r}")
-
-
-__all__ = [
-    "A_term", "B_term", "C_term", "GaussianData", "VRConfig", "enumerate_minibatch", "enumerate_vr", "gamma",
-    "gaussian_A", "gaussian_B", "gaussian_C", "gaussian_gamma", "gaussian_lambda", "gaussian_lambda_printed_stationary",
-    "lambda_corrected", "lambda_printed", "minibatch_noise", "mse_theta", "mse_theta2", "mse_theta_sgld",
-    "noise_cumulants", "sample_var", "sgld_mse", "sgld_noise_variance", "vr_estimates", "vr_mse", "vr_noise",
-    "vr_noise_variance",
-]
+__all__ = ["A_term", "B_term", "C_term", "GaussianData", "enumerate_minibatch", "enumerate_vr", "gamma",
+           "gaussian_A", "gaussian_B", "gaussian_C", "gaussian_gamma", "gaussian_lambda", "lambda_corrected",
+           "minibatch_noise", "noise_cumulants", "sample_var", "sgld_noise_variance", "vr_estimates", "vr_noise",
+           "vr_noise_variance"]

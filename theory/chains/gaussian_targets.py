@@ -50,7 +50,7 @@ def sgld_stationary_cov(data: np.ndarray, Sigma: np.ndarray, h: float, n: int, r
 def sghmc_stationary_cov(data: np.ndarray, Sigma: np.ndarray, h: float, alpha: float, n: int,
                          resample_every: int | None = None, replace: bool = False) -> np.ndarray:
     """Stationary covariance of theta for SGHMC (at the cycle boundaries when the momentum is redrawn every L)."""
-    from .sghmc_gaussian import stationary_covariance, transition
+    from theory.chains.sghmc import stationary_covariance, transition
 
     N, d = np.asarray(data).shape
     P = N * np.linalg.inv(Sigma)

@@ -16,8 +16,7 @@ import numpy as np
 import sympy as sp
 
 from simulate.validation import ParameterError, check_finite_array, check_int, check_positive
-
-from . import symbols as s
+from theory import symbols as s
 
 
 def A_expr() -> sp.Expr:

@@ -7,11 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from simulate.validation import ParameterError, check_step_size
-
-from . import toy_moments as tm
-from .gaussian_toy import ToyConstants, toy_constants
-from .numeric import evaluate_mp, lambdify_toy
-from .symbols import EB, VB, A, h, k, m0, v0
+from theory.numeric import evaluate_mp, lambdify_toy
+from theory.symbols import EB, VB, A, h, k, m0, v0
+from theory.toy import moments as tm
+from theory.toy.constants import ToyConstants, toy_constants
 
 
 @dataclass(frozen=True)
@@ -49,7 +48,7 @@ class ToyChain:
 
     def mean(self, k_steps, theta0_mean: float) -> np.ndarray:
         """E theta_k = mu + a^k (E theta_0 - mu), mu = E_B/A, a = 1 - A h (closed form in k of
-        :func:`theory.toy_moments.mean_at_step`, evaluated with a^k = exp(k log|a|) so that k up to 1e9 is exact)."""
+        :func:`theory.toy.moments.mean_at_step`, evaluated with a^k = exp(k log|a|) so that k up to 1e9 is exact)."""
         k_steps = np.asarray(k_steps, dtype=np.float64)
         mu = self.stationary_mean()
         p, _ = self._a_pow(k_steps)
@@ -57,8 +56,8 @@ class ToyChain:
 
     def variance(self, k_steps, theta0_var: float = 0.0) -> np.ndarray:
         """Var theta_k = a^(2k) v_0 + q (1 - a^(2k))/(1 - a^2), q the per-step variance of
-        :func:`theory.toy_moments.one_step`, 1 - a^2 = A h (2 - A h) (closed form of
-        :func:`theory.toy_moments.variance_at_step` without its cancellations near h = 0 and h = 2/A)."""
+        :func:`theory.toy.moments.one_step`, 1 - a^2 = A h (2 - A h) (closed form of
+        :func:`theory.toy.moments.variance_at_step` without its cancellations near h = 0 and h = 2/A)."""
         k_steps = np.asarray(k_steps, dtype=np.float64)
         c = self.constants
         q = float(lambdify_toy(tm.one_step(self.method)[2])(*self._args()))

@@ -1,12 +1,12 @@
 """Closed forms as printed in Vollmer, Zygalakis & Teh (2016), Section 2 (typed from the paper).
 
-They are kept apart from the derivations in :mod:`theory.toy_moments` on purpose: a bug in a shared
+They are kept apart from the derivations in :mod:`theory.toy.moments` on purpose: a bug in a shared
 sampler description cannot then cancel out of a check.  Symbols: A (eq. 15), E_B, V_B = Var(B) (eq. 16).
 """
 
 import sympy as sp
 
-from .symbols import EB, VB, A, h
+from theory.symbols import EB, VB, A, h
 
 
 def eq17_stationary_mean() -> sp.Expr:

@@ -6,7 +6,7 @@ independent of theta with mean E_B and variance V_B (eq. 16), xi ~ N(0, 1) and
     Euler:  V_B = 0, s^2 = h;    SGLD: s^2 = h;    mSGLD (eq. 20): s = sqrt(h) (1 - h V_B / 2).
 
 Hence (law of total variance, Section 2.1)  m_{k+1} = a m_k + h E_B,  v_{k+1} = a^2 v_k + h^2 V_B + s^2.
-Everything below is derived from these two recurrences; :mod:`theory.vollmer_printed` holds the paper's
+Everything below is derived from these two recurrences; :mod:`theory.printed.vollmer` holds the paper's
 printed closed forms (eqs. 17-21), and the tests check that both agree exactly.
 """
 
@@ -17,8 +17,7 @@ from functools import cache
 import sympy as sp
 
 from simulate.validation import ParameterError
-
-from .symbols import EB, VB, A, h, k, m0, v0
+from theory.symbols import EB, VB, A, h, k, m0, v0
 
 METHODS = ("euler", "sgld", "msgld")
 

@@ -47,8 +47,7 @@ import sympy as sp
 from numpy.typing import ArrayLike
 
 from simulate.validation import ParameterError, check_finite_array, check_int, check_positive, check_step_size
-
-from . import subset_moments as sm
+from theory.noise import subset_moments as sm
 
 METHODS = ("euler", "sgld", "msgld")
 QUANTITIES = ("es2", "es2sq", "es1", "es1sq", "mse2", "mse1", "ere_num", "ere")
@@ -733,7 +732,7 @@ def toy_finite_time(method: str, data: ArrayLike, n: int | None = None, *, repla
     """Exact finite-time theory for a data set, subset size n, sampling scheme and step h (or r = A h).
 
     Euler ignores n and replace (B is the constant sum_i x_i / (2 sigma_x^2)).  E B^p are exact (eqs. 14-16,
-    App. 10.1, :mod:`theory.subset_moments`).
+    App. 10.1, :mod:`theory.noise.subset_moments`).
     """
     _check_method(method)
     xd = check_finite_array("data", data, ndim=(1, 2))
@@ -766,8 +765,7 @@ def toy_finite_time(method: str, data: ArrayLike, n: int | None = None, *, repla
 def from_sampler(sampler: Any, theta0: float = 0.0, dps: int = DEFAULT_DPS) -> ToyFiniteTime:
     """The finite-time theory of a simulate sampler on a 1-D GaussianMeanModel (same data, n, scheme, h)."""
     from simulate.models.gaussian import GaussianMeanModel
-
-    from .toy_chain import method_of
+    from theory.toy.chain import method_of
 
     model = sampler.model
     if not isinstance(model, GaussianMeanModel) or model.dim != 1:

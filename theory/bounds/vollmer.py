@@ -24,10 +24,9 @@ import sympy as sp
 from scipy import optimize
 
 from simulate.validation import ParameterError, check_int, check_positive
-
-from . import toy_moments as tm
-from .symbols import EB, VB, A, h
-from .toy_finite_time import ToyFiniteTime, toy_finite_time
+from theory.symbols import EB, VB, A, h
+from theory.toy import moments as tm
+from theory.toy.finite_time import ToyFiniteTime, toy_finite_time
 
 _mu, _k3, _k4, _M, _r, _N, _n, _p, _vx = sp.symbols("mu kappa_3 kappa_4 M r N n p VarX", positive=True)
 

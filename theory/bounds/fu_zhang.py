@@ -1,0 +1,76 @@
+"""Exact variance theory of Fu & Zhang's clustering-based (stratified) gradient estimator (AISTATS 2017).
+
+Digest ../shared/notes/003.md; sections and equations cited per function. Notation: g_j = grad log p(x_j | theta)
+(rows of an (N, d) array), clusters C_i of sizes n_i with sample sizes b_i, s_i^2 = (1/n_i) sum_{j in C_i}
+||g_j - gbar_i||^2, "variance" = E||S_hat - S||^2 (trace), f_i = (n_i - b_i)/(n_i - 1) the finite-population factor.
+
+* :func:`stratified_variance` -- Lemma 3.4 (exact with replacement) and its without-replacement form (digest
+  sec. 5.1: the paper's Algorithm 1 draws without replacement and Lemma 3.4 then over-states the variance).
+* :func:`lemma34_printed` -- the formula as printed (with-replacement form, used for Algorithm 1 by the paper).
+* :func:`uniform_variance` -- plain SGLD minibatches (k = 1).
+* :func:`thm31_bound` -- Theorem 3.1 (eq. 12), L^2 sum_i (n_i/b_i) sum_{j in C_i} ||x_j - mu_i||^2.
+* :func:`thm32_allocation`, :func:`thm32_min_objective`, :func:`thm32_lagrange_sympy` -- Theorem 3.2 (eq. 14).
+* :func:`is_variance`, :func:`is_optimal_probabilities` -- Lemma 3.2 (eq. 8) and its variance (digest sec. 2.1).
+* Gaussian mean model (theta-free, digest sec. 5.1): :func:`gaussian_noise_cov`.
+* Logistic regression (numeric in theta): :func:`logistic_grads`, :func:`logistic_lipschitz`.
+* Stationary laws of fixed-step SGLD and SGHMC under a theta-free gradient noise of covariance Sigma on the
+  Gaussian mean model (new, digest sec. 5.1): the chains are linear recursions with constant noise, solved by the
+  discrete Lyapunov equation (:func:`sgld_stationary_cov`, :func:`sghmc_stationary_cov`) and in closed form
+  (:func:`sgld_stationary_cov_closed`, :func:`sghmc_stationary_cov_closed`; sympy: :func:`sympy_stationary_vars`).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import sympy as sp
+
+from theory.noise.stratified import cluster_sq_dev
+
+
+def thm31_bound(x: np.ndarray, labels: np.ndarray, b, L: float) -> float:
+    """Theorem 3.1, eq. (12): L^2 sum_i (n_i/b_i) sum_{j in C_i} ||x_j - mu_i||^2 (theta-free)."""
+    n = np.bincount(np.asarray(labels)).astype(np.float64)
+    return float(L * L * np.sum(n / np.asarray(b, dtype=np.float64) * cluster_sq_dev(x, labels)))
+
+
+def thm32_allocation(n, v, b: float) -> np.ndarray:
+    """Theorem 3.2, eq. (14): b_i = b n_i sqrt(v_i) / sum_j n_j sqrt(v_j) (continuous, no bounds)."""
+    w = np.asarray(n, dtype=np.float64) * np.sqrt(np.asarray(v, dtype=np.float64))
+    return b * w / w.sum()
+
+
+def surrogate_objective(n, v, b) -> float:
+    """The objective of Theorem 3.2 (eqs. 13 and 31): sum_i n_i^2 v_i / b_i (= sum_i (n_i/b_i) n_i v_i)."""
+    n = np.asarray(n, dtype=np.float64)
+    return float(np.sum(n * n * np.asarray(v, dtype=np.float64) / np.asarray(b, dtype=np.float64)))
+
+
+def thm32_min_objective(n, v, b: float) -> float:
+    """Minimum of sum_i n_i^2 v_i / b_i over sum b_i = b: (sum_i n_i sqrt(v_i))^2 / b (eqs. 35-37 with eq. 38's b)."""
+    return float(np.sum(np.asarray(n, dtype=np.float64) * np.sqrt(np.asarray(v, dtype=np.float64))) ** 2 / b)
+
+
+@cache
+def thm32_lagrange_sympy(k: int = 3) -> tuple[tuple[sp.Expr, ...], sp.Expr]:
+    """sympy: stationary point of sum_i n_i^2 v_i/b_i + lam (sum_i b_i - b) (Theorem 3.2 proof, eqs. 31-38).
+
+    Returns ((b_1*, ..., b_k*), minimum value) in the symbols n_i, v_i, b (positive).
+    """
+    n = sp.symbols(f"n1:{k + 1}", positive=True)
+    v = sp.symbols(f"v1:{k + 1}", positive=True)
+    bb = sp.Symbol("b", positive=True)
+    lam = sp.Symbol("lam", positive=True)
+    bs = sp.symbols(f"b1:{k + 1}", positive=True)
+    obj = sum(n[i] ** 2 * v[i] / bs[i] for i in range(k))
+    # d/db_i: -n_i^2 v_i / b_i^2 + lam = 0  =>  b_i = n_i sqrt(v_i) / sqrt(lam)
+    bi = [n[i] * sp.sqrt(v[i]) / sp.sqrt(lam) for i in range(k)]
+    assert all(sp.simplify(sp.diff(obj + lam * (sum(bs) - bb), bs[i]).subs(bs[i], bi[i])) == 0 for i in range(k))
+    lam_sol = sp.solve(sp.Eq(sum(bi), bb), lam)[0]
+    sol = tuple(sp.simplify(e.subs(lam, lam_sol)) for e in bi)
+    val = sp.simplify(obj.subs(dict(zip(bs, sol, strict=True))))
+    return sol, val
+
+
+__all__ = ["surrogate_objective", "thm31_bound", "thm32_allocation", "thm32_lagrange_sympy", "thm32_min_objective"]

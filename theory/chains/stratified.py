@@ -1,0 +1,105 @@
+"""Exact variance theory of Fu & Zhang's clustering-based (stratified) gradient estimator (AISTATS 2017).
+
+Digest ../shared/notes/003.md; sections and equations cited per function. Notation: g_j = grad log p(x_j | theta)
+(rows of an (N, d) array), clusters C_i of sizes n_i with sample sizes b_i, s_i^2 = (1/n_i) sum_{j in C_i}
+||g_j - gbar_i||^2, "variance" = E||S_hat - S||^2 (trace), f_i = (n_i - b_i)/(n_i - 1) the finite-population factor.
+
+* :func:`stratified_variance` -- Lemma 3.4 (exact with replacement) and its without-replacement form (digest
+  sec. 5.1: the paper's Algorithm 1 draws without replacement and Lemma 3.4 then over-states the variance).
+* :func:`lemma34_printed` -- the formula as printed (with-replacement form, used for Algorithm 1 by the paper).
+* :func:`uniform_variance` -- plain SGLD minibatches (k = 1).
+* :func:`thm31_bound` -- Theorem 3.1 (eq. 12), L^2 sum_i (n_i/b_i) sum_{j in C_i} ||x_j - mu_i||^2.
+* :func:`thm32_allocation`, :func:`thm32_min_objective`, :func:`thm32_lagrange_sympy` -- Theorem 3.2 (eq. 14).
+* :func:`is_variance`, :func:`is_optimal_probabilities` -- Lemma 3.2 (eq. 8) and its variance (digest sec. 2.1).
+* Gaussian mean model (theta-free, digest sec. 5.1): :func:`gaussian_noise_cov`.
+* Logistic regression (numeric in theta): :func:`logistic_grads`, :func:`logistic_lipschitz`.
+* Stationary laws of fixed-step SGLD and SGHMC under a theta-free gradient noise of covariance Sigma on the
+  Gaussian mean model (new, digest sec. 5.1): the chains are linear recursions with constant noise, solved by the
+  discrete Lyapunov equation (:func:`sgld_stationary_cov`, :func:`sghmc_stationary_cov`) and in closed form
+  (:func:`sgld_stationary_cov_closed`, :func:`sghmc_stationary_cov_closed`; sympy: :func:`sympy_stationary_vars`).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import sympy as sp
+from scipy.linalg import solve_discrete_lyapunov
+
+
+def sgld_stationary_cov(a: float, h: float, Sigma: np.ndarray) -> np.ndarray:
+    """Stationary Cov(theta) of fixed-step (CP-)SGLD on the Gaussian mean model (new, digest sec. 5.1).
+
+    With grad log posterior c - a theta and additive noise e of covariance Sigma (theta-free),
+    theta' = (1 - h a/2) theta + (h/2)(c + e) + sqrt(h) xi: Cov solves Cov = F Cov F^T + (h I + h^2 Sigma/4).
+    """
+    Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
+    d = Sigma.shape[0]
+    F = (1.0 - 0.5 * h * a) * np.eye(d)
+    return solve_discrete_lyapunov(F, h * np.eye(d) + 0.25 * h * h * Sigma)
+
+
+def sgld_stationary_cov_closed(a: float, h: float, Sigma: np.ndarray) -> np.ndarray:
+    """Closed form (digest sec. 5.1): (I + h Sigma/4) / (a (1 - h a/4)), stable iff 0 < h a < 4."""
+    Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
+    return (np.eye(Sigma.shape[0]) + 0.25 * h * Sigma) / (a * (1.0 - 0.25 * h * a))
+
+
+def sgld_time_average_cov(a: float, h: float, Sigma: np.ndarray, burn_in: int, n_steps: int) -> np.ndarray:
+    """Exact covariance of the time average (1/T) sum_{k=b}^{b+T-1} theta_k of fixed-step (CP-)SGLD on the Gaussian
+    mean model started at theta_0 = the posterior mean (new; the structure of Theorem 3.4, digest sec. 5.1).
+
+    theta_k - mu = sum_{j<k} rho^{k-1-j} e_j with rho = 1 - h a/2 and Cov e_j = Q = h I + h^2 Sigma/4, so
+    Cov = (1/T^2) sum_j c_j^2 Q with c_j = sum_{k=max(b, j+1)}^{b+T-1} rho^{k-1-j}. Its trace is the MSE of the
+    posterior-mean estimate (the chain is unbiased here); for large T it is about (1/T)(4/(a^2 h) + tr Sigma/a^2).
+    """
+    Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
+    rho = 1.0 - 0.5 * h * a
+    b, T = int(burn_in), int(n_steps)
+    j = np.arange(b + T - 1)
+    lo = np.maximum(b, j + 1)
+    hi = b + T - 1
+    # sum_{k=lo}^{hi} rho^{k-1-j} = rho^{lo-1-j} (1 - rho^{hi-lo+1}) / (1 - rho)
+    c = rho ** (lo - 1 - j) * (1.0 - rho ** (hi - lo + 1)) / (1.0 - rho)
+    Q = h * np.eye(Sigma.shape[0]) + 0.25 * h * h * Sigma
+    return float(np.sum(c * c)) / T**2 * Q
+
+
+def sghmc_stationary_cov(a: float, h: float, alpha: float, Sigma: np.ndarray) -> np.ndarray:
+    """Stationary Cov of (theta, v) for SGHMC (Chen et al. 2014 eq. 15, M = I, beta_hat = 0; simulate.sghmc) with
+    the noisy gradient c - a theta + e, Cov e = Sigma (new). v' = (1-alpha) v - h a theta + h(c + e) +
+    sqrt(2 alpha h) xi, theta' = theta + v': z' = F z + w with F = [[1 - h a, 1 - alpha], [-h a, 1 - alpha]] (x I_d)
+    and Cov w = [[Q, Q], [Q, Q]], Q = h^2 Sigma + 2 alpha h I. Returns the (2d, 2d) covariance (theta first)."""
+    from theory.chains.sghmc import stationary_covariance
+
+    Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
+    return stationary_covariance(a * np.eye(Sigma.shape[0]), alpha, h, Sigma)
+
+
+def sghmc_stationary_cov_closed(a: float, h: float, alpha: float, Sigma: np.ndarray) -> np.ndarray:
+    """Closed form of the theta block (digest sec. 5.1):
+    (2 - alpha)(2 alpha I + h Sigma) / (a alpha (4 - 2 alpha - a h))."""
+    Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
+    num = (2.0 - alpha) * (2.0 * alpha * np.eye(Sigma.shape[0]) + h * Sigma)
+    return num / (a * alpha * (4.0 - 2.0 * alpha - a * h))
+
+
+@cache
+def sympy_stationary_vars() -> dict[str, sp.Expr]:
+    """sympy (d = 1): stationary Var(theta) of SGLD and SGHMC with noise variance s2, solving the moment
+    recursions (the fixed point of the linear Lyapunov map); compare with the closed forms above."""
+    a, h, al, s2 = sp.symbols("a h alpha s2", positive=True)
+    V = sp.Symbol("V")
+    sgld = sp.solve(sp.Eq(V, (1 - h * a / 2) ** 2 * V + h + h**2 * s2 / 4), V)[0]
+    Ptt, Ptv, Pvv = sp.symbols("Ptt Ptv Pvv")
+    F = sp.Matrix([[1 - h * a, 1 - al], [-h * a, 1 - al]])
+    q = h**2 * s2 + 2 * al * h
+    P = sp.Matrix([[Ptt, Ptv], [Ptv, Pvv]])
+    eqs = F * P * F.T + q * sp.ones(2, 2) - P
+    sol = sp.solve([eqs[0, 0], eqs[0, 1], eqs[1, 1]], [Ptt, Ptv, Pvv], dict=True)[0]
+    return {"sgld": sp.simplify(sgld), "sghmc_theta": sp.simplify(sol[Ptt]), "sghmc_v": sp.simplify(sol[Pvv])}
+
+
+__all__ = ["sghmc_stationary_cov", "sghmc_stationary_cov_closed", "sgld_stationary_cov",
+           "sgld_stationary_cov_closed", "sgld_time_average_cov", "sympy_stationary_vars"]

@@ -1,0 +1,120 @@
+"""Exact variance theory of Fu & Zhang's clustering-based (stratified) gradient estimator (AISTATS 2017).
+
+Digest ../shared/notes/003.md; sections and equations cited per function. Notation: g_j = grad log p(x_j | theta)
+(rows of an (N, d) array), clusters C_i of sizes n_i with sample sizes b_i, s_i^2 = (1/n_i) sum_{j in C_i}
+||g_j - gbar_i||^2, "variance" = E||S_hat - S||^2 (trace), f_i = (n_i - b_i)/(n_i - 1) the finite-population factor.
+
+* :func:`stratified_variance` -- Lemma 3.4 (exact with replacement) and its without-replacement form (digest
+  sec. 5.1: the paper's Algorithm 1 draws without replacement and Lemma 3.4 then over-states the variance).
+* :func:`lemma34_printed` -- the formula as printed (with-replacement form, used for Algorithm 1 by the paper).
+* :func:`uniform_variance` -- plain SGLD minibatches (k = 1).
+* :func:`thm31_bound` -- Theorem 3.1 (eq. 12), L^2 sum_i (n_i/b_i) sum_{j in C_i} ||x_j - mu_i||^2.
+* :func:`thm32_allocation`, :func:`thm32_min_objective`, :func:`thm32_lagrange_sympy` -- Theorem 3.2 (eq. 14).
+* :func:`is_variance`, :func:`is_optimal_probabilities` -- Lemma 3.2 (eq. 8) and its variance (digest sec. 2.1).
+* Gaussian mean model (theta-free, digest sec. 5.1): :func:`gaussian_noise_cov`.
+* Logistic regression (numeric in theta): :func:`logistic_grads`, :func:`logistic_lipschitz`.
+* Stationary laws of fixed-step SGLD and SGHMC under a theta-free gradient noise of covariance Sigma on the
+  Gaussian mean model (new, digest sec. 5.1): the chains are linear recursions with constant noise, solved by the
+  discrete Lyapunov equation (:func:`sgld_stationary_cov`, :func:`sghmc_stationary_cov`) and in closed form
+  (:func:`sgld_stationary_cov_closed`, :func:`sghmc_stationary_cov_closed`; sympy: :func:`sympy_stationary_vars`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+
+def _groups(labels: np.ndarray) -> list[np.ndarray]:
+    lab = np.asarray(labels)
+    return [np.flatnonzero(lab == i) for i in range(int(lab.max()) + 1)]
+
+
+def cluster_sq_dev(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """W_i = sum_{j in C_i} ||u_j - ubar_i||^2 for rows u_j of ``values`` (N, p), shape (k,)."""
+    u = np.asarray(values, dtype=np.float64)
+    u = u[:, None] if u.ndim == 1 else u
+    out = []
+    for m in _groups(labels):
+        c = u[m] - u[m].mean(axis=0)
+        out.append(float(np.einsum("ij,ij->", c, c)))
+    return np.array(out)
+
+
+def stratified_variance(g: np.ndarray, labels: np.ndarray, b, replace: bool) -> float:
+    """E||S_hat - S||^2 of eq. (10): sum_i (n_i/b_i) W_i f_i with W_i = n_i s_i^2 (Lemma 3.4 / digest sec. 5.1).
+
+    replace=True: f_i = 1 (Lemma 3.4 exactly). replace=False (Algorithm 1): f_i = (n_i - b_i)/(n_i - 1).
+    """
+    W = cluster_sq_dev(g, labels)
+    n = np.bincount(np.asarray(labels)).astype(np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    f = np.ones_like(n) if replace else np.where(n > 1, (n - b) / np.maximum(n - 1, 1), 0.0)
+    return float(np.sum(n / b * W * f))
+
+
+def uniform_variance(g: np.ndarray, b: int, replace: bool) -> float:
+    """Plain minibatch (SGLD, eq. 4, (N/b) sum of b draws): (N/b) sum_j ||g_j - gbar||^2 [(N - b)/(N - 1) WOR]."""
+    N = g.shape[0]
+    W = float(cluster_sq_dev(g, np.zeros(N, dtype=int))[0])
+    return N / b * W * (1.0 if replace else (N - b) / (N - 1))
+
+
+def is_variance(g: np.ndarray, p: np.ndarray) -> float:
+    """Eq. (6)-(7), minibatch of one: E||g_I/p_I - S||^2 = sum_i ||g_i||^2/p_i - ||S||^2 (digest sec. 2.1)."""
+    g = np.asarray(g, dtype=np.float64)
+    S = g.sum(axis=0)
+    return float(np.sum(np.einsum("ij,ij->i", g, g) / np.asarray(p, dtype=np.float64)) - S @ S)
+
+
+def is_optimal_probabilities(g: np.ndarray) -> np.ndarray:
+    """Lemma 3.2, eq. (8): p_i = ||g_i|| / sum_j ||g_j||."""
+    nrm = np.linalg.norm(np.asarray(g, dtype=np.float64), axis=1)
+    return nrm / nrm.sum()
+
+
+def is_min_variance(g: np.ndarray) -> float:
+    """The minimum of Problem (7): (sum_i ||g_i||)^2 - ||S||^2 (Cauchy-Schwarz, eqs. 20-24)."""
+    g = np.asarray(g, dtype=np.float64)
+    S = g.sum(axis=0)
+    return float(np.linalg.norm(g, axis=1).sum() ** 2 - S @ S)
+
+
+def gaussian_grads(x: np.ndarray, theta: np.ndarray, sigma_x: float) -> np.ndarray:
+    """Gaussian mean model x_j ~ N(theta, sigma_x^2 I): g_j = (x_j - theta)/sigma_x^2, shape (N, d)."""
+    return (np.asarray(x, dtype=np.float64) - np.asarray(theta, dtype=np.float64)) / sigma_x**2
+
+
+def gaussian_noise_cov(x: np.ndarray, labels: np.ndarray, b, sigma_x: float, replace: bool) -> np.ndarray:
+    """Covariance of eq. (10)'s noise on the Gaussian mean model, theta-free (digest sec. 5.1):
+    sigma_x^{-4} sum_i (n_i^2/b_i) f_i Cov_i(x), Cov_i with divisor n_i; its trace is
+    sigma_x^{-4} sum_i n_i^2 v_i f_i / b_i, and Theorem 3.1 holds with equality for L = 1/sigma_x^2."""
+    x = np.asarray(x, dtype=np.float64)
+    x = x[:, None] if x.ndim == 1 else x
+    b = np.asarray(b, dtype=np.float64)
+    out = np.zeros((x.shape[1], x.shape[1]))
+    for i, m in enumerate(_groups(labels)):
+        n = m.size
+        f = 1.0 if replace else ((n - b[i]) / (n - 1) if n > 1 else 0.0)
+        c = x[m] - x[m].mean(axis=0)
+        out += (n / b[i]) * f * (c.T @ c)
+    return out / sigma_x**4
+
+
+def logistic_grads(X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Per-datum gradients for p(y|x, theta) = sigma(y theta^T x), y in {-1, +1}: g_j = y_j x_j sigma(-y_j x_j^T
+    theta), shape (N, d) (the model of simulate.logistic)."""
+    Z = np.asarray(y, dtype=np.float64)[:, None] * np.asarray(X, dtype=np.float64)
+    return Z * expit(-(Z @ np.asarray(theta, dtype=np.float64)))[:, None]
+
+
+def logistic_lipschitz(X: np.ndarray, theta: np.ndarray) -> float:
+    """A Lipschitz constant in x of g(x) = y x sigma(-y x^T theta) for fixed label y (Assumption 3.1) on the ball
+    ||x|| <= R = max_j ||x_j||: ||dg/dx|| <= sigma + sigma' ||x|| ||theta|| <= 1 + R ||theta||/4 (digest sec. 5.1).
+    Holds only inside label-pure clusters; it grows with ||theta||, so no single L works for all theta."""
+    R = float(np.max(np.linalg.norm(np.asarray(X, dtype=np.float64), axis=1)))
+    return 1.0 + R * float(np.linalg.norm(theta)) / 4.0
+
+
+__all__ = ["cluster_sq_dev", "gaussian_grads", "gaussian_noise_cov", "is_min_variance", "is_optimal_probabilities",
+           "is_variance", "logistic_grads", "logistic_lipschitz", "stratified_variance", "uniform_variance"]
