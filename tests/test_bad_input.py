@@ -10,7 +10,6 @@ import sys
 import numpy as np
 import pytest
 
-import theory.noise.vr as cg
 import theory.toy.finite_time as tft
 from simulate.estimators.minibatch import Minibatch
 from simulate.models.gaussian import GaussianMeanModel
@@ -18,6 +17,8 @@ from simulate.models.logistic import LogisticRegressionModel
 from simulate.runtime.runner import run
 from simulate.samplers import euler, msgld, sgld, svrgld, vrsgld
 from simulate.validation import ParameterError
+from theory.chains import chen_mse
+from theory.noise import vr as vr_noise
 from theory.toy.chain import ToyChain
 from theory.toy.constants import toy_constants
 from verify.__main__ import main as verify_main
@@ -26,7 +27,7 @@ from verify.mutants._harness import main as mutants_main
 MODEL = GaussianMeanModel.simulate_data(50, theta_true=1.0, seed=1)
 H_MAX = 4.0 / MODEL.grad_lipschitz
 DATA = MODEL.data[:, 0]
-GD = cg.GaussianData.of(DATA)
+GD = vr_noise.GaussianData.of(DATA)
 
 
 def _sampler():
@@ -82,12 +83,12 @@ API_CASES = {
     "finite time n missing": (lambda: tft.toy_finite_time("msgld", DATA, r=0.1), r"n must be given for msgld"),
     "finite time dps too small": (lambda: tft.toy_finite_time("sgld", DATA, 5, r=0.1, dps=5),
                                   r"dps must satisfy 20 <= dps"),
-    "chen mse L = 0": (lambda: cg.mse_theta(GD, 1e-3, 0, 1.0),
+    "chen mse L = 0": (lambda: chen_mse.mse_theta(GD, 1e-3, 0, 1.0),
                        r"L must satisfy 1 <= L"),
-    "chen mse h negative": (lambda: cg.mse_theta(GD, -1e-3, 10, 1.0),
+    "chen mse h negative": (lambda: chen_mse.mse_theta(GD, -1e-3, 10, 1.0),
                             r"h must satisfy 0 < h"),
-    "chen mse negative noise variance": (lambda: cg.mse_theta(GD, 1e-3, 10, -1.0), r"V must be finite and >= 0"),
-    "chen minibatch n > N": (lambda: cg.minibatch_noise(np.ones((5, 2)), 6), r"n must satisfy 1 <= n <= 5"),
+    "chen mse negative noise variance": (lambda: chen_mse.mse_theta(GD, 1e-3, 10, -1.0), r"V must be finite and >= 0"),
+    "chen minibatch n > N": (lambda: vr_noise.minibatch_noise(np.ones((5, 2)), 6), r"n must satisfy 1 <= n <= 5"),
     # types: nothing is silently cast
     "h a numeric string": (lambda: sgld(MODEL, "0.001", 5), r"h must be a positive real number, got str '0.001'"),
     "h a boolean": (lambda: sgld(MODEL, True, 5), r"h must be a positive real number, got bool"),

@@ -15,7 +15,7 @@ import simulate.integrators as integ
 from simulate import GaussianMeanModel, Minibatch, ParameterError
 from simulate.estimators.subsample import sample_indices
 from theory.bounds import chen as cb
-from theory.chains import chen_mse as chen_mse
+from theory.chains import chen_mse
 from theory.noise import vr as vr_noise
 from theory.printed import chen as chen_printed
 from theory.toy.finite_time import toy_finite_time

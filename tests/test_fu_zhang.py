@@ -26,7 +26,7 @@ from simulate.validation import ParameterError
 from theory.bounds import fu_zhang as fz_bounds
 from theory.chains import stratified as strat_chains
 from theory.noise import stratified as strat_noise
-from verify.claims.fu_zhang._common import enumerate_estimates
+from verify.claims.fu_zhang.noise import enumerate_estimates
 
 
 def _blobs(seed=0):

@@ -11,8 +11,9 @@ import mpmath
 import numpy as np
 import pytest
 
-import theory.noise.vr as cg
 import theory.toy.finite_time as tft
+from theory.chains import chen_mse
+from theory.noise import vr as vr_noise
 from theory.numeric import lambdify_toy
 from theory.toy import moments as tm
 from theory.toy.chain import ToyChain
@@ -71,12 +72,12 @@ def test_toy_chain_vectorized_over_k_matches_scalar():
     np.testing.assert_array_equal(ch.mean(ks, 0.3), [float(ch.mean(k, 0.3)) for k in ks])
 
 
-GD = cg.GaussianData.of(1.0 + np.random.default_rng(0).standard_normal(1000))
+GD = vr_noise.GaussianData.of(1.0 + np.random.default_rng(0).standard_normal(1000))
 
 
 def _sgld_mse_ref(h: float, L: int, n: int, theta0: float) -> float:
     """notes 6.3 closed form of the SGLD MSE (phi = theta) in mpmath at 50 digits, on the same float inputs."""
-    V = cg.sgld_noise_variance(GD, n, False)
+    V = vr_noise.sgld_noise_variance(GD, n, False)
     with mpmath.workdps(50):
         x = mpmath.mpf(h) * mpmath.mpf(GD.P) / 2
         rho, hh, q = 1 - x, mpmath.mpf(h), L - 1
@@ -89,7 +90,7 @@ def _sgld_mse_ref(h: float, L: int, n: int, theta0: float) -> float:
 @pytest.mark.parametrize("r", (1e-9,) + R_GRID)
 def test_chen_sgld_mse_closed_form_up_to_L_1e9(r):
     h = r * 4 / GD.P / 2  # r = h P / 2 = 1 - rho in (0, 2)
-    worst = max(_rel(cg.mse_theta_sgld(GD, h, L, 10, theta0=0.3), _sgld_mse_ref(h, L, 10, 0.3))
+    worst = max(_rel(chen_mse.mse_theta_sgld(GD, h, L, 10, theta0=0.3), _sgld_mse_ref(h, L, 10, 0.3))
                 for L in (1, 2, 3, 10, 1000, 10**6, 10**9))
     assert worst < RTOL, worst
 
@@ -107,10 +108,10 @@ def test_chen_mse_theta_sum_form(r):
             s_ep = [mpmath.fsum(w[i:i + epoch]) for i in range(0, L - 1, epoch)]
             ref = (e0 * (1 - rho**L) / (x * L)) ** 2 + (hh * mpmath.fsum(v * v for v in w)
                                                        + hh * hh / 4 * V * mpmath.fsum(s * s for s in s_ep)) / L**2
-            assert _rel(cg.mse_theta(GD, h, L, V, epoch, theta0=0.3), ref) < RTOL
+            assert _rel(chen_mse.mse_theta(GD, h, L, V, epoch, theta0=0.3), ref) < RTOL
     n = 10
-    Vn = cg.sgld_noise_variance(GD, n, False)
-    assert _rel(cg.mse_theta(GD, h, L, Vn, 1, 0.3), cg.mse_theta_sgld(GD, h, L, n, theta0=0.3)) < RTOL
+    Vn = vr_noise.sgld_noise_variance(GD, n, False)
+    assert _rel(chen_mse.mse_theta(GD, h, L, Vn, 1, 0.3), chen_mse.mse_theta_sgld(GD, h, L, n, theta0=0.3)) < RTOL
 
 
 @pytest.mark.parametrize("method,r", [("sgld", 1e-6), ("sgld", 0.5), ("msgld", 1.99), ("euler", 2 - 1e-5)])

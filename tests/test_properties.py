@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-import theory.noise.vr as cg
 from simulate.estimators.minibatch import FullGradient, Minibatch
 from simulate.models.gaussian import GaussianMeanModel
 from theory.noise import subset_moments as sm
+from theory.noise import vr as vr_noise
 from theory.numeric import lambdify_toy
 from theory.symbols import VB, A, h
 from theory.toy import moments as tm
@@ -37,13 +37,13 @@ def test_minibatch_noise_variance_non_negative(x, data, replace):
     c = toy_constants(x, n, replace)
     assert c.VB >= 0.0 and c.A > 0.0
     assert float(sm.var_B(x, n, replace)) >= -1e-9 * (1 + float(np.sum(x * x)))
-    gd = cg.GaussianData.of(x)
-    assert cg.sgld_noise_variance(gd, n, replace) >= 0.0
-    assert cg.minibatch_noise(x[:, None], n, replace) >= 0.0
+    gd = vr_noise.GaussianData.of(x)
+    assert vr_noise.sgld_noise_variance(gd, n, replace) >= 0.0
+    assert vr_noise.minibatch_noise(x[:, None], n, replace) >= 0.0
     # Gamma (Lemma 2) is kept in the paper's double-sum form, which cancels: >= 0 up to rounding of its terms
     N = x.size
-    assert cg.gamma(x[:, None]) >= -1e-14 * N * float(np.sum(x * x)) / (N * N * (N - 1))
-    assert cg.sample_var(x[:, None]) / N >= 0.0  # the same Gamma as a sample variance: exactly non-negative
+    assert vr_noise.gamma(x[:, None]) >= -1e-14 * N * float(np.sum(x * x)) / (N * N * (N - 1))
+    assert vr_noise.sample_var(x[:, None]) / N >= 0.0  # the same Gamma as a sample variance: exactly non-negative
 
 
 @FAST

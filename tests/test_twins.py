@@ -17,11 +17,12 @@ import pytest
 import simulate
 import theory
 import theory.chains.gaussian_targets as bt
-import theory.chains.linear_regression as bth
 import theory.chains.sghmc as sg
 import theory.noise.minibatch as bn
-import theory.noise.stratified as ts
-import theory.noise.vr as cg
+from theory.chains import linear_regression as linreg_chains
+from theory.chains import stratified as strat_chains
+from theory.noise import stratified as strat_noise
+from theory.noise import vr as vr_noise
 from theory.toy.constants import toy_constants
 
 EXACT = dict(rtol=1e-11, atol=1e-13)
@@ -77,13 +78,13 @@ def test_minibatch_noise_covariance_twins(n, replace):
     np.testing.assert_allclose(bn.minibatch_noise_cov(X2 / sx**2, n, replace), ref, **EXACT)
     np.testing.assert_allclose(bn.sgld_noise_cov_location(X2, sx, n, replace), ref, **EXACT)
     np.testing.assert_allclose(bt.minibatch_noise_cov(X2, sx**2 * np.eye(2), n, replace), ref, **EXACT)
-    np.testing.assert_allclose(ts.gaussian_noise_cov(X2, np.zeros(6, int), [n], sx, replace), ref, **EXACT)
-    assert cg.minibatch_noise(X2 / sx**2, n, replace) == pytest.approx(np.trace(ref), rel=1e-11)
+    np.testing.assert_allclose(strat_noise.gaussian_noise_cov(X2, np.zeros(6, int), [n], sx, replace), ref, **EXACT)
+    assert vr_noise.minibatch_noise(X2 / sx**2, n, replace) == pytest.approx(np.trace(ref), rel=1e-11)
     # 1-D: Vollmer et al.'s Var(B) is Var of the minibatch part of (1/2) g; chen_gaussian's per-step variance
     ref1 = enumerate_cov(X1[:, None], n, replace)[0, 0]
     assert toy_constants(X1, n, replace).VB == pytest.approx(ref1 / 4, rel=1e-11)
-    gd = cg.GaussianData.of(X1)
-    assert cg.sgld_noise_variance(gd, n, replace) == pytest.approx(ref1, rel=1e-11)
+    gd = vr_noise.GaussianData.of(X1)
+    assert vr_noise.sgld_noise_variance(gd, n, replace) == pytest.approx(ref1, rel=1e-11)
     # linear regression at a theta: simulator (exact quadratic S(theta)) and baker_noise
     Z, y = X2, RNG.normal(size=6)
     lin = simulate.LinearRegressionModel(Z, y, sigma=0.8, sigma0=3.0)
@@ -121,8 +122,8 @@ def test_stratified_noise_twins(replace):
     ref = enumerate_stratified_cov(X2 / sx**2, labels, b, replace)
     est = simulate.Stratified(simulate.Strata.from_labels(labels), np.array(b), replace)
     np.testing.assert_allclose(est.noise_cov(model), ref, **EXACT)
-    np.testing.assert_allclose(ts.gaussian_noise_cov(X2, labels, b, sx, replace), ref, **EXACT)
-    assert ts.stratified_variance(X2 / sx**2, labels, b, replace) == pytest.approx(np.trace(ref), rel=1e-11)
+    np.testing.assert_allclose(strat_noise.gaussian_noise_cov(X2, labels, b, sx, replace), ref, **EXACT)
+    assert strat_noise.stratified_variance(X2 / sx**2, labels, b, replace) == pytest.approx(np.trace(ref), rel=1e-11)
 
 
 def test_sgld_stationary_covariance_twins():
@@ -137,9 +138,9 @@ def test_sgld_stationary_covariance_twins():
     F = np.array([[1 - 0.5 * h * a]])
     ref = lyapunov_by_iteration(F, h * np.eye(1) + 0.25 * h * h * Sigma)[0, 0]
     assert theory.chain_for(simulate.sgld(model, h, n)).stationary_variance() == pytest.approx(ref, rel=1e-12)
-    assert ts.sgld_stationary_cov(a, h, Sigma)[0, 0] == pytest.approx(ref, rel=1e-12)
-    assert ts.sgld_stationary_cov_closed(a, h, Sigma)[0, 0] == pytest.approx(ref, rel=1e-12)
-    _, cov = bth.stationary_cov_linreg(np.ones((X1.size, 1)), X1, sx, s0, h, n)
+    assert strat_chains.sgld_stationary_cov(a, h, Sigma)[0, 0] == pytest.approx(ref, rel=1e-12)
+    assert strat_chains.sgld_stationary_cov_closed(a, h, Sigma)[0, 0] == pytest.approx(ref, rel=1e-12)
+    _, cov = linreg_chains.stationary_cov_linreg(np.ones((X1.size, 1)), X1, sx, s0, h, n)
     assert cov[0, 0] == pytest.approx(ref, rel=1e-12)
     # baker_toys has no prior term: its precision is N Sigma^{-1}
     Sig2 = np.diag([1.5, 0.7])
@@ -158,7 +159,8 @@ def test_sghmc_stationary_covariance_twins():
     ref = lyapunov_by_iteration(F, Q)
     np.testing.assert_allclose(sg.stationary_covariance(a, alpha, h, s2), ref, **EXACT)
     assert sg.stationary_var_theta(a, alpha, h, s2) == pytest.approx(ref[0, 0], rel=1e-12)
-    assert ts.sghmc_stationary_cov_closed(a, h, alpha, np.array([[s2]]))[0, 0] == pytest.approx(ref[0, 0], rel=1e-12)
+    closed = strat_chains.sghmc_stationary_cov_closed(a, h, alpha, np.array([[s2]]))[0, 0]
+    assert closed == pytest.approx(ref[0, 0], rel=1e-12)
     Sig2 = np.diag([1.5, 0.7])
     P = X2.shape[0] * np.linalg.inv(Sig2)
     h2 = 0.1 / np.linalg.eigvalsh(P)[-1]

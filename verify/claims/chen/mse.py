@@ -19,7 +19,7 @@ import numpy as np
 
 from simulate import run, sgld
 from simulate.samplers import vrsgld
-from theory.chains import chen_mse as chen_mse
+from theory.chains import chen_mse
 from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register, simulation_cache
 
 from ._common import DEFAULT_VR, EPS_P, N_DATA, PAPER, V1V2, default_model, gdata, mu, step

@@ -31,7 +31,20 @@ from simulate.estimators.minibatch import Minibatch
 from simulate.runtime.blocks import block_rng
 from verify.api import Check, Claim, ClaimResult, OneSidedCheck, Settings, mean_and_se, register, simulation_cache
 
-from ._logistic_runs import COORDS, PAPER, H, _bias_vector, _chains, _fmt, _run, _single_thread, paper_model, reference
+from ._logistic_runs import (
+    COORDS,
+    PAPER,
+    H,
+    _bias_vector,
+    _chains,
+    _fmt,
+    _run,
+    _single_thread,
+    paired_sq_norm_difference,
+    paper_model,
+    reference,
+    sq_norm_bias,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -40,34 +53,8 @@ NS = (150, 50, 10)
 
 
 # ------------------------------------------------------------------------------------------- squared-norm stats
-def sq_norm_bias(x: np.ndarray, ref: np.ndarray, ref_err: float = 0.0) -> tuple[float, float]:
-    """|E x - ref|^2 from per-chain values x (M, d): unbiased estimate |xbar - ref|^2 - tr Cov(xbar) and its
-    delta-method s.e. sqrt(4 b^T Cov(xbar) b + 2 tr Cov(xbar)^2), combined in quadrature with the reference's
-    error contribution 2 |b| sqrt(d) ref_err (new)."""
-    M, d = x.shape
-    b = x.mean(axis=0) - ref
-    C = np.atleast_2d(np.cov(x.T)) / M
-    est = float(b @ b - np.trace(C))
-    var = 4.0 * b @ C @ b + 2.0 * np.trace(C @ C) + (2.0 * np.linalg.norm(b) * math.sqrt(d) * ref_err) ** 2
-    return est, float(math.sqrt(var))
 
 
-def paired_sq_norm_difference(
-    x1: np.ndarray, x2: np.ndarray, ref: np.ndarray, ref_err: float = 0.0,
-) -> tuple[float, float]:
-    """|E x1 - ref|^2 - |E x2 - ref|^2 from coupled per-chain values (chain m of x1 and x2 share random numbers).
-
-    With u = x1 - x2, v = x1 + x2 - 2 ref: D = E u . E v, estimated by ubar.vbar - tr Cov(u, v)/M (unbiased), s.e.
-    by the delta method with gradient (vbar, ubar) and the joint sample covariance of (u, v) (new).
-    """
-    M, d = x1.shape
-    u, v = x1 - x2, x1 + x2 - 2.0 * ref
-    ub, vb = u.mean(axis=0), v.mean(axis=0)
-    S = np.cov(np.hstack([u, v]).T) / M
-    est = float(ub @ vb - np.trace(S[:d, d:]))
-    g = np.concatenate([vb, ub])
-    var = g @ S @ g + (2.0 * np.linalg.norm(ub) * math.sqrt(d) * ref_err) ** 2
-    return est, float(math.sqrt(var))
 
 
 # ------------------------------------------------------------------------------------------- claim (b)
