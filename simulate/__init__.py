@@ -1,5 +1,6 @@
 """Vectorized many-chain simulator for SG-MCMC samplers (chains are an array axis)."""
 
+from .affine import AffineModel, AffineParts
 from .control_variates import ControlVariate, control_variate, sgd_mode, sghmc_cv, sgld_cv
 from .conventions import from_chen_step, to_chen_step
 from .covariance_estimators import (
@@ -20,6 +21,7 @@ from .linear_regression import LinearRegressionModel
 from .logistic import LogisticRegressionModel, laplace_cv_run, mala, mala_reference, posterior_moments_quadrature
 from .models import GaussianMeanModel, Model
 from .potentials import AdditiveNoise, ChainDivergedError, PotentialModel, double_well, quartic
+from .reuse import Reused, ReuseState
 from .runner import RunResult, block_rng, run
 from .saga import SAGA, SAGAState, saga_ld
 from .sampler import Sampler, SamplerState, euler, msgld, sgld
@@ -50,4 +52,6 @@ __all__ = [
     "sgrld", "stratified_estimator", "synthetic_lda_corpus", "topic_error", "ess", "to_inference_data",
     # chain blocks on Dask (bit-identical to one process)
     "run_distributed", "run_many",
+    # affine models (read by the exact engine) and the K-step minibatch reuse
+    "AffineModel", "AffineParts", "ReuseState", "Reused",
 ]

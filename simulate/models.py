@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _kernels
+from .affine import AffineParts
 from .validation import ParameterError, check_finite_array, check_int, check_positive
 
 
@@ -141,3 +142,9 @@ class GaussianMeanModel(Model):
         """Cov_emp(x) / sigma_x^4 (divisor N), independent of theta: shape (d, d)."""
         xc = self.data - self.data.mean(axis=0)
         return xc.T @ xc / self.n_data / self.sigma_x**4
+
+    def affine_parts(self) -> AffineParts:
+        """P_0 = I/sigma_theta^2, r_0 = 0; P_i = I/sigma_x^2 (common), r_i = x_i/sigma_x^2 (eq. 11)."""
+        eye = np.eye(self.dim)
+        return AffineParts.with_common(eye / self.sigma_theta**2, np.zeros(self.dim), eye / self.sigma_x**2,
+                                       self.data / self.sigma_x**2)
