@@ -208,3 +208,67 @@ def enumerate_moments(sampler, theta0, k_max: int, cov0=None) -> list[tuple[np.n
 def _psum(rows: np.ndarray) -> np.ndarray:
     """Sum along the last axis of a C-contiguous copy (numpy's pairwise summation)."""
     return np.ascontiguousarray(rows).sum(axis=-1)
+
+
+def enumerate_time_average(sampler, theta0, burn_in: int, n_steps: int, target: float, a=None, B=None,
+                           cov0=None) -> tuple[float, float]:
+    """(E avg, E (avg - target)^2) of avg = (1/L) sum_{k=b}^{b+L-1} phi(theta_k), phi = a^T theta or theta^T B theta,
+    by enumerating every draw sequence: per sequence the window's thetas are jointly Gaussian (tracked through their
+    covariance with the current state), and Gaussian moments of linear / quadratic forms are exact."""
+    model = sampler.model
+    d, N = model.dim, model.n_data
+    e = burn_in + n_steps - 1
+    ref0 = _initial(sampler, theta0, cov0)
+    # per branch: prob, state mean, state cov, window mean (W d), window cov (W d, W d), cross (W d, Ds), stored key
+    br = [(1.0, ref0[0], ref0[1], np.zeros(0), np.zeros((0, 0)), np.zeros((0, ref0[0].size)), None)]
+    saga_ready = False
+    for k in range(e + 1):
+        if k >= burn_in:  # theta_k joins the window
+            br = [(p, mu, S, np.concatenate([wm, mu[:d]]),
+                   np.block([[wc, cr[:, :d]], [cr[:, :d].T, S[:d, :d]]]), np.vstack([cr, S[:d]]), key)
+                  for p, mu, S, wm, wc, cr, key in br]
+        if k == e:
+            break
+        new = []
+        for p, mu, S, wm, wc, cr, stored in br:
+            for _, f, q, newkey in _options(sampler.estimator, N, k, stored):
+                def run(X, Xi, Ze, f=f, stored=stored, k=k, saga_ready=saga_ready):
+                    M = X.shape[0]
+                    if f is None:
+                        return _step(sampler, X, Xi, Ze, k, None, stored[1](M), saga_ready)[0]
+                    return _step(sampler, X, Xi, Ze, k, f(M), None, saga_ready)[0]
+                A, c, Bn, Cn = _affine_map(run, mu.size, d)
+                new.append((p * q, A @ mu + c, A @ S @ A.T + Bn @ Bn.T + Cn @ Cn.T, wm, wc, cr @ A.T, newkey))
+        br = new
+        saga_ready = True
+    L = n_steps
+    mean, mse = 0.0, 0.0
+    for p, _, _, wm, wc, _, _ in br:
+        if a is not None:
+            w = np.tile(a, L)
+            m_b, v_b = w @ wm, w @ wc @ w
+        else:
+            Bt = np.kron(np.eye(L), B)
+            m_b = np.trace(Bt @ wc) + wm @ Bt @ wm
+            v_b = 2 * np.trace(Bt @ wc @ Bt @ wc) + 4 * wm @ Bt @ wc @ Bt @ wm
+        mean += p * m_b / L
+        mse += p * (v_b / L**2 + (m_b / L - target) ** 2)
+    return mean, mse
+
+
+def _initial(sampler, theta0, cov0):
+    d = sampler.model.dim
+    theta0 = np.asarray(theta0, dtype=np.float64).reshape(1, d)
+    init_est = sampler.estimator.init(sampler.model, 1, np.random.default_rng(0))
+    rows = []
+    for j in range(d + 1):
+        z = np.zeros((1, d)) if j == 0 else np.eye(d)[j - 1:j]
+        ist = getattr(sampler.integrator, "init_state", None)
+        ist = None if ist is None else ist(theta0.copy(), sampler.h, _FixedNormals(z))
+        rows.append(_flatten(theta0.copy(), init_est, ist)[0])
+    m = rows[0]
+    Cv = np.array(rows[1:]) - m
+    cov = Cv.T @ Cv
+    if cov0 is not None:
+        cov[:d, :d] += cov0
+    return m, cov

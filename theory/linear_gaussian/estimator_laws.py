@@ -120,7 +120,7 @@ def stratified(est, ctx: Context) -> EstimatorLaw:
 def control_variate(est, ctx: Context) -> EstimatorLaw:
     p = ctx.parts
     op = NoiseOperator(p, Scheme.minibatch(p.n_data, est.n, est.replace))
-    that, ghat = ctx.num(est.theta_hat), ctx.num(est.grad_lik_hat)
+    that, ghat = ctx.vector(est.theta_hat), ctx.vector(est.grad_lik_hat)
 
     def mean(lay: Layout) -> np.ndarray:
         return p.prior_matrix() @ lay.point() + p.gradient_matrix_sum() @ lay.difference("theta", that) + \

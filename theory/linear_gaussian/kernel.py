@@ -85,10 +85,16 @@ class Context:
     parts: Parts
     h: object
     num: object  # float64 -> number type (exact for mp / sympy)
+    proj: np.ndarray | None = None  # (d', d): the model is a projection of the sampler's (isotropic route)
 
     @property
     def dtype(self):
         return self.parts.dtype
+
+    def vector(self, x) -> np.ndarray:
+        """A d-vector read from the sampler (e.g. a control variate's centre) in this context's coordinates."""
+        x = np.asarray(x, dtype=np.float64)
+        return self.num(x if self.proj is None else self.proj @ x)
 
 
 @dataclass(frozen=True)

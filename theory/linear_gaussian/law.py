@@ -45,15 +45,27 @@ class ExactLaw:
         d = self.source.dim
         self.theta0 = np.zeros(d) if theta0 is None else _vector("theta0", theta0, d)
         self.cov0 = np.zeros((d, d)) if cov0 is None else _covariance("cov0", cov0, d)
+        self._proj = None
         self.kernel = self.build(self.h)
         self.explicit = solve.use_explicit(self.kernel, self.source.n_data)
+
+    def projected(self, proj: np.ndarray, source) -> ExactLaw:
+        """The law of the coordinates proj @ theta, for a model whose dynamics they close on (isotropic models),
+        with ``source`` the projected affine parts."""
+        out = object.__new__(ExactLaw)
+        out.sampler, out.model, out.source, out.h, out._proj = self.sampler, None, source, self.h, proj
+        out.posterior_mean, out.posterior_cov = posterior(source)
+        out.theta0, out.cov0 = proj @ self.theta0, proj @ self.cov0 @ proj.T
+        out.kernel = out.build(self.h)
+        out.explicit = solve.use_explicit(out.kernel, source.n_data)
+        return out
 
     def build(self, h, kind: str = "float") -> Kernel:
         """The kernel of this sampler at step size ``h`` in the number type ``kind`` (:data:`.affine.KINDS`)."""
         conv = converter(kind)
         hh = h if kind == "sympy" and not isinstance(h, (int, float)) else conv(np.float64(h))[()]
         return build_kernel(self.sampler.estimator, self.sampler.integrator,
-                            Context(Parts.of(self.source, kind), hh, conv))
+                            Context(Parts.of(self.source, kind), hh, conv, self._proj))
 
     # ------------------------------------------------------------------ description
     @property
