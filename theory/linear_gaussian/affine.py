@@ -10,6 +10,7 @@ float64 (the engine), complex (the contour route of :mod:`theory.linear_gaussian
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -19,6 +20,17 @@ from simulate.affine import AffineParts
 from simulate.validation import ParameterError
 
 KINDS = ("float", "complex", "mp", "sympy")
+
+
+def number(x: Fraction | int | float, like: np.ndarray):
+    """The exact rational ``x`` in the number type of the array ``like`` (float64, complex, mpmath or sympy)."""
+    if like.dtype != object:
+        return float(x)
+    probe = next((v for v in like.flat if not isinstance(v, int)), None)
+    f = Fraction(x)
+    if isinstance(probe, mpmath.mpf):
+        return mpmath.mpf(f.numerator) / f.denominator
+    return sp.Rational(f.numerator, f.denominator)
 
 
 def read_parts(model) -> AffineParts:
@@ -91,6 +103,10 @@ class Parts:
     def dtype(self):
         return self.shifts.dtype
 
+    def scalar(self, x):
+        """An exact rational in this number type."""
+        return number(x, self.shifts)
+
     def datum_precisions(self, idx) -> np.ndarray:
         """P_i for i in idx, (len(idx), d, d)."""
         idx = np.asarray(idx)
@@ -109,7 +125,7 @@ class Parts:
     def gradient_matrices_mean(self, idx) -> np.ndarray:
         """(1/|idx|) sum_{i in idx} G_i, (d, d+1)."""
         idx = np.asarray(idx)
-        return self.gradient_matrix_sum(idx) / idx.size
+        return self.gradient_matrix_sum(idx) * self.scalar(Fraction(1, idx.size))
 
     def gradient_matrix_sum(self, idx=None) -> np.ndarray:
         """sum_{i in idx} G_i (all data by default), (d, d+1): the likelihood part of the full gradient."""
@@ -155,4 +171,4 @@ def posterior(source: AffineParts) -> tuple[np.ndarray, np.ndarray]:
     return np.linalg.solve(P, r), 0.5 * (cov + cov.T)
 
 
-__all__ = ["KINDS", "Parts", "converter", "posterior", "read_parts"]
+__all__ = ["KINDS", "Parts", "converter", "number", "posterior", "read_parts"]

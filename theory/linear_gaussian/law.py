@@ -21,6 +21,7 @@ from __future__ import annotations
 from functools import cached_property
 
 import numpy as np
+import sympy as sp
 
 from simulate.validation import ParameterError, check_finite_array, check_int
 
@@ -63,7 +64,7 @@ class ExactLaw:
     def build(self, h, kind: str = "float") -> Kernel:
         """The kernel of this sampler at step size ``h`` in the number type ``kind`` (:data:`.affine.KINDS`)."""
         conv = converter(kind)
-        hh = h if kind == "sympy" and not isinstance(h, (int, float)) else conv(np.float64(h))[()]
+        hh = h if isinstance(h, sp.Basic) else conv(np.asarray(h))[()]
         return build_kernel(self.sampler.estimator, self.sampler.integrator,
                             Context(Parts.of(self.source, kind), hh, conv, self._proj))
 
@@ -242,11 +243,11 @@ class ExactLaw:
 
         return time_average(self, a, quadratic, n_steps, burn_in, target)
 
-    def expansion(self, order: int = 2, route: str = "auto"):
+    def expansion(self, order: int = 2, route: str = "auto", phase=None):
         """Taylor coefficients in h of the stationary mean and covariance of theta (:mod:`.expansion`)."""
         from .expansion import stationary_series
 
-        return stationary_series(self, order, route)
+        return stationary_series(self, order, route, phase)
 
     def mp(self, dps: int = 50):
         """The same law evaluated in mpmath at ``dps`` digits (:mod:`.mp`; small states)."""

@@ -23,6 +23,7 @@ the chain) are in :mod:`theory.linear_gaussian.quadratic`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -44,20 +45,20 @@ class Group:
         return int(self.members.size)
 
     @property
-    def weight(self) -> float:
-        """w_g = N_g / b_g, the estimator's multiplier of the group's minibatch sum."""
-        return self.size / self.draws
+    def weight(self) -> Fraction:
+        """w_g = N_g / b_g, the estimator's multiplier of the group's minibatch sum (exact)."""
+        return Fraction(self.size, self.draws)
 
     @property
-    def kappa(self) -> float:
-        """kappa_g of Cov(c_i, c_j) = kappa_g (delta_ij - 1/N_g) (module docstring)."""
+    def kappa(self) -> Fraction:
+        """kappa_g of Cov(c_i, c_j) = kappa_g (delta_ij - 1/N_g) (module docstring; exact)."""
         N, b = self.size, self.draws
         if self.replace:
-            return b / N
-        return 0.0 if N == 1 else b * (N - b) / (N * (N - 1))
+            return Fraction(b, N)
+        return Fraction(0) if N == 1 else Fraction(b * (N - b), N * (N - 1))
 
     @property
-    def gamma(self) -> float:
+    def gamma(self) -> Fraction:
         return self.weight ** 2 * self.kappa
 
 
@@ -80,7 +81,7 @@ class Scheme:
     @property
     def exact(self) -> bool:
         """True when the minibatch sum is deterministic (every group drawn in full without replacement)."""
-        return all(g.kappa == 0.0 for g in self.groups)
+        return all(g.kappa == 0 for g in self.groups)
 
 
 class NoiseOperator:
@@ -91,7 +92,7 @@ class NoiseOperator:
         self.parts = parts
         self.scheme = scheme
         d = parts.dim
-        self._live = [g for g in scheme.groups if g.kappa != 0.0]
+        self._live = [g for g in scheme.groups if g.kappa != 0]
         self._gbar = [parts.gradient_matrices_mean(g.members) for g in self._live]
         if parts.form == "common":
             self._rcov = []
@@ -101,7 +102,7 @@ class NoiseOperator:
         self.dim = d
 
     def _gbar_r(self, g: Group) -> np.ndarray:
-        return self.parts.shifts[g.members].sum(axis=0) / g.size
+        return self.parts.shifts[g.members].sum(axis=0) * self.parts.scalar(Fraction(1, g.size))
 
     @property
     def additive(self) -> bool:
@@ -118,9 +119,9 @@ class NoiseOperator:
         out = np.zeros(Y.shape[:-2] + (d, d), dtype=Y.dtype)
         for k, g in enumerate(self._live):
             if self.parts.form == "common":
-                out = out + Y[..., d, d][..., None, None] * self._rcov[k] * g.gamma
+                out = out + Y[..., d, d][..., None, None] * self._rcov[k] * self.parts.scalar(g.gamma)
             else:
-                out = out + self._group_sum(g, self._gbar[k], Y) * g.gamma
+                out = out + self._group_sum(g, self._gbar[k], Y) * self.parts.scalar(g.gamma)
         return out
 
     def _group_sum(self, g: Group, gbar: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -148,7 +149,7 @@ class NoiseOperator:
         out = []
         for g, gbar in zip(self._live, self._gbar, strict=True):
             Gi = self.parts.gradient_matrices(g.members)
-            out.append((g, g.weight * (Gi - gbar)))
+            out.append((g, (Gi - gbar) * self.parts.scalar(g.weight)))
         return out
 
     def kron(self) -> np.ndarray:
@@ -156,7 +157,7 @@ class NoiseOperator:
         d = self.dim
         K = np.zeros((d * d, (d + 1) ** 2), dtype=self.parts.dtype)
         for g, V in self.centred():
-            K = K + np.einsum("nac,nbe->abce", V, V).reshape(d * d, (d + 1) ** 2) * g.kappa
+            K = K + np.einsum("nac,nbe->abce", V, V).reshape(d * d, (d + 1) ** 2) * self.parts.scalar(g.kappa)
         return K
 
 

@@ -94,7 +94,7 @@ def delta_moments(parts) -> dict[int, np.ndarray]:
         P = {m: _power_sum(V, m) for m in (2, 3, 4)}
         mom = {}
         for p in (2, 3, 4):
-            mom[p] = sum(_coefficient(s, g) * _place([(C, P[len(C)]) for C in s], p) for s in _coarsenings(p))
+            mom[p] = sum(float(_coefficient(s, g)) * _place([(C, P[len(C)]) for C in s], p) for s in _coarsenings(p))
         m2s.append(mom[2])
         for p in (2, 3, 4):
             out[p] = out.get(p, 0) + mom[p]

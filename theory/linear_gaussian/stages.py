@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .affine import number
 from .noise import Group, NoiseOperator
 
 
@@ -80,7 +81,7 @@ class Dense:
     def apply(self, X: np.ndarray) -> np.ndarray:
         out = None
         for g, V in self.parts:
-            t = np.einsum("nij,...jk,nlk->...il", V, X, V) * g.kappa
+            t = np.einsum("nij,...jk,nlk->...il", V, X, V) * number(g.kappa, V)
             out = t if out is None else out + t
         return out
 
@@ -88,7 +89,7 @@ class Dense:
         n = self.parts[0][1].shape[1]
         out = None
         for g, V in self.parts:
-            t = np.einsum("nac,nbe->abce", V, V).reshape(n * n, n * n) * g.kappa
+            t = np.einsum("nac,nbe->abce", V, V).reshape(n * n, n * n) * number(g.kappa, V)
             out = t if out is None else out + t
         return out
 
