@@ -37,6 +37,7 @@ from . import (
     weak_order,
 )
 from .gaussian_toy import ToyConstants, toy_constants
+from .linear_gaussian import exact_law as exact_law  # the exact engine on affine models
 from .toy_chain import ToyChain
 from .toy_chain import toy_chain as chain_for
 
