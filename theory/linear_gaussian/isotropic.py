@@ -19,6 +19,8 @@ import numpy as np
 from simulate.affine import AffineParts
 from simulate.validation import ParameterError
 
+from .quadratic import QUADRATIC_MAX_N
+
 
 def _isotropic(src: AffineParts) -> bool:
     if src.form != "common":
@@ -44,6 +46,11 @@ def isotropic_quadratic(law, B: np.ndarray, L: int, b: int, target: float):
             f"quadratic: fourth moments of this chain (state dimension D = {law.state_dim}) are formed for D <= 3, "
             "or for isotropic models (P_0 and all P_i multiples of I, e.g. the Gaussian mean model) with a "
             "first-order integrator")
+    if law.projected(np.eye(law.d)[:2], _project(src, np.eye(law.d)[:, :2])).kernel.layout.n > QUADRATIC_MAX_N:
+        raise ParameterError(
+            "quadratic: on isotropic models the engine forms the fourth moments of two coordinates at a time, which "
+            f"needs a first-order integrator (state dimension 2 per pair); this sampler's state has {law.state_dim} "
+            f"dimensions for d = {law.d}")
     beta, U = np.linalg.eigh(B)
     live = [j for j in range(law.d) if beta[j] != 0.0]
     one = {}
