@@ -114,6 +114,17 @@ class ExactLaw:
         cov = S[:D, :D] - np.outer(m[:D], m[:D])
         return self._out(mean, 0.5 * (cov + cov.T), whole_state)
 
+    def trajectory(self, k_max: int, whole_state: bool = False):
+        """Yields (k, E x_k, Cov x_k) for k = 0..k_max in one pass of the exact recursions (O(k_max))."""
+        k_max = check_int("k_max", k_max, 0)
+        K, origins = self._centred_or_raw
+        m, S = K.initial(self.theta0, self.cov0)
+        D, P = K.layout.D, K.period
+        for k in range(k_max + 1):
+            cov = S[:D, :D] - np.outer(m[:D], m[:D])
+            yield (k,) + self._out(m[:D] + origins[k % P], 0.5 * (cov + cov.T), whole_state)
+            m, S = K.first_matrix(k % P) @ m, K.second(k % P, S)
+
     def mean(self, k: int, whole_state: bool = False) -> np.ndarray:
         """E theta_k (exact)."""
         return self.moments(k, whole_state)[0]

@@ -7,10 +7,12 @@ state at phase 0 solves the generalised Lyapunov equation
 
 and the chain is mean-square stable iff rho(T) < 1 (DESIGN.md). Small states: T as an explicit (D^2, D^2) matrix,
 solved directly, rho from its eigenvalues. Large states: T is applied as an operator (never formed) and the equation
-is solved by GMRES preconditioned with the exact solution of the mean part X = Phi X Phi^T + Y (Phi = E M), i.e. on
-X - L^{-1} R(X) = L^{-1} Q with R = T - Phi (.) Phi^T a positive map; then C > 0 with L^{-1} Q > 0 certifies
-rho(L^{-1} R) < 1, hence rho(T) < 1 (Collatz-Wielandt bound for positive maps on the PSD cone), without
-computing rho; otherwise rho is computed by Arnoldi iteration on the operator.
+is solved by the fixed-point iteration preconditioned with the solution L^{-1} of the mean part X - Phi X Phi^T = Y
+(Phi = E M), or by GMRES right-preconditioned with it when that contracts slowly;
+R = T - Phi (.) Phi^T is a positive map, so C > 0 with L^{-1} Q > 0 (C - L^{-1} R(C) = L^{-1} Q) certifies
+rho(L^{-1} R) < 1, hence rho(T) < 1 (Collatz-Wielandt bound for positive maps on the PSD cone) without computing
+rho, and so does a positive definite solution of X = T(X) + I (one more solve); otherwise rho is computed by
+Arnoldi iteration on the operator.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ from .stages import eye
 
 #: Largest n = D + 1 for which the engine forms the (n^2, n^2) second-moment matrix explicitly.
 EXPLICIT_MAX_N = 16
+#: Fixed-point iterations tried before GMRES, and the contraction per iteration beyond which GMRES takes over.
+PICARD_MAX, PICARD_SLOW = 3000, 0.995
+#: Relative residual of X - T(X) = Q accepted when GMRES stalls at the rounding floor of the operator.
+ACCEPT_RESIDUAL = 1e-10
 #: Largest N d^4 (cost of forming the count-fluctuation matrix) for the explicit route.
 EXPLICIT_MAX_WORK = 2 * 10**8
 
@@ -91,30 +97,34 @@ def explicit_covariance(kernel: Kernel) -> tuple[np.ndarray, float]:
 
 
 class Lyapunov:
-    """Solves X - Phi X Phi^T = Y exactly: eigenbasis of Phi (orthogonal when Phi is symmetric), else Schur (scipy)."""
+    """Solves X - Phi X Phi^T = Y: in the orthogonal eigenbasis of Phi when Phi is symmetric, else through the complex
+    Schur form Phi = U T U^H (X~ = U^H X U solves X~ - T X~ T^H = U^H Y U, a triangular Stein equation solved column
+    by column from the last: (I - conj(T_jj) T) x_j = y_j + T sum_{l > j} conj(T_jl) x_l)."""
 
     def __init__(self, Phi: np.ndarray) -> None:
         scale = max(1.0, float(np.abs(Phi).max()))
         self.sym = bool(np.abs(Phi - Phi.T).max() <= 1e-14 * scale)
-        self.Phi = 0.5 * (Phi + Phi.T) if self.sym else Phi  # the map used here, also in R = T - Phi (.) Phi^T
-        lam = np.linalg.eigvalsh(Phi) if self.sym else np.linalg.eigvals(Phi)
-        self.mean_radius = float(np.max(np.abs(lam))) if lam.size else 0.0
-        self.V = None
+        self.Phi = 0.5 * (Phi + Phi.T) if self.sym else Phi
         if self.sym:
-            lam, self.V = np.linalg.eigh(Phi)
-            self.Vinv = self.V.T
-        else:
-            lam, V = np.linalg.eig(Phi)
-            if np.linalg.cond(V) < 1e6:
-                self.V, self.Vinv = V, np.linalg.inv(V)
-        if self.V is not None:
+            lam, self.V = np.linalg.eigh(self.Phi)
             self.den = 1.0 - np.outer(lam, lam)
+        else:
+            self.T, self.U = sla.schur(self.Phi.astype(complex), output="complex")
+            lam = np.diag(self.T)
+        self.mean_radius = float(np.max(np.abs(lam))) if lam.size else 0.0
 
     def __call__(self, Y: np.ndarray) -> np.ndarray:
-        if self.V is None:
-            return sla.solve_discrete_lyapunov(self.Phi, Y)
-        X = self.V @ ((self.Vinv @ Y @ self.Vinv.T) / self.den) @ self.V.T
-        return X.real if np.iscomplexobj(X) else X
+        if self.sym:
+            return self.V @ ((self.V.T @ Y @ self.V) / self.den) @ self.V.T
+        T, U = self.T, self.U
+        n = T.shape[0]
+        Yt = U.conj().T @ Y @ U
+        X = np.zeros((n, n), dtype=complex)
+        eye = np.eye(n)
+        for j in range(n - 1, -1, -1):
+            rhs = Yt[:, j] + T @ (X[:, j + 1:] @ T[j, j + 1:].conj())
+            X[:, j] = sla.solve_triangular(eye - np.conj(T[j, j]) * T, rhs)
+        return (U @ X @ U.conj().T).real
 
 
 def _operators(kernel: Kernel):
@@ -133,8 +143,9 @@ def _operators(kernel: Kernel):
 
 
 def operator_covariance(kernel: Kernel, rtol: float = 1e-13) -> tuple[np.ndarray, float | None]:
-    """(C, rho or None): GMRES with the Lyapunov preconditioner; rho is None when C > 0 and L^{-1} Q > 0 certify
-    stability (module docstring), else computed by :func:`operator_radius`."""
+    """(C, rho or None): preconditioned iteration or GMRES; rho is None when stability is certified without it
+    (module docstring: C > 0 with L^{-1} Q > 0, or else the solution of X = T(X) + I is positive definite), else
+    rho is computed by :func:`operator_radius`."""
     D = kernel.layout.D
     T, Q, Phi = _operators(kernel)
     lyap = Lyapunov(Phi)
@@ -142,24 +153,58 @@ def operator_covariance(kernel: Kernel, rtol: float = 1e-13) -> tuple[np.ndarray
     if lyap.mean_radius >= 1.0:
         return np.full((D, D), np.nan), max(lyap.mean_radius**2, 1.0)
 
-    def matvec(x: np.ndarray) -> np.ndarray:
-        X = x.reshape(D, D)
-        return (X - lyap(T(X) - Phi @ X @ Phi.T)).reshape(-1)
+    def gmres(rhs: np.ndarray) -> tuple[np.ndarray, int]:
+        """X with X - T(X) = rhs: GMRES right-preconditioned by L^{-1} (the residual is the true equation's, so the
+        preconditioner's own rounding does not enter the solution)."""
+        def matvec(y: np.ndarray) -> np.ndarray:
+            Z = lyap(y.reshape(D, D))
+            return (Z - T(Z)).reshape(-1)
 
-    Y0 = lyap(Q)
-    op = spla.LinearOperator((D * D, D * D), matvec=matvec, dtype=np.float64)
-    x, info = spla.gmres(op, Y0.reshape(-1), rtol=rtol, atol=0.0, restart=min(D * D, 80), maxiter=40)
-    C = x.reshape(D, D)
-    C = 0.5 * (C + C.T)
-    if info != 0 or not _certified(C, 0.5 * (Y0 + Y0.T)):
-        rho = operator_radius(kernel)
-        if rho >= 1.0:
-            return np.full((D, D), np.nan), rho
-        if info != 0:
-            raise ParameterError(f"GMRES did not converge for the stationary covariance (info = {info}, spectral "
-                                 f"radius {rho:.6g})")
-        return C, rho
-    return C, None
+        op = spla.LinearOperator((D * D, D * D), matvec=matvec, dtype=np.float64)
+        b = rhs.reshape(-1)
+        y, info = spla.gmres(op, b, rtol=rtol, atol=0.0, restart=min(D * D, 200), maxiter=20)
+        if info != 0 and np.linalg.norm(b - matvec(y)) <= ACCEPT_RESIDUAL * np.linalg.norm(b):
+            info = 0  # at the rounding floor of the operator (states mixing scales, e.g. anchor gradients)
+        X = lyap(y.reshape(D, D))
+        return 0.5 * (X + X.T), info
+
+    def refine(rhs: np.ndarray) -> tuple[np.ndarray, int]:
+        """Preconditioned fixed-point iteration X <- X + L^{-1}(rhs - X + T(X)) (rate rho(L^{-1} R), the true
+        equation's residual at every step); GMRES when it contracts too slowly."""
+        X, last = lyap(rhs), np.inf
+        for it in range(PICARD_MAX):
+            step = lyap(rhs - X + T(X))
+            X = X + 0.5 * (step + step.T)
+            size = float(np.abs(step).max())
+            if size <= 1e-15 * float(np.abs(X).max()):
+                return 0.5 * (X + X.T), 0
+            if it > 30 and size > PICARD_SLOW * last:
+                break
+            last = size
+        return gmres(rhs)
+
+    C, info = refine(Q)
+    if info == 0 and _certified(C, lyap(Q)):
+        return C, None
+    if info == 0:
+        X, info_x = refine(np.eye(D))  # X = T(X) + I: X > 0 iff rho(T) < 1
+        if info_x == 0 and _positive_definite(X):
+            return C, None
+    rho = operator_radius(kernel)
+    if rho >= 1.0:
+        return np.full((D, D), np.nan), rho
+    if info != 0:
+        raise ParameterError(f"GMRES did not converge for the stationary covariance (info = {info}, spectral "
+                             f"radius {rho:.6g})")
+    return C, rho
+
+
+def _positive_definite(X: np.ndarray) -> bool:
+    try:
+        np.linalg.cholesky(X)
+    except np.linalg.LinAlgError:
+        return False
+    return True
 
 
 def _certified(C: np.ndarray, Y0: np.ndarray) -> bool:
@@ -170,7 +215,7 @@ def _certified(C: np.ndarray, Y0: np.ndarray) -> bool:
     except np.linalg.LinAlgError:
         return False
     Li = sla.solve_triangular(Lc, np.eye(C.shape[0]), lower=True)
-    return float(np.linalg.eigvalsh(Li @ Y0 @ Li.T)[0]) > 1e-12
+    return float(np.linalg.eigvalsh(Li @ Y0 @ Li.T)[0]) > 1e-10
 
 
 def operator_radius(kernel: Kernel) -> float:

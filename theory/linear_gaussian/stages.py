@@ -81,7 +81,13 @@ class Dense:
     def apply(self, X: np.ndarray) -> np.ndarray:
         out = None
         for g, V in self.parts:
-            t = np.einsum("nij,...jk,nlk->...il", V, X, V) * number(g.kappa, V)
+            if X.ndim == 2 and V.dtype != object:  # one matrix product: [V_1 X, ..., V_N X] [V_1, ..., V_N]^T
+                N, n = V.shape[0], V.shape[1]
+                VX = (V @ X).transpose(1, 0, 2).reshape(n, N * n)
+                t = VX @ V.transpose(1, 0, 2).reshape(n, N * n).T
+            else:
+                t = np.einsum("nij,...jk,nlk->...il", V, X, V)
+            t = t * number(g.kappa, V)
             out = t if out is None else out + t
         return out
 

@@ -13,7 +13,8 @@ and the backward recursion g_k = a_k + Psi_k^T (g_{k+1} + a_{k+1}), Y_k = vec(g_
 number of whole periods by repeated squaring (O(log L) products of (m^2 + m + 1)-square matrices, m = dim z).
 MSE = E A^2 / L^2 (new; the 1-D closed forms of Chen et al. and theory.toy_finite_time are special cases).
 States too large for explicit matrices use, for a chain of period 1 and linear phi, the closed stationary sum
-(doubling sums of powers of Phi) plus the transient summed until it is below double precision (:func:`_large`).
+(doubling sums of powers of Phi) plus the transient summed until it is below double precision; a periodic chain of
+that size is summed forward step by step (cost O(b + L), :func:`_forward`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import numpy as np
 
 from simulate.validation import ParameterError, check_finite_array, check_int
 
-from . import solve
 from .quadratic import QUADRATIC_MAX_N, fourth_matrices
 
 
@@ -183,13 +183,40 @@ def _second_sum(first, second, avec, Z0, b: int, L: int) -> float:
 
 
 def _large(law, a, L: int, b: int, target: float) -> TimeAverage:
-    """Period-1 chains too large for explicit matrices (module docstring)."""
-    if law.period != 1:
-        raise ParameterError(f"time averages of a {law.period}-periodic chain are computed for states of dimension "
-                             f"D + 1 <= {solve.EXPLICIT_MAX_N}; this one has D = {law.state_dim}")
-    from .transient import large_time_average
+    """States too large for explicit matrices: period 1 by closed sums (:mod:`.transient`), periodic chains by
+    :func:`_forward` (cost O(b + L))."""
+    if law.period == 1:
+        from .transient import large_time_average
 
-    return large_time_average(law, a, L, b, target)
+        return large_time_average(law, a, L, b, target)
+    mean = _forward(law, a, L, b, 0.0)[0] / L
+    mse = _forward(law, a, L, b, target)[1] / L**2
+    var = _forward(law, a, L, b, mean)[1] / L**2
+    return TimeAverage(mean, max(var, 0.0), mse, target)
+
+
+def _forward(law, a, L: int, b: int, t: float) -> tuple[float, float]:
+    """(E A, E A^2) for A = sum_{k in [b, b+L)} (a^T theta_k - t) by one forward pass: with c_k = E[x^_k sum_{j < k,
+    j in window} y_j] (y_j = a_j^T x^_j), c_{k+1} = Psi_k (c_k + [k in window] S_k a_k) and
+    E A^2 = sum_{k in window} (a_k^T S_k a_k + 2 a_k^T c_k) (any period, any state size; O(b + L) steps)."""
+    K, origins = law._centred_or_raw
+    n, d, P = K.layout.n, law.d, K.period
+    avec = [np.append(np.pad(a, (0, n - 1 - d)), a @ origins[p][:d] - t) for p in range(P)]
+    m, S = K.initial(law.theta0, law.cov0)
+    c = np.zeros(n)
+    first = second = 0.0
+    for k in range(b + L):
+        p = k % P
+        Psi = K.first_matrix(p)
+        if k >= b:
+            ak = avec[p]
+            first += ak @ m
+            second += ak @ S @ ak + 2.0 * ak @ c
+            c = Psi @ (c + S @ ak)
+        else:
+            c = Psi @ c
+        m, S = Psi @ m, K.second(p, S)
+    return first, second
 
 
 __all__ = ["TimeAverage", "time_average"]
