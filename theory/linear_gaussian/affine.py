@@ -79,13 +79,15 @@ class Parts:
     weights: np.ndarray | None
     factors: np.ndarray | None
     precisions: np.ndarray | None
+    along: np.ndarray | None = None  # rank-one data with r_i = along_i z_i (linear regression): G_i = z_i (g_i)^T
 
     @classmethod
     def of(cls, source: AffineParts, kind: str = "float") -> Parts:
         c = converter(kind)
         opt = lambda a: None if a is None else c(a)  # noqa: E731
         return cls(source, kind, c(source.prior_precision), c(source.prior_shift), c(source.shifts),
-                   opt(source.common), opt(source.weights), opt(source.factors), opt(source.precisions))
+                   opt(source.common), opt(source.weights), opt(source.factors), opt(source.precisions),
+                   opt(_shifts_along_factors(source)))
 
     @property
     def form(self) -> str:
@@ -129,15 +131,17 @@ class Parts:
 
     def gradient_matrix_sum(self, idx=None) -> np.ndarray:
         """sum_{i in idx} G_i (all data by default), (d, d+1): the likelihood part of the full gradient."""
+        whole = idx is None or np.size(idx) == self.n_data
         idx = np.arange(self.n_data) if idx is None else np.asarray(idx)
+        take = (lambda a: a) if whole else (lambda a: a[idx])
         if self.form == "common":
             Psum = self.common * idx.size
         elif self.form == "rank_one":
-            Z = self.factors[idx]
-            Psum = (Z * self.weights[idx][:, None]).T @ Z
+            Z = take(self.factors)
+            Psum = (Z * take(self.weights)[:, None]).T @ Z
         else:
-            Psum = self.precisions[idx].sum(axis=0)
-        return np.concatenate([-Psum, self.shifts[idx].sum(axis=0)[:, None]], axis=1)
+            Psum = take(self.precisions).sum(axis=0)
+        return np.concatenate([-Psum, take(self.shifts).sum(axis=0)[:, None]], axis=1)
 
     def prior_matrix(self) -> np.ndarray:
         """G_0 = [-P_0, r_0], (d, d+1)."""
@@ -153,6 +157,18 @@ class Parts:
         else:
             Pi = s.precisions[np.asarray(idx)]
         return bool(np.all(Pi == Pi[0]))
+
+
+def _shifts_along_factors(source: AffineParts) -> np.ndarray | None:
+    """rho with r_i = rho_i z_i for every datum (to rounding: the relation is exact up to 2 ulp), else None."""
+    if source.form != "rank_one":
+        return None
+    Z, R = source.factors, source.shifts
+    zz = np.einsum("ij,ij->i", Z, Z)
+    rho = np.where(zz > 0, np.einsum("ij,ij->i", R, Z) / np.where(zz > 0, zz, 1.0), 0.0)
+    scale = np.abs(R).max(axis=1, initial=0.0)
+    ok = np.abs(R - rho[:, None] * Z).max(axis=1, initial=0.0) <= 4 * np.finfo(float).eps * scale
+    return rho if bool(np.all(ok)) else None
 
 
 def posterior(source: AffineParts) -> tuple[np.ndarray, np.ndarray]:

@@ -41,13 +41,14 @@ class ExactLaw:
         self.sampler = sampler
         self.model = sampler.model
         self.source = read_parts(self.model)
-        self.posterior_mean, self.posterior_cov = posterior(self.source)
-        self.h = float(sampler.h)
         d = self.source.dim
-        self.theta0 = np.zeros(d) if theta0 is None else _vector("theta0", theta0, d)
-        self.cov0 = np.zeros((d, d)) if cov0 is None else _covariance("cov0", cov0, d)
-        self._proj = None
-        self.kernel = self.build(self.h)
+        with solve.blas_threads_for(d):
+            self.posterior_mean, self.posterior_cov = posterior(self.source)
+            self.h = float(sampler.h)
+            self.theta0 = np.zeros(d) if theta0 is None else _vector("theta0", theta0, d)
+            self.cov0 = np.zeros((d, d)) if cov0 is None else _covariance("cov0", cov0, d)
+            self._proj = None
+            self.kernel = self.build(self.h)
         self.explicit = solve.use_explicit(self.kernel, self.source.n_data)
 
     def projected(self, proj: np.ndarray, source) -> ExactLaw:

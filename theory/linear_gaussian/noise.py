@@ -100,6 +100,7 @@ class NoiseOperator:
                 rc = parts.shifts[g.members] - self._gbar_r(g)
                 self._rcov.append(rc.T @ rc)
         self.dim = d
+        self._rtr_cache: dict = {}
 
     def _gbar_r(self, g: Group) -> np.ndarray:
         return self.parts.shifts[g.members].sum(axis=0) * self.parts.scalar(Fraction(1, g.size))
@@ -127,21 +128,54 @@ class NoiseOperator:
     def _group_sum(self, g: Group, gbar: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """sum_{i in g} G_i Y G_i^T - N_g Gbar Y Gbar^T (exact centring identity)."""
         p = self.parts
-        idx = g.members
-        R = p.shifts[idx]
+        R, Z, w, Pm = self._data(g)
         A, b1, b2, c = Y[..., :-1, :-1], Y[..., :-1, -1], Y[..., -1, :-1], Y[..., -1, -1]
+        if Y.ndim == 2 and p.dtype != object:  # one matrix: matrix products only (BLAS)
+            if p.along is not None:  # G_i = z_i g_i^T, g_i = (-w_i z_i, rho_i): sum = Z^T diag(g_i^T Y g_i) Z
+                Gh = self._ghat(g)
+                s = (Z * ((Gh @ Y) * Gh).sum(axis=1)[:, None]).T @ Z
+                return s - g.size * gbar @ Y @ gbar.T
+            if p.form == "rank_one":
+                q = ((Z @ A) * Z).sum(axis=1)
+                s = (Z * (w * w * q)[:, None]).T @ Z
+                s = s - (Z * (w * (Z @ b1))[:, None]).T @ R - (R * (w * (Z @ b2))[:, None]).T @ Z
+            else:
+                s = np.einsum("nij,jk,nlk->il", Pm, A, Pm, optimize=True)
+                s = s - (Pm @ b1).T @ R - R.T @ (Pm @ b2)
+            return s + c * self._rtr(g) - g.size * gbar @ Y @ gbar.T
         if p.form == "rank_one":
-            Z, w = p.factors[idx], p.weights[idx]
             Zb1, Zb2 = np.einsum("ni,...i->...n", Z, b1), np.einsum("ni,...i->...n", Z, b2)
             q = np.einsum("ni,...ij,nj->...n", Z, A, Z)
             s = np.einsum("ni,...n,nj->...ij", Z, w * w * q, Z)
             s = s - np.einsum("ni,...n,nj->...ij", Z, w * Zb1, R) - np.einsum("ni,...n,nj->...ij", R, w * Zb2, Z)
         else:
-            Pm = p.precisions[idx]
             s = np.einsum("nij,...jk,nlk->...il", Pm, A, Pm)
             s = s - np.einsum("nij,...j,nk->...ik", Pm, b1, R) - np.einsum("ni,...j,nkj->...ik", R, b2, Pm)
-        s = s + c[..., None, None] * (R.T @ R)
+        s = s + c[..., None, None] * self._rtr(g)
         return s - g.size * np.einsum("ij,...jk,lk->...il", gbar, Y, gbar)
+
+    def _data(self, g: Group):
+        """(r_i, z_i, w_i, P_i) of the group's data (no copies when the group is all the data)."""
+        p = self.parts
+        whole = g.size == p.n_data
+        take = (lambda a: a) if whole else (lambda a: None if a is None else a[g.members])
+        return take(p.shifts), take(p.factors), take(p.weights), take(p.precisions)
+
+    def _ghat(self, g: Group) -> np.ndarray:
+        """Rows g_i = (-w_i z_i, rho_i) of the group (linear-regression data), cached."""
+        key = ("ghat", id(g))
+        if key not in self._rtr_cache:
+            _, Z, w, _ = self._data(g)
+            rho = self.parts.along if g.size == self.parts.n_data else self.parts.along[g.members]
+            self._rtr_cache[key] = np.concatenate([-Z * w[:, None], rho[:, None]], axis=1)
+        return self._rtr_cache[key]
+
+    def _rtr(self, g: Group) -> np.ndarray:
+        key = id(g)
+        if key not in self._rtr_cache:
+            R = self._data(g)[0]
+            self._rtr_cache[key] = R.T @ R
+        return self._rtr_cache[key]
 
     def centred(self) -> list[tuple[Group, np.ndarray]]:
         """Per live group: (group, w_g (G_i - Gbar_g) for i in the group, shape (N_g, d, d+1)) (for the explicit

@@ -142,7 +142,25 @@ def _operators(kernel: Kernel):
     return T, 0.5 * (Q + Q.T), Phi
 
 
+def blas_threads(kernel: Kernel):
+    return blas_threads_for(kernel.layout.D)
+
+
+def blas_threads_for(D: int):
+    """One BLAS thread for the engine's products: they are thin (N x d times d x d), and on the shared 2-core
+    development machine two threads made them 10x slower (d = 20 and d = 100 alike); the state size is kept as the
+    place to change this policy."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def operator_covariance(kernel: Kernel, rtol: float = 1e-13) -> tuple[np.ndarray, float | None]:
+    with blas_threads(kernel):
+        return _operator_covariance(kernel, rtol)
+
+
+def _operator_covariance(kernel: Kernel, rtol: float) -> tuple[np.ndarray, float | None]:
     """(C, rho or None): preconditioned iteration or GMRES; rho is None when stability is certified without it
     (module docstring: C > 0 with L^{-1} Q > 0, or else the solution of X = T(X) + I is positive definite), else
     rho is computed by :func:`operator_radius`."""

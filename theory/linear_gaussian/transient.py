@@ -37,6 +37,13 @@ def power_sums(Phi: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def large_time_average(law, a: np.ndarray, L: int, b: int, target: float):
+    from .solve import blas_threads
+
+    with blas_threads(law.kernel):
+        return _large_time_average(law, a, L, b, target)
+
+
+def _large_time_average(law, a: np.ndarray, L: int, b: int, target: float):
     from .time_average import TimeAverage
 
     K, origins = law._centred_or_raw
