@@ -30,6 +30,8 @@ from .stages import eye
 EXPLICIT_MAX_N = 16
 #: Fixed-point iterations tried before GMRES, and the contraction per iteration beyond which GMRES takes over.
 PICARD_MAX, PICARD_SLOW = 3000, 0.995
+#: Largest state dimension for the probed direct solve (D (D + 1)/2 unknowns).
+PROBE_MAX_D = 48
 #: Relative residual of X - T(X) = Q accepted when GMRES stalls at the rounding floor of the operator.
 ACCEPT_RESIDUAL = 1e-10
 #: Largest N d^4 (cost of forming the count-fluctuation matrix) for the explicit route.
@@ -188,7 +190,8 @@ def _operator_covariance(kernel: Kernel, rtol: float) -> tuple[np.ndarray, float
 
     def refine(rhs: np.ndarray) -> tuple[np.ndarray, int]:
         """Preconditioned fixed-point iteration X <- X + L^{-1}(rhs - X + T(X)) (rate rho(L^{-1} R), the true
-        equation's residual at every step); GMRES when it contracts too slowly."""
+        equation's residual at every step); when it contracts too slowly, the probed direct solve for moderate D,
+        else GMRES."""
         X, last = lyap(rhs), np.inf
         for it in range(PICARD_MAX):
             step = lyap(rhs - X + T(X))
@@ -199,9 +202,12 @@ def _operator_covariance(kernel: Kernel, rtol: float) -> tuple[np.ndarray, float
             if it > 30 and size > PICARD_SLOW * last:
                 break
             last = size
-        return gmres(rhs)
+        return (X, 1) if D <= PROBE_MAX_D else gmres(rhs)
 
     C, info = refine(Q)
+    if info != 0 and D <= PROBE_MAX_D:
+        C, rho = probed_covariance(kernel)
+        return (C, rho) if rho < 1.0 else (np.full((D, D), np.nan), rho)
     if info == 0 and _certified(C, lyap(Q)):
         return C, None
     if info == 0:
@@ -214,6 +220,32 @@ def _operator_covariance(kernel: Kernel, rtol: float) -> tuple[np.ndarray, float
     if info != 0:
         raise ParameterError(f"GMRES did not converge for the stationary covariance (info = {info}, spectral "
                              f"radius {rho:.6g})")
+    return C, rho
+
+
+def probed_covariance(kernel: Kernel) -> tuple[np.ndarray, float]:
+    """(C, rho(T)) by forming T on the D (D + 1)/2 symmetric coordinates (one batched application of the period map
+    to the symmetric basis) and solving densely: exact for slowly mixing chains of moderate state size (T maps
+    symmetric matrices to symmetric ones, and the spectral radius of a positive map is attained there)."""
+    D = kernel.layout.D
+    iu = np.triu_indices(D)
+    m = iu[0].size
+    basis = np.zeros((m, D + 1, D + 1))
+    basis[np.arange(m), iu[0], iu[1]] = 1.0
+    basis[np.arange(m), iu[1], iu[0]] = 1.0
+    with blas_threads(kernel):
+        out = period_second(kernel, basis)
+        E = np.zeros((D + 1, D + 1))
+        E[D, D] = 1.0
+        q = period_second(kernel, E)[iu]
+    Tm = out[:, iu[0], iu[1]].T  # column j: the image of basis matrix j, read on the upper triangle
+    rho = float(np.max(np.abs(np.linalg.eigvals(Tm))))
+    if rho >= 1.0:
+        return np.full((D, D), np.nan), rho
+    c = np.linalg.solve(np.eye(m) - Tm, q)
+    C = np.zeros((D, D))
+    C[iu] = c
+    C = C + C.T - np.diag(np.diag(C))
     return C, rho
 
 
