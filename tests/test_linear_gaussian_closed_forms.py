@@ -185,3 +185,21 @@ def test_baker_noise_covariance_is_the_engine_operator(lr):
         op = NoiseOperator(Parts.of(lr.affine_parts()), Scheme.minibatch(lr.n_data, 4, replace))
         th = np.append(theta, 1.0)
         close(op.apply(np.outer(th, th)), baker_noise.sgld_noise_cov_linreg(lr.Z, lr.y, lr.sigma, theta, 4, replace))
+
+
+# ------------------------------------------------------------------ SGHMC small-step series (sghmc_gaussian)
+def test_sghmc_excess_variance_series(toy):
+    """The h^1 coefficient of the engine's series of Var theta is theory.sghmc_gaussian's leading excess,
+    eta (s2 / (2 alpha P) + 1 / (2 (2 - alpha))) with s2 the gradient-noise variance (1-D, alpha fixed)."""
+    import sympy as sp
+
+    alpha, n = 0.4, 10
+    law = exact_law(sghmc(toy, 0.01 / toy.grad_lipschitz, alpha, n=n))
+    series = law.expansion(2, "sympy")
+    P = 1.0 / law.posterior_cov[0, 0]
+    s2 = float(baker_noise.minibatch_noise_cov(toy.data / toy.sigma_x**2, n)[0, 0])
+    lead = sghmc_gaussian.excess_variance_series(2)
+    c1 = float(lead.coeff(sghmc_gaussian.eta, 1).subs({sghmc_gaussian.P: P, sghmc_gaussian.alpha: alpha,
+                                                        sghmc_gaussian.s2: s2}))
+    close(series.cov[1][0, 0], c1)
+    assert isinstance(lead, sp.Expr)
