@@ -20,6 +20,7 @@ import sys
 import types
 import warnings
 
+from .affine import AffineModel, AffineParts
 from .analysis import (
     consensus,
     ess,
@@ -52,6 +53,8 @@ from .estimators import (
     EstimatedCovMinibatch,
     FullGradient,
     Minibatch,
+    Reused,
+    ReuseState,
     SAGAState,
     Strata,
     Stratified,
@@ -105,6 +108,7 @@ from .samplers import (
 from .validation import ParameterError
 
 __all__ = [
+    "AffineModel", "AffineParts", "ReuseState", "Reused",
     "AdditiveNoise", "ChainDivergedError", "CovEstimate", "EstimatedCovMinibatch", "FullGradient",
     "GaussianMeanModel", "GradientEstimator", "Integrator", "Langevin", "LogisticRegressionModel", "Minibatch",
     "Model", "ModifiedLangevin", "ParameterError", "PotentialModel", "RunResult", "Sampler", "SamplerState",
@@ -123,6 +127,8 @@ __all__ = [
     "sgrld", "stratified_estimator", "synthetic_lda_corpus", "topic_error", "ess", "to_inference_data",
     # chain blocks on Dask (bit-identical to one process)
     "run_distributed", "run_many",
+    # affine models (read by the exact engine) and the K-step minibatch reuse
+    "AffineModel", "AffineParts", "ReuseState", "Reused",
 ]
 
 

@@ -190,3 +190,68 @@ def test_cli_subprocess_unknown_paper_exits_2_quickly():
     p = subprocess.run([sys.executable, "-m", "verify", "--paper", "nosuchpaper", "--no-progress"],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "paper must be one of" in p.stderr
+
+
+# ------------------------------------------------------------------ the exact engine (theory.linear_gaussian)
+def _engine_cases():
+    from simulate.linear_regression import LinearRegressionModel
+    from simulate.sghmc import sghmc
+    from simulate.vr import SVRG
+
+    from simulate.affine import AffineParts
+    from theory import exact_law
+
+    lr = LinearRegressionModel.simulate_data(30, dim=2, seed=5, scale_spread=0.8)
+
+    class FlatPriorRegression(LinearRegressionModel):
+        """More parameters than data and a flat prior: an improper posterior."""
+
+        def grad_log_prior(self, theta):
+            return np.zeros_like(theta)
+
+        def affine_parts(self):
+            p = super().affine_parts()
+            return AffineParts.rank_one(np.zeros((self.dim, self.dim)), p.prior_shift, p.weights, p.factors, p.shifts)
+
+    flat = FlatPriorRegression.simulate_data(2, dim=3, seed=1)
+    logistic = LogisticRegressionModel(np.array([[1.0, 0.5], [0.2, -1.0], [0.3, 0.3]]), np.array([1.0, -1.0, 1.0]))
+    law = exact_law(sgld(lr, 0.3 / lr.grad_lipschitz, 3))
+    return {
+        "model without affine structure": (lambda: exact_law(sgld(logistic, 1e-3, 2)),
+                                           r"model LogisticRegressionModel has no affine gradient structure"),
+        "singular prior": (lambda: exact_law(sgld(flat, 1e-3, 1)), r"prior_precision: the posterior precision"),
+        "unstable h (multiplicative noise)": (lambda: exact_law(sgld(lr, 2.0 / lr.grad_lipschitz, 3)).stationary_cov(),
+                                              r"h = .* is not mean-square stable .* stability limit .* h\* = "),
+        "window of length 0": (lambda: law.time_average_mse(np.ones(2), n_steps=0),
+                               r"n_steps must satisfy 1 <= n_steps"),
+        "negative burn-in": (lambda: law.time_average_mse(np.ones(2), n_steps=5, burn_in=-1),
+                             r"burn_in must satisfy 0 <= burn_in"),
+        "observable of wrong shape": (lambda: law.time_average_mse(np.ones(3), n_steps=5), r"a must have shape \(2,\)"),
+        "non-symmetric quadratic": (lambda: law.time_average_mse(quadratic=np.array([[1.0, 1.0], [0.0, 1.0]]),
+                                                                 n_steps=5), r"quadratic must be a symmetric"),
+        "negative k": (lambda: law.mean(-1), r"k must satisfy 0 <= k"),
+        "theta0 of wrong shape": (lambda: exact_law(sgld(lr, 1e-3, 3), theta0=np.zeros(3)),
+                                  r"theta0 must have shape \(2,\)"),
+        "periodic chain without a phase": (lambda: exact_law(sghmc(lr, 1e-3, 0.5, SVRG(2, 3))).stationary_cov(),
+                                           r"phase: the stationary law of this sampler is 3-periodic"),
+        "phase out of range": (lambda: exact_law(sghmc(lr, 1e-3, 0.5, SVRG(2, 3))).stationary_cov(phase=3),
+                               r"phase must satisfy 0 <= phase <= 2"),
+        "estimator without an exact law": (lambda: exact_law(msgld_estimated(lr)),
+                                           r"estimator EstimatedCovMinibatch: no exact law registered"),
+    }
+
+
+def msgld_estimated(model):
+    from simulate.covariance_estimators import msgld_estimated_cov
+
+    return msgld_estimated_cov(model, 1e-3, 3)
+
+
+ENGINE_CASES = _engine_cases()
+
+
+@pytest.mark.parametrize("case", sorted(ENGINE_CASES))
+def test_engine_bad_input_names_parameter(case):
+    call, msg = ENGINE_CASES[case]
+    with pytest.raises(ParameterError, match=msg):
+        call()

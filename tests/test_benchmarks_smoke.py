@@ -21,3 +21,12 @@ def test_compare_quick_runs_and_prints_min_ratio():
     assert re.fullmatch(r"min_ratio_vs_blackjax=(\S+)", lines[-1]), lines[-5:]
     assert any(line.startswith("W2 ") and "workbench" in line for line in lines)
     assert sum(line.startswith("W4 ") for line in lines) == 5
+
+
+def test_exact_engine_quick_runs_and_prints_its_timings():
+    """benchmarks/exact_engine.py --quick runs (no timing assertion) and prints key=value timings last."""
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "exact_engine.py"), "--quick"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    last = out.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"(\w+=\S+ ?)+", last) and "stationary_d20_s=" in last, last

@@ -6,7 +6,11 @@
     toy/         the 1-D Gaussian toy of Vollmer et al.: constants A, E(B), Var(B) (``constants``), moment
                  recurrences and closed forms (``moments``), one chain numerically (``chain``), exact finite-time
                  moments and time-average MSE (``finite_time``)
-    chains/      exact laws of linear-Gaussian chains: Gaussian targets (``gaussian_targets``), SGHMC (``sghmc``),
+    linear_gaussian/  the exact engine: ``exact_law(sampler)`` for every sampler on every model with an affine
+                 gradient (mean and covariance at every step, stationary law, stability, time-average MSE, series in
+                 h, an mpmath route)
+    chains/      exact laws of linear-Gaussian chains written per paper (checked equal to the engine): Gaussian
+    targets (``gaussian_targets``), SGHMC (``sghmc``),
                  linear regression (``linear_regression``), stratified minibatches (``stratified``), time averages
                  under frozen-anchor noise (``chen_mse``)
     weak_order   Vollmer et al. Sections 3-4: operator expansions and the leading invariant-measure bias in 1-D
@@ -31,11 +35,12 @@ import types
 import warnings
 
 from . import numeric, weak_order
+from .linear_gaussian import ExactLaw, exact_law
 from .toy.chain import ToyChain
 from .toy.chain import toy_chain as chain_for
 from .toy.constants import ToyConstants, toy_constants
 
-__all__ = ["ToyChain", "ToyConstants", "chain_for", "numeric", "toy_constants", "weak_order"]
+__all__ = ["ExactLaw", "ToyChain", "ToyConstants", "chain_for", "exact_law", "numeric", "toy_constants", "weak_order"]
 
 #: Module paths of the previous layout -> the modules that now hold their names.
 _MOVED = {

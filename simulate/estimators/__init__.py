@@ -3,7 +3,8 @@
 ``minibatch`` (full gradient; uniform minibatch with or without replacement), ``control_variate`` (SGLD-CV's,
 Baker et al. 2019), ``vr`` (Chen et al.'s Algorithm 1 and SVRG), ``saga``, ``stratified`` (Fu & Zhang's eq. 10),
 ``estimated_cov`` (a minibatch that also estimates its covariance, Vollmer et al. Remark 7), ``additive_noise``
-(Gaussian noise added to the exact gradient); ``subsample`` draws the minibatch indices, ``base`` holds the defaults.
+(Gaussian noise added to the exact gradient), ``reuse`` (a minibatch reused for K steps); ``subsample`` draws the
+minibatch indices, ``base`` holds the defaults.
 """
 
 from .additive_noise import AdditiveNoise
@@ -11,6 +12,7 @@ from .base import EstimatorBase
 from .control_variates import ControlVariate, ModeEstimate, control_variate, sgd_mode
 from .estimated_cov import CovEstimate, EstimatedCovMinibatch, estimated_covariance
 from .minibatch import FullGradient, Minibatch
+from .reuse import Reused, ReuseState
 from .saga import SAGA, SAGAState
 from .stratified import Strata, Stratified, allocate, kmeans_strata, stratified_estimator
 from .subsample import sample_indices
@@ -18,7 +20,8 @@ from .vr import SVRG, VRMinibatch, VRState
 
 __all__ = [
     "SAGA", "SVRG", "AdditiveNoise", "ControlVariate", "CovEstimate", "EstimatedCovMinibatch", "EstimatorBase",
-    "FullGradient", "Minibatch", "ModeEstimate", "SAGAState", "Strata", "Stratified", "VRMinibatch", "VRState",
+    "FullGradient", "Minibatch", "ModeEstimate", "ReuseState", "Reused", "SAGAState", "Strata", "Stratified",
+    "VRMinibatch", "VRState",
     "allocate", "control_variate", "estimated_covariance", "kmeans_strata", "sample_indices", "sgd_mode",
     "stratified_estimator",
 ]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._fast import kernels
+from ..affine import AffineParts
 from ..validation import check_finite_array, check_int, check_positive
 from .base import Model
 
@@ -87,6 +88,12 @@ class GaussianMeanModel(Model):
         """Cov_emp(x) / sigma_x^4 (divisor N), independent of theta: shape (d, d)."""
         xc = self.data - self.data.mean(axis=0)
         return kernels.gram(xc) / self.n_data / self.sigma_x**4
+
+    def affine_parts(self) -> AffineParts:
+        """P_0 = I/sigma_theta^2, r_0 = 0; P_i = I/sigma_x^2 (common), r_i = x_i/sigma_x^2 (eq. 11)."""
+        eye = np.eye(self.dim)
+        return AffineParts.with_common(eye / self.sigma_theta**2, np.zeros(self.dim), eye / self.sigma_x**2,
+                                       self.data / self.sigma_x**2)
 
 
 __all__ = ["GaussianMeanModel"]

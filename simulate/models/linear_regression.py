@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._fast import kernels
+from ..affine import AffineParts
 from ..validation import ParameterError, check_finite_array, check_int, check_positive
 from .base import Model
 
@@ -140,6 +141,11 @@ class LinearRegressionModel(Model):
         lin = np.einsum("abk,mk->mab", self._C1, theta)
         quad = np.einsum("akbl,mk,ml->mab", self._C2, theta, theta)
         return self._C0 - lin - np.swapaxes(lin, 1, 2) + quad
+
+    def affine_parts(self) -> AffineParts:
+        """P_0 = I/sigma0^2, r_0 = 0; P_i = z_i z_i^T/sigma^2 (rank one), r_i = z_i y_i/sigma^2."""
+        w = np.full(self.n_data, 1.0 / self.sigma**2)
+        return AffineParts.rank_one(np.eye(self.dim) / self.sigma0**2, np.zeros(self.dim), w, self.Z, self._r)
 
     def log_lik_full(self, theta: np.ndarray) -> np.ndarray:
         """sum_i log N(y_i; z_i^T theta, sigma^2), shape (M,)."""

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._fast import kernels
+from ..affine import AffineParts
 from ..validation import ParameterError, check_finite_array, check_int, check_positive
 from .base import Model
 
@@ -446,6 +447,11 @@ class GaussianLocation(ToyModel):
         """Sigma^{-1} Cov_emp(x) Sigma^{-1} (divisor N), independent of theta."""
         xc = self.data - self.data.mean(axis=0)
         return self.P @ (xc.T @ xc / self.n_data) @ self.P
+
+    def affine_parts(self) -> AffineParts:
+        """P_0 = I/sigma0^2 (zeros for the flat prior), r_0 = 0; P_i = Sigma^{-1} (common), r_i = Sigma^{-1} x_i."""
+        prior = np.zeros((self.dim, self.dim)) if self.sigma0 is None else np.eye(self.dim) / self.sigma0 ** 2
+        return AffineParts.with_common(prior, np.zeros(self.dim), self.P, self.data @ self.P)
 
     def tempered_posterior(self, n: int, xsum: np.ndarray, prior_power: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
         """(mean, covariance) of p(theta)^lam prod_{i in B} p(x_i | theta) for a block of n data with sum xsum."""

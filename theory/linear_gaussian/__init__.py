@@ -1,0 +1,26 @@
+"""The exact engine: the law of every sampler of the workbench on every model with an affine gradient.
+
+``exact_law(sampler)`` reads the same :class:`simulate.Sampler` the simulator runs (model, gradient estimator,
+integrator, h) and answers exactly: E theta_k and Cov theta_k for every k, the stationary law (per phase when it is
+periodic), the mean-square spectral radius and stability limit in h, the MSE of time averages over any window, the
+first terms of the expansion in h, and the same at 50 digits (mpmath). DESIGN.md, "The exact engine on affine
+models", states the mathematics; the modules:
+
+  affine          reading a model's affine structure (P_i, r_i), the posterior
+  noise           exact joint moments of minibatch sums per sampling scheme, as an operator
+  stages          one random affine stage: its first and second moments
+  kernel          the state layout and the periodic sequence of steps
+  estimator_laws  each gradient estimator's law (full, minibatch, CV, SVRG / vrSG-MCMC, SAGA, stratified, reuse)
+  integrator_laws each integrator's law (Langevin, no noise, mSGLD, SGHMC with refresh)
+  registry        the one table from simulator types to their laws
+  solve           stationary covariance (direct or GMRES with a Lyapunov preconditioner), spectral radius
+  law             the ExactLaw object
+  time_average    MSE of time averages of linear and quadratic observables, cost independent of the window
+  quadratic       fourth moments of the chain (quadratic observables)
+  expansion       series in h of the stationary mean and covariance (sympy or contour integral)
+  mp              the same recursions in mpmath
+"""
+
+from .law import ExactLaw, exact_law
+
+__all__ = ["ExactLaw", "exact_law"]

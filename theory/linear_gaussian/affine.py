@@ -1,0 +1,190 @@
+"""Reading a model's affine gradient structure (the contract :class:`simulate.affine.AffineModel`).
+
+grad log p(theta) = -P_0 theta + r_0 and grad log p(x_i | theta) = -P_i theta + r_i, so the posterior is
+N(P^{-1} r, P^{-1}) with P = P_0 + sum_i P_i, r = r_0 + sum_i r_i. The engine works with the gradient matrices
+G_i = [-P_i, r_i] (d x (d+1)), so that g_i(theta) = G_i (theta, 1). :class:`Parts` holds them in one number type:
+float64 (the engine), complex (the contour route of :mod:`theory.linear_gaussian.expansion`), mpmath (50 digits,
+:mod:`theory.linear_gaussian.mp`) or exact sympy rationals (the symbolic series).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from simulate.affine import AffineParts
+from simulate.validation import ParameterError
+
+KINDS = ("float", "complex", "mp", "sympy")
+
+
+def number(x: Fraction | int | float, like: np.ndarray):
+    """The exact rational ``x`` in the number type of the array ``like`` (float64, complex, mpmath or sympy)."""
+    if like.dtype != object:
+        return float(x)
+    probe = next((v for v in like.flat if not isinstance(v, int)), None)
+    f = Fraction(x)
+    if isinstance(probe, mpmath.mpf):
+        return mpmath.mpf(f.numerator) / f.denominator
+    return sp.Rational(f.numerator, f.denominator)
+
+
+def read_parts(model) -> AffineParts:
+    """The model's declared affine parts; ParameterError naming the model when it declares none."""
+    getter = getattr(model, "affine_parts", None)
+    if getter is None:
+        raise ParameterError(
+            f"model {type(model).__name__} has no affine gradient structure (no affine_parts()): the exact engine "
+            "needs grad log p(x_i | theta) = -P_i theta + r_i; declare it with an affine_parts() method returning "
+            "simulate.affine.AffineParts")
+    parts = getter()
+    if not isinstance(parts, AffineParts):
+        raise ParameterError(f"model {type(model).__name__}: affine_parts() must return simulate.affine.AffineParts, "
+                             f"got {type(parts).__name__}")
+    if parts.n_data != model.n_data or parts.dim != model.dim:
+        raise ParameterError(f"model {type(model).__name__}: affine_parts() describe N = {parts.n_data}, d = "
+                             f"{parts.dim}, the model has N = {model.n_data}, d = {model.dim}")
+    return parts
+
+
+def converter(kind: str):
+    """Elementwise conversion of float64 numbers to the number type of ``kind`` (exact for mp and sympy)."""
+    if kind == "float":
+        return lambda a: np.asarray(a, dtype=np.float64)
+    if kind == "complex":
+        return lambda a: np.asarray(a, dtype=np.complex128)
+    if kind == "mp":
+        f = np.vectorize(lambda x: mpmath.mpf(float(x)), otypes=[object])
+    elif kind == "sympy":
+        f = np.vectorize(lambda x: sp.Rational(float(x)), otypes=[object])
+    else:
+        raise ParameterError(f"kind must be one of {KINDS}, got {kind!r}")
+    return lambda a: f(np.asarray(a, dtype=np.float64)) if np.size(a) else np.asarray(a, dtype=object)
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The affine parts in one number type (float64 arrays converted by :func:`converter`)."""
+
+    source: AffineParts
+    kind: str
+    prior_precision: np.ndarray
+    prior_shift: np.ndarray
+    shifts: np.ndarray
+    common: np.ndarray | None
+    weights: np.ndarray | None
+    factors: np.ndarray | None
+    precisions: np.ndarray | None
+    along: np.ndarray | None = None  # rank-one data with r_i = along_i z_i (linear regression): G_i = z_i (g_i)^T
+
+    @classmethod
+    def of(cls, source: AffineParts, kind: str = "float") -> Parts:
+        c = converter(kind)
+        opt = lambda a: None if a is None else c(a)  # noqa: E731
+        return cls(source, kind, c(source.prior_precision), c(source.prior_shift), c(source.shifts),
+                   opt(source.common), opt(source.weights), opt(source.factors), opt(source.precisions),
+                   opt(_shifts_along_factors(source)))
+
+    @property
+    def form(self) -> str:
+        return self.source.form
+
+    @property
+    def dim(self) -> int:
+        return self.source.dim
+
+    @property
+    def n_data(self) -> int:
+        return self.source.n_data
+
+    @property
+    def dtype(self):
+        return self.shifts.dtype
+
+    def scalar(self, x):
+        """An exact rational in this number type."""
+        return number(x, self.shifts)
+
+    def datum_precisions(self, idx) -> np.ndarray:
+        """P_i for i in idx, (len(idx), d, d)."""
+        idx = np.asarray(idx)
+        if self.form == "common":
+            return np.broadcast_to(self.common, (idx.size,) + self.common.shape).copy()
+        if self.form == "rank_one":
+            Z = self.factors[idx]
+            return self.weights[idx][:, None, None] * Z[:, :, None] * Z[:, None, :]
+        return self.precisions[idx]
+
+    def gradient_matrices(self, idx) -> np.ndarray:
+        """G_i = [-P_i, r_i] for i in idx, (len(idx), d, d+1)."""
+        idx = np.asarray(idx)
+        return np.concatenate([-self.datum_precisions(idx), self.shifts[idx][:, :, None]], axis=2)
+
+    def gradient_matrices_mean(self, idx) -> np.ndarray:
+        """(1/|idx|) sum_{i in idx} G_i, (d, d+1)."""
+        idx = np.asarray(idx)
+        return self.gradient_matrix_sum(idx) * self.scalar(Fraction(1, idx.size))
+
+    def gradient_matrix_sum(self, idx=None) -> np.ndarray:
+        """sum_{i in idx} G_i (all data by default), (d, d+1): the likelihood part of the full gradient."""
+        whole = idx is None or np.size(idx) == self.n_data
+        idx = np.arange(self.n_data) if idx is None else np.asarray(idx)
+        take = (lambda a: a) if whole else (lambda a: a[idx])
+        if self.form == "common":
+            Psum = self.common * idx.size
+        elif self.form == "rank_one":
+            Z = take(self.factors)
+            Psum = (Z * take(self.weights)[:, None]).T @ Z
+        else:
+            Psum = take(self.precisions).sum(axis=0)
+        return np.concatenate([-Psum, take(self.shifts).sum(axis=0)[:, None]], axis=1)
+
+    def prior_matrix(self) -> np.ndarray:
+        """G_0 = [-P_0, r_0], (d, d+1)."""
+        return np.concatenate([-self.prior_precision, self.prior_shift[:, None]], axis=1)
+
+    def precisions_equal(self, idx) -> bool:
+        """True when P_i is the same matrix for every i in idx (checked exactly on the float64 source)."""
+        s = self.source
+        if s.form == "common" or np.size(idx) <= 1:
+            return True
+        if s.form == "rank_one":
+            Pi = s.datum_precisions(np.asarray(idx))
+        else:
+            Pi = s.precisions[np.asarray(idx)]
+        return bool(np.all(Pi == Pi[0]))
+
+
+def _shifts_along_factors(source: AffineParts) -> np.ndarray | None:
+    """rho with r_i = rho_i z_i for every datum (to rounding: the relation is exact up to 2 ulp), else None."""
+    if source.form != "rank_one":
+        return None
+    Z, R = source.factors, source.shifts
+    zz = np.einsum("ij,ij->i", Z, Z)
+    rho = np.where(zz > 0, np.einsum("ij,ij->i", R, Z) / np.where(zz > 0, zz, 1.0), 0.0)
+    scale = np.abs(R).max(axis=1, initial=0.0)
+    ok = np.abs(R - rho[:, None] * Z).max(axis=1, initial=0.0) <= 4 * np.finfo(float).eps * scale
+    return rho if bool(np.all(ok)) else None
+
+
+def posterior(source: AffineParts) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, covariance) of the Gaussian posterior N(P^{-1} r, P^{-1}); ParameterError naming prior_precision
+    when P = P_0 + sum_i P_i is not positive definite (improper posterior)."""
+    P = source.prior_precision + source.precision_sum()
+    P = 0.5 * (P + P.T)
+    lam = np.linalg.eigvalsh(P)
+    if lam[0] <= 1e-14 * max(1.0, abs(lam[-1])):
+        raise ParameterError(
+            f"prior_precision: the posterior precision P_0 + sum_i P_i is singular (smallest eigenvalue {lam[0]:.3g}): "
+            "the posterior is improper; give the prior a precision that is positive definite on the directions the "
+            "data leave undetermined")
+    r = source.prior_shift + source.shifts.sum(axis=0)
+    cov = np.linalg.inv(P)
+    return np.linalg.solve(P, r), 0.5 * (cov + cov.T)
+
+
+__all__ = ["KINDS", "Parts", "converter", "number", "posterior", "read_parts"]

@@ -1,0 +1,161 @@
+"""The chain's state layout and its (periodic) sequence of steps, each a product of stages (:mod:`.stages`).
+
+State x = (theta, integrator blocks (SGHMC momentum), estimator blocks (anchors, frozen noise, SAGA table)), written
+in homogeneous coordinates x^ = (x, 1). Step k uses the stages of phase k mod P; P is the least common multiple of
+the estimator's period (vrSG-MCMC / SVRG epochs, minibatch reuse) and the integrator's (SGHMC momentum refresh).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import reduce
+from math import lcm
+
+import numpy as np
+
+from .affine import Parts
+from .stages import Stage, eye, zeros
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Named blocks of the state; ``n`` = D + 1 with the homogeneous coordinate last."""
+
+    names: tuple[str, ...]
+    sizes: tuple[int, ...]
+    dtype: object
+
+    @property
+    def D(self) -> int:
+        return int(sum(self.sizes))
+
+    @property
+    def n(self) -> int:
+        return self.D + 1
+
+    @property
+    def d(self) -> int:
+        return self.sizes[0]
+
+    def slice(self, name: str) -> slice:
+        i = self.names.index(name)
+        start = sum(self.sizes[:i])
+        return slice(start, start + self.sizes[i])
+
+    def embed(self, name: str) -> np.ndarray:
+        """(n, k): places a k-vector into the block ``name``."""
+        E = zeros((self.n, self.sizes[self.names.index(name)]), self.dtype)
+        s = self.slice(name)
+        for j, i in enumerate(range(s.start, s.stop)):
+            E[i, j] = 1
+        return E
+
+    def select(self, name: str) -> np.ndarray:
+        """(k, n): reads the block ``name`` of x^."""
+        return self.embed(name).T.copy()
+
+    def point(self, name: str = "theta") -> np.ndarray:
+        """(d+1, n): x^ -> (x_block, 1), the point at which a gradient is evaluated."""
+        R = zeros((self.d + 1, self.n), self.dtype)
+        R[:-1] = self.select(name)
+        R[-1, -1] = 1
+        return R
+
+    def difference(self, a: str, b: str | np.ndarray) -> np.ndarray:
+        """(d+1, n): x^ -> (x_a - x_b, 0), or (x_a - b, 0) for a constant vector b (gradient differences)."""
+        R = zeros((self.d + 1, self.n), self.dtype)
+        if isinstance(b, str):
+            R[:-1] = self.select(a) - self.select(b)
+        else:
+            R[:-1] = self.select(a)
+            R[:-1, -1] = -np.asarray(b)
+        return R
+
+    def corner(self) -> np.ndarray:
+        """(n, n) with a single 1 at the homogeneous corner."""
+        C = zeros((self.n, self.n), self.dtype)
+        C[-1, -1] = 1
+        return C
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the builders read: the parts (in the kernel's number type), the step size and friction in that type."""
+
+    parts: Parts
+    h: object
+    num: object  # float64 -> number type (exact for mp / sympy)
+    proj: np.ndarray | None = None  # (d', d): the model is a projection of the sampler's (isotropic route)
+
+    @property
+    def dtype(self):
+        return self.parts.dtype
+
+    def vector(self, x) -> np.ndarray:
+        """A d-vector read from the sampler (e.g. a control variate's centre) in this context's coordinates."""
+        x = np.asarray(x, dtype=np.float64)
+        return self.num(x if self.proj is None else self.proj @ x)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """``phases[p]``: the stages of a step at phase p, applied in order; ``init`` (n, d+1) maps (theta_0, 1) to x^_0;
+    ``init_noise`` (n, n): the covariance of the independent initial draws (SGHMC's v_0 ~ N(0, h I))."""
+
+    layout: Layout
+    phases: tuple[tuple[Stage, ...], ...]
+    init: np.ndarray
+    init_noise: np.ndarray
+
+    @property
+    def period(self) -> int:
+        return len(self.phases)
+
+    def first_matrix(self, phase: int) -> np.ndarray:
+        """Psi_p with E[x^_{k+1}] = Psi_p E[x^_k] (n, n)."""
+        return reduce(lambda acc, st: st.mean @ acc, self.phases[phase], eye(self.layout.n, self.layout.dtype))
+
+    def second(self, phase: int, X: np.ndarray) -> np.ndarray:
+        for st in self.phases[phase]:
+            X = st.second(X)
+        return X
+
+    def second_matrix(self, phase: int) -> np.ndarray:
+        """W_p with vec E[x^_{k+1} x^_{k+1}^T] = W_p vec E[x^_k x^_k^T] (n^2, n^2; small n only)."""
+        n = self.layout.n
+        return reduce(lambda acc, st: st.kron2() @ acc, self.phases[phase], eye(n * n, self.layout.dtype))
+
+    def initial(self, m0: np.ndarray, C0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(E x^_0, E x^_0 x^_0^T) for theta_0 ~ N(m0, C0) (C0 = 0: a point)."""
+        d = self.layout.d
+        mh = zeros((d + 1,), self.layout.dtype)
+        mh[:d] = m0
+        mh[d] = 1
+        Sh = np.outer(mh, mh)
+        Sh[:d, :d] = Sh[:d, :d] + C0
+        J = self.init
+        return J @ mh, J @ Sh @ J.T + self.init_noise
+
+    def shifted(self, origins: list[np.ndarray]) -> Kernel:
+        """The same chain in coordinates x - s_p at phase p (``origins`` s_0..s_{P-1}, each (D,))."""
+        n, P = self.layout.n, self.period
+
+        def T(s, sign):
+            M = eye(n, self.layout.dtype)
+            M[:-1, -1] = sign * s
+            return M
+
+        phases = []
+        for p, stages in enumerate(self.phases):
+            st = list(stages)
+            st[0] = st[0].before(T(origins[p], +1))
+            st[-1] = st[-1].after(T(origins[(p + 1) % P], -1))
+            phases.append(tuple(st))
+        return Kernel(self.layout, tuple(phases), T(origins[0], -1) @ self.init, self.init_noise)
+
+
+def common_period(*periods: int) -> int:
+    return int(reduce(lcm, periods, 1))
+
+
+__all__ = ["Context", "Kernel", "Layout", "common_period"]

@@ -1,0 +1,291 @@
+"""``exact_law(sampler)``: the exact law of a simulator sampler on a model with an affine gradient (DESIGN.md,
+"The exact engine on affine models").
+
+Every sampler of the workbench on such a model is a chain x_{k+1} = M_k x_k + b_k + noise_k in its whole state x
+(theta, SGHMC's momentum, the estimator's anchors / frozen noise / SAGA table) with (M_k, b_k) random through the
+minibatch counts only and independent across steps given the phase k mod P. Hence, exactly:
+
+    means:           E x_{k+1} = Phi_k E x_k + beta_k;
+    second moments:  E x_{k+1} x_{k+1}^T = E[M_k S M_k^T] + ... (:mod:`.stages`), with the exact joint moments of
+                     the minibatch sums (:mod:`.noise`);
+    stationary law:  the fixed point over one period (m-periodic for SVRG / Chen et al.'s Algorithm 1, minibatch
+                     reuse, SGHMC's momentum refresh: the law depends on the phase, and the engine says so);
+    stability:       mean-square stable iff rho(T) < 1, T the period's second-moment map; the limit in h is computed.
+
+All results are exact (float64 rounding only; :mod:`.mp` repeats them at 50 digits). ``theta0`` (d,) and ``cov0``
+(d, d) give the start theta_0 ~ N(theta0, cov0) (default: the point 0, as :func:`simulate.run`).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import sympy as sp
+
+from simulate.validation import ParameterError, check_finite_array, check_int
+
+from . import solve
+from .affine import Parts, converter, posterior, read_parts
+from .kernel import Context, Kernel
+from .registry import build_kernel
+
+#: Beyond this many whole periods mean(k) / cov(k) use powers of the period matrices (small states only).
+POWER_FROM = 64
+
+
+class ExactLaw:
+    """The exact law of one sampler from one start (module docstring); build with :func:`exact_law`."""
+
+    def __init__(self, sampler, theta0=None, cov0=None) -> None:
+        self.sampler = sampler
+        self.model = sampler.model
+        self.source = read_parts(self.model)
+        d = self.source.dim
+        with solve.blas_threads_for(d):
+            self.posterior_mean, self.posterior_cov = posterior(self.source)
+            self.h = float(sampler.h)
+            self.theta0 = np.zeros(d) if theta0 is None else _vector("theta0", theta0, d)
+            self.cov0 = np.zeros((d, d)) if cov0 is None else _covariance("cov0", cov0, d)
+            self._proj = None
+            self.kernel = self.build(self.h)
+        self.explicit = solve.use_explicit(self.kernel, self.source.n_data)
+
+    def projected(self, proj: np.ndarray, source) -> ExactLaw:
+        """The law of the coordinates proj @ theta, for a model whose dynamics they close on (isotropic models),
+        with ``source`` the projected affine parts."""
+        out = object.__new__(ExactLaw)
+        out.sampler, out.model, out.source, out.h, out._proj = self.sampler, None, source, self.h, proj
+        out.posterior_mean, out.posterior_cov = posterior(source)
+        out.theta0, out.cov0 = proj @ self.theta0, proj @ self.cov0 @ proj.T
+        out.kernel = out.build(self.h)
+        out.explicit = solve.use_explicit(out.kernel, source.n_data)
+        return out
+
+    def build(self, h, kind: str = "float") -> Kernel:
+        """The kernel of this sampler at step size ``h`` in the number type ``kind`` (:data:`.affine.KINDS`)."""
+        conv = converter(kind)
+        hh = h if isinstance(h, sp.Basic) else conv(np.asarray(h))[()]
+        return build_kernel(self.sampler.estimator, self.sampler.integrator,
+                            Context(Parts.of(self.source, kind), hh, conv, self._proj))
+
+    # ------------------------------------------------------------------ description
+    @property
+    def d(self) -> int:
+        return self.source.dim
+
+    @property
+    def period(self) -> int:
+        """P: the stationary law repeats every P steps (1 unless anchors, reuse or momentum refresh make it
+        periodic); step k has phase k mod P."""
+        return self.kernel.period
+
+    @property
+    def state_names(self) -> tuple[tuple[str, int], ...]:
+        """The blocks of the whole state, in order: (name, size)."""
+        lay = self.kernel.layout
+        return tuple(zip(lay.names, lay.sizes, strict=True))
+
+    @property
+    def state_dim(self) -> int:
+        return self.kernel.layout.D
+
+    def _out(self, m: np.ndarray, C: np.ndarray, whole_state: bool):
+        return (m, C) if whole_state else (m[: self.d], C[: self.d, : self.d])
+
+    # ------------------------------------------------------------------ finite k
+    def moments(self, k: int, whole_state: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(E x_k, Cov x_k) of theta (or of the whole state) after k steps from the start."""
+        k = check_int("k", k, 0)
+        K, origins = self._centred_or_raw
+        m, S = K.initial(self.theta0, self.cov0)
+        P = K.period
+        q, r = divmod(k, P)
+        if self.explicit and q > POWER_FROM:
+            n = K.layout.n
+            m = np.linalg.matrix_power(solve.period_first(K), q) @ m
+            S = (np.linalg.matrix_power(solve.period_second_matrix(K), q) @ S.reshape(-1)).reshape(n, n)
+        else:
+            for step in range(q * P):
+                m, S = K.first_matrix(step % P) @ m, K.second(step % P, S)
+        for step in range(r):
+            m, S = K.first_matrix(step) @ m, K.second(step, S)
+        D = K.layout.D
+        mean = m[:D] + origins[k % P]
+        cov = S[:D, :D] - np.outer(m[:D], m[:D])
+        return self._out(mean, 0.5 * (cov + cov.T), whole_state)
+
+    def trajectory(self, k_max: int, whole_state: bool = False):
+        """Yields (k, E x_k, Cov x_k) for k = 0..k_max in one pass of the exact recursions (O(k_max))."""
+        k_max = check_int("k_max", k_max, 0)
+        K, origins = self._centred_or_raw
+        m, S = K.initial(self.theta0, self.cov0)
+        D, P = K.layout.D, K.period
+        for k in range(k_max + 1):
+            cov = S[:D, :D] - np.outer(m[:D], m[:D])
+            yield (k,) + self._out(m[:D] + origins[k % P], 0.5 * (cov + cov.T), whole_state)
+            m, S = K.first_matrix(k % P) @ m, K.second(k % P, S)
+
+    def mean(self, k: int, whole_state: bool = False) -> np.ndarray:
+        """E theta_k (exact)."""
+        return self.moments(k, whole_state)[0]
+
+    def cov(self, k: int, whole_state: bool = False) -> np.ndarray:
+        """Cov theta_k (exact)."""
+        return self.moments(k, whole_state)[1]
+
+    # ------------------------------------------------------------------ stationary law
+    @cached_property
+    def _origins(self) -> list[np.ndarray] | None:
+        """Stationary means of the whole state at phases 0..P-1 (None when the mean recursion has none)."""
+        K = self.kernel
+        try:
+            m = solve.stationary_mean(K)
+        except ParameterError:
+            return None
+        out = [m]
+        for p in range(K.period - 1):
+            out.append(K.first_matrix(p)[:-1] @ np.append(out[-1], 1.0))
+        return out
+
+    @cached_property
+    def _centred_or_raw(self) -> tuple[Kernel, list[np.ndarray]]:
+        """The kernel centred at the stationary means (better rounding), with the origins; the raw kernel if none."""
+        if self._origins is None or not np.all(np.isfinite(np.concatenate(self._origins))):
+            return self.kernel, [np.zeros(self.kernel.layout.D)] * self.period
+        return self.kernel.shifted(self._origins), self._origins
+
+    @cached_property
+    def _stationary(self) -> tuple[list[np.ndarray], list[np.ndarray], float | None]:
+        """(means, covariances) of the whole state per phase, and rho(T) (None: certified < 1, not computed)."""
+        K, origins = self._centred_or_raw
+        if self._origins is None:
+            self._raise_unstable(None)
+        C0, rho = (solve.explicit_covariance(K) if self.explicit else solve.operator_covariance(K))
+        if rho is not None and rho >= 1.0:
+            self._raise_unstable(rho)
+        D = K.layout.D
+        covs, S = [C0], np.zeros((D + 1, D + 1))
+        S[:D, :D], S[D, D] = C0, 1.0
+        for p in range(K.period - 1):
+            S = K.second(p, S)
+            covs.append(0.5 * (S[:D, :D] + S[:D, :D].T))
+        return origins, covs, rho
+
+    def _phase(self, phase) -> int | None:
+        P = self.period
+        if phase is None:
+            if P > 1:
+                raise ParameterError(
+                    f"phase: the stationary law of this sampler is {P}-periodic (it depends on k mod {P}: anchors, "
+                    f"minibatch reuse or momentum refresh); pass phase = 0..{P - 1} or phase = 'average' (the law of "
+                    "theta_k at a uniformly random phase, which time averages converge to)")
+            return 0
+        if phase == "average":
+            return None
+        return check_int("phase", phase, 0, P - 1)
+
+    def stationary_moments(self, phase=None, whole_state: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(mean, covariance) of the stationary law (at ``phase`` for a periodic chain, see :meth:`_phase`)."""
+        p = self._phase(phase)
+        means, covs, _ = self._stationary
+        if p is not None:
+            return self._out(means[p], covs[p], whole_state)
+        m = sum(means) / len(means)
+        C = sum(c + np.outer(mu - m, mu - m) for c, mu in zip(covs, means, strict=True)) / len(means)
+        return self._out(m, C, whole_state)
+
+    def stationary_mean(self, phase=None, whole_state: bool = False) -> np.ndarray:
+        """E theta under the stationary law."""
+        return self.stationary_moments(phase, whole_state)[0]
+
+    def stationary_cov(self, phase=None, whole_state: bool = False) -> np.ndarray:
+        """Cov theta under the stationary law (whole_state: of (theta, momentum, anchors, ...))."""
+        return self.stationary_moments(phase, whole_state)[1]
+
+    def bias(self, phase=None) -> tuple[np.ndarray, np.ndarray]:
+        """(stationary mean - posterior mean, stationary covariance - posterior covariance) of theta."""
+        m, C = self.stationary_moments(phase)
+        return m - self.posterior_mean, C - self.posterior_cov
+
+    # ------------------------------------------------------------------ stability
+    def _radius(self, kernel: Kernel) -> float:
+        if solve.use_explicit(kernel, self.source.n_data):
+            T, _ = solve.explicit_blocks(kernel)
+            return float(np.max(np.abs(np.linalg.eigvals(T))))
+        return solve.operator_radius(kernel)
+
+    def spectral_radius(self) -> float:
+        """Mean-square spectral radius per step, rho(T)^(1/P) (T the period's second-moment map; < 1 iff stable)."""
+        return self._radius(self.kernel) ** (1.0 / self.period)
+
+    def stability_limit(self, rtol: float = 1e-10) -> float:
+        """The mean-square stability limit h* = inf{h > 0: rho(T(h)) >= 1} of this sampler (same estimator,
+        integrator, model), by bisection; assumes the stable set is (0, h*), which holds for every sampler here."""
+        rad = lambda h: self._radius(self.build(h))  # noqa: E731
+        lo, hi = 0.0, self.h
+        while rad(hi) < 1.0:
+            lo, hi = hi, 2.0 * hi
+            if hi > 1e12 * self.h:
+                return float("inf")
+        while hi - lo > rtol * hi:
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if rad(mid) < 1.0 else (lo, mid)
+        return hi
+
+    def _raise_unstable(self, rho: float | None) -> None:
+        limit = ""
+        if self.explicit:
+            limit = f" The mean-square stability limit of this sampler is h* = {self.stability_limit(1e-6):.6g}."
+        what = "the mean recursion has no fixed point" if rho is None else f"spectral radius {rho:.6g} >= 1"
+        raise ParameterError(f"h = {self.h:.6g} is not mean-square stable for this sampler ({what}): there is no "
+                             f"stationary law.{limit}")
+
+    # ------------------------------------------------------------------ time averages and series
+    def time_average_mse(self, a=None, *, quadratic=None, n_steps: int, burn_in: int = 0, target=None) -> float:
+        """MSE of (1/L) sum_{k=b}^{b+L-1} phi(theta_k) against ``target`` (default: the posterior expectation of
+        phi), phi = a^T theta or theta^T B theta (``quadratic`` = B); see :mod:`.time_average`."""
+        from .time_average import time_average
+
+        return time_average(self, a, quadratic, n_steps, burn_in, target).mse
+
+    def time_average(self, a=None, *, quadratic=None, n_steps: int, burn_in: int = 0, target=None):
+        """(mean, variance, mse) of the time average; see :meth:`time_average_mse`."""
+        from .time_average import time_average
+
+        return time_average(self, a, quadratic, n_steps, burn_in, target)
+
+    def expansion(self, order: int = 2, route: str = "auto", phase=None):
+        """Taylor coefficients in h of the stationary mean and covariance of theta (:mod:`.expansion`)."""
+        from .expansion import stationary_series
+
+        return stationary_series(self, order, route, phase)
+
+    def mp(self, dps: int = 50):
+        """The same law evaluated in mpmath at ``dps`` digits (:mod:`.mp`; small states)."""
+        from .mp import MPLaw
+
+        return MPLaw(self, dps)
+
+
+def exact_law(sampler, theta0=None, cov0=None) -> ExactLaw:
+    """The exact law of ``sampler`` (a :class:`simulate.Sampler`) on its model, which must declare an affine gradient
+    (``affine_parts()``), started at theta_0 ~ N(theta0, cov0) (a point when cov0 is None; default theta0 = 0)."""
+    return ExactLaw(sampler, theta0, cov0)
+
+
+def _vector(name: str, v, d: int) -> np.ndarray:
+    a = check_finite_array(name, v, ndim=(0, 1)).reshape(-1)
+    if a.shape != (d,):
+        raise ParameterError(f"{name} must have shape ({d},), got {np.shape(v)}")
+    return a
+
+
+def _covariance(name: str, C, d: int) -> np.ndarray:
+    a = check_finite_array(name, C, ndim=(2,))
+    if a.shape != (d, d) or not np.allclose(a, a.T) or np.linalg.eigvalsh(0.5 * (a + a.T))[0] < -1e-12:
+        raise ParameterError(f"{name} must be a symmetric positive semi-definite ({d}, {d}) matrix")
+    return 0.5 * (a + a.T)
+
+
+__all__ = ["ExactLaw", "exact_law"]

@@ -1,0 +1,209 @@
+"""Exact joint moments of minibatch sums of the per-datum affine gradients (P_i, r_i) under each sampling scheme.
+
+Write the per-datum gradient as g_i(theta) = G_i (theta, 1) with G_i = [-P_i, r_i] (d x (d+1)). A scheme draws
+counts c_i (how often datum i is in the minibatch) within groups g (one group for plain minibatches, the strata for
+stratified ones) of size N_g, b_g draws per group, with or without replacement; the estimator weights a group's sum
+by w_g = N_g / b_g, so sum_i w_g c_i G_i is unbiased for sum_i G_i. Within a group E c_i = b_g/N_g and
+
+    Cov(c_i, c_j) = kappa_g (delta_ij - 1/N_g),   kappa_g = b_g/N_g (with replacement: multinomial counts),
+                                                  kappa_g = b_g (N_g - b_g) / (N_g (N_g - 1)) (without: 0/1 counts),
+
+groups independent (Vollmer et al. 2016 App. 10.1; Fu & Zhang 2017 Lemma 3.4 and its finite-population form).
+Hence the exact covariance *operator* of the random matrix G_S = sum_i w_g c_i G_i: for any (d+1) x (d+1) matrix Y,
+
+    E[(G_S - E G_S) Y (G_S - E G_S)^T] = sum_g gamma_g sum_{i in g} (G_i - Gbar_g) Y (G_i - Gbar_g)^T,
+    gamma_g = w_g^2 kappa_g,
+
+which holds E[P_S X P_S] = P X P + sum_ij C_ij P_i X P_j (DESIGN.md) and the joint moments with r_S in one formula.
+It is applied as an operator: O(N d^2) per application for rank-one P_i = w_i z_i z_i^T, O(N d^3) for dense P_i,
+O(d^2) (precomputed) when all P_i in a group are equal (additive noise). Higher count moments (for fourth moments of
+the chain) are in :mod:`theory.linear_gaussian.quadratic`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from simulate.validation import ParameterError
+
+from .affine import Parts
+
+
+@dataclass(frozen=True)
+class Group:
+    """One stratum of a scheme: ``members`` (indices into the data), ``draws`` b_g, ``replace``."""
+
+    members: np.ndarray
+    draws: int
+    replace: bool
+
+    @property
+    def size(self) -> int:
+        return int(self.members.size)
+
+    @property
+    def weight(self) -> Fraction:
+        """w_g = N_g / b_g, the estimator's multiplier of the group's minibatch sum (exact)."""
+        return Fraction(self.size, self.draws)
+
+    @property
+    def kappa(self) -> Fraction:
+        """kappa_g of Cov(c_i, c_j) = kappa_g (delta_ij - 1/N_g) (module docstring; exact)."""
+        N, b = self.size, self.draws
+        if self.replace:
+            return Fraction(b, N)
+        return Fraction(0) if N == 1 else Fraction(b * (N - b), N * (N - 1))
+
+    @property
+    def gamma(self) -> Fraction:
+        return self.weight ** 2 * self.kappa
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """Independent groups of minibatch draws (module docstring)."""
+
+    groups: tuple[Group, ...]
+
+    @classmethod
+    def minibatch(cls, N: int, n: int, replace: bool) -> Scheme:
+        """n of the N data, uniformly, with or without replacement (Welling & Teh 2011 eq. 4)."""
+        return cls((Group(np.arange(N), int(n), bool(replace)),))
+
+    @classmethod
+    def stratified(cls, members, sizes, replace: bool) -> Scheme:
+        """b_g draws inside each stratum (Fu & Zhang 2017 eq. 10)."""
+        return cls(tuple(Group(np.asarray(m), int(b), bool(replace)) for m, b in zip(members, sizes, strict=True)))
+
+    @property
+    def exact(self) -> bool:
+        """True when the minibatch sum is deterministic (every group drawn in full without replacement)."""
+        return all(g.kappa == 0 for g in self.groups)
+
+
+class NoiseOperator:
+    """The covariance operator Y -> sum_g gamma_g sum_{i in g} (G_i - Gbar_g) Y (G_i - Gbar_g)^T of one scheme on
+    one model's parts (module docstring); Y of shape (..., d+1, d+1), result (..., d, d)."""
+
+    def __init__(self, parts: Parts, scheme: Scheme) -> None:
+        self.parts = parts
+        self.scheme = scheme
+        d = parts.dim
+        self._live = [g for g in scheme.groups if g.kappa != 0]
+        self._gbar = [parts.gradient_matrices_mean(g.members) for g in self._live]
+        if parts.form == "common":
+            self._rcov = []
+            for g in self._live:
+                rc = parts.shifts[g.members] - self._gbar_r(g)
+                self._rcov.append(rc.T @ rc)
+        self.dim = d
+        self._rtr_cache: dict = {}
+
+    def _gbar_r(self, g: Group) -> np.ndarray:
+        return self.parts.shifts[g.members].sum(axis=0) * self.parts.scalar(Fraction(1, g.size))
+
+    @property
+    def additive(self) -> bool:
+        """True when P_S is deterministic: all P_i equal within every group that is drawn at random."""
+        return self.parts.form == "common" or all(self.parts.precisions_equal(g.members) for g in self._live)
+
+    @property
+    def zero(self) -> bool:
+        return not self._live
+
+    def apply(self, Y: np.ndarray) -> np.ndarray:
+        """sum_g gamma_g sum_{i in g} (G_i - Gbar_g) Y (G_i - Gbar_g)^T for Y (..., d+1, d+1)."""
+        d = self.dim
+        out = np.zeros(Y.shape[:-2] + (d, d), dtype=Y.dtype)
+        for k, g in enumerate(self._live):
+            if self.parts.form == "common":
+                out = out + Y[..., d, d][..., None, None] * self._rcov[k] * self.parts.scalar(g.gamma)
+            else:
+                out = out + self._group_sum(g, self._gbar[k], Y) * self.parts.scalar(g.gamma)
+        return out
+
+    def _group_sum(self, g: Group, gbar: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """sum_{i in g} G_i Y G_i^T - N_g Gbar Y Gbar^T (exact centring identity)."""
+        p = self.parts
+        R, Z, w, Pm = self._data(g)
+        A, b1, b2, c = Y[..., :-1, :-1], Y[..., :-1, -1], Y[..., -1, :-1], Y[..., -1, -1]
+        if Y.ndim == 2 and p.dtype != object:  # one matrix: matrix products only (BLAS)
+            if p.along is not None:  # G_i = z_i g_i^T, g_i = (-w_i z_i, rho_i): sum = Z^T diag(g_i^T Y g_i) Z
+                Gh = self._ghat(g)
+                s = (Z * ((Gh @ Y) * Gh).sum(axis=1)[:, None]).T @ Z
+                return s - g.size * gbar @ Y @ gbar.T
+            if p.form == "rank_one":
+                q = ((Z @ A) * Z).sum(axis=1)
+                s = (Z * (w * w * q)[:, None]).T @ Z
+                s = s - (Z * (w * (Z @ b1))[:, None]).T @ R - (R * (w * (Z @ b2))[:, None]).T @ Z
+            else:
+                s = np.einsum("nij,jk,nlk->il", Pm, A, Pm, optimize=True)
+                s = s - (Pm @ b1).T @ R - R.T @ (Pm @ b2)
+            return s + c * self._rtr(g) - g.size * gbar @ Y @ gbar.T
+        if p.form == "rank_one":
+            Zb1, Zb2 = np.einsum("ni,...i->...n", Z, b1), np.einsum("ni,...i->...n", Z, b2)
+            q = np.einsum("ni,...ij,nj->...n", Z, A, Z)
+            s = np.einsum("ni,...n,nj->...ij", Z, w * w * q, Z)
+            s = s - np.einsum("ni,...n,nj->...ij", Z, w * Zb1, R) - np.einsum("ni,...n,nj->...ij", R, w * Zb2, Z)
+        else:
+            s = np.einsum("nij,...jk,nlk->...il", Pm, A, Pm)
+            s = s - np.einsum("nij,...j,nk->...ik", Pm, b1, R) - np.einsum("ni,...j,nkj->...ik", R, b2, Pm)
+        s = s + c[..., None, None] * self._rtr(g)
+        return s - g.size * np.einsum("ij,...jk,lk->...il", gbar, Y, gbar)
+
+    def _data(self, g: Group):
+        """(r_i, z_i, w_i, P_i) of the group's data (no copies when the group is all the data)."""
+        p = self.parts
+        whole = g.size == p.n_data
+        take = (lambda a: a) if whole else (lambda a: None if a is None else a[g.members])
+        return take(p.shifts), take(p.factors), take(p.weights), take(p.precisions)
+
+    def _ghat(self, g: Group) -> np.ndarray:
+        """Rows g_i = (-w_i z_i, rho_i) of the group (linear-regression data), cached."""
+        key = ("ghat", id(g))
+        if key not in self._rtr_cache:
+            _, Z, w, _ = self._data(g)
+            rho = self.parts.along if g.size == self.parts.n_data else self.parts.along[g.members]
+            self._rtr_cache[key] = np.concatenate([-Z * w[:, None], rho[:, None]], axis=1)
+        return self._rtr_cache[key]
+
+    def _rtr(self, g: Group) -> np.ndarray:
+        key = id(g)
+        if key not in self._rtr_cache:
+            R = self._data(g)[0]
+            self._rtr_cache[key] = R.T @ R
+        return self._rtr_cache[key]
+
+    def centred(self) -> list[tuple[Group, np.ndarray]]:
+        """Per live group: (group, w_g (G_i - Gbar_g) for i in the group, shape (N_g, d, d+1)) (for the explicit
+        fourth-moment route; memory N d^2)."""
+        out = []
+        for g, gbar in zip(self._live, self._gbar, strict=True):
+            Gi = self.parts.gradient_matrices(g.members)
+            out.append((g, (Gi - gbar) * self.parts.scalar(g.weight)))
+        return out
+
+    def kron(self) -> np.ndarray:
+        """The operator as a matrix on row-major vec: (d^2, (d+1)^2) with vec(result) = K vec(Y)."""
+        d = self.dim
+        K = np.zeros((d * d, (d + 1) ** 2), dtype=self.parts.dtype)
+        for g, V in self.centred():
+            K = K + np.einsum("nac,nbe->abce", V, V).reshape(d * d, (d + 1) ** 2) * self.parts.scalar(g.kappa)
+        return K
+
+
+def check_scheme(scheme: Scheme, N: int) -> None:
+    """Every datum belongs to exactly one group and 1 <= b_g (<= N_g without replacement)."""
+    seen = np.concatenate([g.members for g in scheme.groups])
+    if seen.size != N or np.unique(seen).size != N:
+        raise ParameterError(f"the minibatch groups must partition the N = {N} data")
+    for g in scheme.groups:
+        if g.draws < 1 or (not g.replace and g.draws > g.size):
+            raise ParameterError(f"each group needs 1 <= b_g{' <= N_g' if not g.replace else ''}, got b_g = "
+                                 f"{g.draws} for N_g = {g.size}")
+
+
+__all__ = ["Group", "NoiseOperator", "Scheme", "check_scheme"]

@@ -1,0 +1,79 @@
+"""The one place where the engine dispatches on the simulator's estimator and integrator types.
+
+Each entry maps a public simulator class to the function that reads its exact law (:mod:`.estimator_laws`,
+:mod:`.integrator_laws`). Lookup is by exact type: a subclass with other semantics must be registered, not guessed.
+(When estimators carry a typed contract of their own, this table becomes a method call.)
+"""
+
+from __future__ import annotations
+
+from simulate.estimators.control_variates import ControlVariate
+from simulate.estimators.minibatch import FullGradient, Minibatch
+from simulate.estimators.reuse import Reused
+from simulate.estimators.saga import SAGA
+from simulate.estimators.stratified import Stratified
+from simulate.estimators.vr import SVRG, VRMinibatch
+from simulate.integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin
+from simulate.integrators.sghmc import SGHMC
+from simulate.validation import ParameterError
+
+from . import estimator_laws as el
+from . import integrator_laws as il
+from .kernel import Context, Kernel, Layout, common_period
+from .stages import Stage, eye
+
+ESTIMATORS = {
+    FullGradient: el.full_gradient,
+    Minibatch: el.minibatch,
+    ControlVariate: el.control_variate,
+    VRMinibatch: el.vr_minibatch,
+    SVRG: el.vr_minibatch,
+    SAGA: el.saga,
+    Stratified: el.stratified,
+}
+
+INTEGRATORS = {
+    Langevin: il.langevin,
+    NoiselessLangevin: il.noiseless_langevin,
+    ModifiedLangevin: il.modified_langevin,
+    SGHMC: il.sghmc,
+}
+
+
+def estimator_law(est, ctx: Context) -> el.EstimatorLaw:
+    """The law of ``est`` (Reused wraps the law of its inner estimator)."""
+    if type(est) is Reused:
+        return el.reused(est, ctx, estimator_law(est.inner, ctx))
+    build = ESTIMATORS.get(type(est))
+    if build is None:
+        raise ParameterError(f"estimator {type(est).__name__}: no exact law registered (known: "
+                             f"{', '.join(sorted(t.__name__ for t in ESTIMATORS))}, Reused)")
+    return build(est, ctx)
+
+
+def integrator_law(integ, ctx: Context) -> il.IntegratorLaw:
+    build = INTEGRATORS.get(type(integ))
+    if build is None:
+        raise ParameterError(f"integrator {type(integ).__name__}: no exact law registered (known: "
+                             f"{', '.join(sorted(t.__name__ for t in INTEGRATORS))})")
+    return build(integ, ctx)
+
+
+def build_kernel(estimator, integrator, ctx: Context) -> Kernel:
+    """The chain's kernel: layout (theta, integrator blocks, estimator blocks) and the stages of every phase."""
+    est, integ = estimator_law(estimator, ctx), integrator_law(integrator, ctx)
+    blocks = (("theta", ctx.parts.dim),) + integ.blocks + est.blocks
+    lay = Layout(tuple(b[0] for b in blocks), tuple(b[1] for b in blocks), ctx.dtype)
+    cov_g = est.msgld_cov(lay) if integ.needs_grad_cov else None
+    A, B, Qn = integ.update(lay, cov_g)
+    phases = []
+    for p in range(common_period(est.period, integ.period)):
+        core = est.core(p % est.period, lay)
+        # A and the estimator's state map both carry the identity off their own blocks: count it once
+        mean = A + core.state_mean - eye(lay.n, lay.dtype) + B @ core.grad_mean
+        main = Stage(mean, Qn, None if core.fluct is None else core.fluct.stage_fluct(B))
+        phases.append(tuple(est.pre(p % est.period, lay)) + (main,) + tuple(integ.post(p % integ.period, lay)))
+    return Kernel(lay, tuple(phases), est.init(lay), integ.init_noise(lay))
+
+
+__all__ = ["ESTIMATORS", "INTEGRATORS", "build_kernel", "estimator_law", "integrator_law"]

@@ -1,0 +1,153 @@
+"""One random affine stage of a step, in homogeneous coordinates x^ = (x, 1) of the chain's whole state x in R^D.
+
+A stage maps x^ to M~ x^ with the random matrix
+
+    M~ = Mbar + sum_i (c_i - E c_i) U_i + Xi,        Xi = (Gaussian noise) e_c^T,
+
+c the minibatch counts of one scheme (:mod:`theory.linear_gaussian.noise`), U_i the per-datum directions and Xi the
+injected Gaussian noise, gated by the homogeneous coordinate c (so that x' = Mbar x + b + noise). Counts and noise
+are independent of x and of other stages, so the moments of one stage are
+
+    E[x^' | x^] = Mbar x^,
+    E[x^' x^'^T | x^] = Mbar X Mbar^T + sum_g kappa_g sum_{i in g} V_i X V_i^T + X_cc Qn,     X = x^ x^^T,
+
+with V_i = U_i - Ubar_g (the count covariance kappa_g (delta_ij - 1/N_g), :class:`~.noise.Group`), Qn the covariance
+of the injected noise. Steps are products of independent stages, so their moment operators compose.
+The fluctuation is stored either factored, U_i = L w_g (G_i - Gbar_g) R (the gradient of datum i evaluated at R x^,
+loaded into the state by L: O(N d^2) per application for rank-one data), or dense (N, n, n) (SAGA's table).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .affine import number
+from .noise import Group, NoiseOperator
+
+
+def zeros(shape, dtype) -> np.ndarray:
+    """Zeros of ``dtype``; exact integer zeros for object (mpmath / sympy) arrays."""
+    if np.dtype(dtype) == np.dtype(object):
+        return np.full(shape, 0, dtype=object)
+    return np.zeros(shape, dtype=dtype)
+
+
+def eye(n: int, dtype) -> np.ndarray:
+    out = zeros((n, n), dtype)
+    for i in range(n):
+        out[i, i] = 1
+    return out
+
+
+def kron_op(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Matrix of X -> A X B^T on row-major vec(X)."""
+    return np.kron(A, B)
+
+
+@dataclass(frozen=True)
+class Factored:
+    """U_i = L w_g (G_i - Gbar_g) R: L (n, d), R (d+1, n), the scheme's operator ``op``."""
+
+    L: np.ndarray
+    R: np.ndarray
+    op: NoiseOperator
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        Y = self.R @ X @ self.R.T
+        return self.L @ self.op.apply(Y) @ self.L.T
+
+    def kron(self) -> np.ndarray:
+        return kron_op(self.L, self.L) @ self.op.kron() @ kron_op(self.R, self.R)
+
+    def dense(self) -> list[tuple[Group, np.ndarray]]:
+        """Per group, the centred V_i = L w_g (G_i - Gbar_g) R, (N_g, n, n)."""
+        return [(g, np.einsum("ab,nbc,cd->nad", self.L, V, self.R)) for g, V in self.op.centred()]
+
+    def left(self, T: np.ndarray) -> Factored:
+        return replace(self, L=T @ self.L)
+
+    def right(self, T: np.ndarray) -> Factored:
+        return replace(self, R=self.R @ T)
+
+
+@dataclass(frozen=True)
+class Dense:
+    """Per group (group, V (N_g, n, n)) with sum_g kappa_g sum_i V_i X V_i^T (V centred within the group)."""
+
+    parts: tuple[tuple[Group, np.ndarray], ...]
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        out = None
+        for g, V in self.parts:
+            if X.ndim == 2 and V.dtype != object:  # one matrix product: [V_1 X, ..., V_N X] [V_1, ..., V_N]^T
+                N, n = V.shape[0], V.shape[1]
+                VX = (V @ X).transpose(1, 0, 2).reshape(n, N * n)
+                t = VX @ V.transpose(1, 0, 2).reshape(n, N * n).T
+            else:
+                t = np.einsum("nij,...jk,nlk->...il", V, X, V)
+            t = t * number(g.kappa, V)
+            out = t if out is None else out + t
+        return out
+
+    def kron(self) -> np.ndarray:
+        n = self.parts[0][1].shape[1]
+        out = None
+        for g, V in self.parts:
+            t = np.einsum("nac,nbe->abce", V, V).reshape(n * n, n * n) * number(g.kappa, V)
+            out = t if out is None else out + t
+        return out
+
+    def dense(self) -> list[tuple[Group, np.ndarray]]:
+        return list(self.parts)
+
+    def left(self, T: np.ndarray) -> Dense:
+        return Dense(tuple((g, np.einsum("ab,nbc->nac", T, V)) for g, V in self.parts))
+
+    def right(self, T: np.ndarray) -> Dense:
+        return Dense(tuple((g, V @ T) for g, V in self.parts))
+
+
+@dataclass(frozen=True)
+class Stage:
+    """Mbar (n, n), Qn (n, n) (zero last row and column), fluct (Factored | Dense | None): module docstring."""
+
+    mean: np.ndarray
+    noise: np.ndarray
+    fluct: Factored | Dense | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.mean.shape[0])
+
+    def first(self, m: np.ndarray) -> np.ndarray:
+        """E[x^'] = Mbar m^ (m^ of shape (n,) or (n, k))."""
+        return self.mean @ m
+
+    def second(self, X: np.ndarray) -> np.ndarray:
+        """E[x^' x^'^T] from X = E[x^ x^^T] (batched over leading axes)."""
+        out = self.mean @ X @ self.mean.T + X[..., -1, -1][..., None, None] * self.noise
+        if self.fluct is not None:
+            out = out + self.fluct.apply(X)
+        return out
+
+    def kron2(self) -> np.ndarray:
+        """The matrix of :meth:`second` on row-major vec, (n^2, n^2)."""
+        n = self.n
+        K = kron_op(self.mean, self.mean)
+        K[:, n * n - 1] = K[:, n * n - 1] + self.noise.reshape(-1)
+        if self.fluct is not None:
+            K = K + self.fluct.kron()
+        return K
+
+    def before(self, T: np.ndarray) -> Stage:
+        """This stage applied after the deterministic map T (last row of T = e_c^T): x^ -> M~ T x^."""
+        return Stage(self.mean @ T, self.noise, None if self.fluct is None else self.fluct.right(T))
+
+    def after(self, T: np.ndarray) -> Stage:
+        """The deterministic map T applied after this stage: x^ -> T M~ x^."""
+        return Stage(T @ self.mean, T @ self.noise @ T.T, None if self.fluct is None else self.fluct.left(T))
+
+
+__all__ = ["Dense", "Factored", "Stage", "eye", "kron_op", "zeros"]

@@ -1,0 +1,222 @@
+"""Exact MSE of time averages (1/L) sum_{k=b}^{b+L-1} phi(theta_k), phi linear (a^T theta) or quadratic
+(theta^T B theta), over any window [b, b+L), at a cost independent of L (Vollmer et al. 2016 eq. 7 convention).
+
+Write phi(theta_k) - t = a_k^T z_k with z_k = x^_k (linear) or z_k = x^_k (x) x^_k (quadratic; t the target), in
+coordinates centred at the stationary means (a_k then depends on the phase). The z_k satisfy E[z_l | z_k] = Psi_{l<-k}
+z_k (first moments for linear phi, second moments for quadratic phi) and E z_k z_k^T = W_{k-1} ... W_0 E z_0 z_0^T
+(second, resp. fourth moments). Then, with A = sum_{k in window} a_k^T z_k,
+
+    E A^2 = sum_{k in window} < g_k a_k^T, E z_k z_k^T >,     g_k = a_k + sum_{l > k, l in window} 2 Psi_{l<-k}^T a_l,
+
+and the backward recursion g_k = a_k + Psi_k^T (g_{k+1} + a_{k+1}), Y_k = vec(g_k a_k^T) + W_k^T Y_{k+1} (E A^2 =
+< Y_0, vec E z_0 z_0^T >) is linear in (Y, g, 1): one matrix per phase, composed over a period and raised to the
+number of whole periods by repeated squaring (O(log L) products of (m^2 + m + 1)-square matrices, m = dim z).
+MSE = E A^2 / L^2 (new; the 1-D closed forms of Chen et al. and theory.toy_finite_time are special cases).
+States too large for explicit matrices use, for a chain of period 1 and linear phi, the closed stationary sum
+(doubling sums of powers of Phi) plus the transient summed until it is below double precision; a periodic chain of
+that size is summed forward step by step (cost O(b + L), :func:`_forward`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from simulate.validation import ParameterError, check_finite_array, check_int
+
+from .quadratic import QUADRATIC_MAX_N, fourth_matrices
+
+
+class TimeAverage(NamedTuple):
+    """Mean and variance of the time average, its MSE against ``target`` (bias^2 + variance)."""
+
+    mean: float
+    variance: float
+    mse: float
+    target: float
+
+
+def _check_observable(law, a, B):
+    d = law.d
+    if (a is None) == (B is None):
+        raise ParameterError("give exactly one of a (linear observable a^T theta) or quadratic (B of theta^T B theta)")
+    if a is not None:
+        a = check_finite_array("a", a, ndim=(0, 1)).reshape(-1)
+        if a.shape != (d,):
+            raise ParameterError(f"a must have shape ({d},), got {a.shape}")
+        return a, None
+    B = check_finite_array("quadratic", B, ndim=(2,))
+    if B.shape != (d, d) or not np.allclose(B, B.T):
+        raise ParameterError(f"quadratic must be a symmetric ({d}, {d}) matrix")
+    return None, 0.5 * (B + B.T)
+
+
+def time_average(law, a, B, n_steps: int, burn_in: int, target) -> TimeAverage:
+    """See the module docstring; ``n_steps`` = L >= 1 (a window of length 0 has no average), ``burn_in`` = b."""
+    L = check_int("n_steps", n_steps, 1)
+    b = check_int("burn_in", burn_in, 0)
+    a, B = _check_observable(law, a, B)
+    mu, Sig = law.posterior_mean, law.posterior_cov
+    if target is None:
+        target = float(a @ mu) if a is not None else float(np.trace(B @ Sig) + mu @ B @ mu)
+    target = float(check_finite_array("target", target, ndim=(0,)))
+    law._stationary  # noqa: B018 - raises ParameterError naming h when unstable
+    if B is not None and law.kernel.layout.n > QUADRATIC_MAX_N:
+        from .isotropic import isotropic_quadratic
+
+        return isotropic_quadratic(law, B, L, b, target)
+    if B is None and not law.explicit:
+        return _large(law, a, L, b, target)
+    first, second, z0, Z0, obs = _explicit_setup(law, a, B)
+    s1 = _first_sum(first, obs(0.0), z0, b, L)
+    mean = s1 / L
+    mse = _second_sum(first, second, obs(target), Z0, b, L) / L**2
+    var = _second_sum(first, second, obs(mean), Z0, b, L) / L**2
+    return TimeAverage(mean, max(var, 0.0), mse, target)
+
+
+def _explicit_setup(law, a, B):
+    """Per-phase Psi, W (centred kernel), z_0, E z_0 z_0^T and the observable's per-phase vectors a_p(t)."""
+    K, origins = law._centred_or_raw
+    n, d, P = K.layout.n, law.d, K.period
+    m0, S0 = K.initial(law.theta0, law.cov0)
+    if B is None:
+        first = [K.first_matrix(p) for p in range(P)]
+        second = [K.second_matrix(p) for p in range(P)]
+        z0, Z0 = m0, S0
+
+        def obs(t):
+            return [np.append(np.pad(a, (0, n - 1 - d)), a @ origins[p][:d] - t) for p in range(P)]
+    else:
+        first = [K.second_matrix(p) for p in range(P)]
+        second = fourth_matrices(K)
+        z0 = S0.reshape(-1)
+        Z0 = _fourth_initial(S0, m0)
+
+        def obs(t):
+            out = []
+            for p in range(P):
+                s = origins[p][:d]
+                Q = np.zeros((n, n))
+                Q[:d, :d] = B
+                Q[:d, -1] = Q[-1, :d] = B @ s
+                Q[-1, -1] = s @ B @ s - t
+                out.append(Q.reshape(-1))
+            return out
+    return first, second, z0, Z0, obs
+
+
+def _fourth_initial(S0: np.ndarray, m0: np.ndarray) -> np.ndarray:
+    """E[x^^(x)4] as (n^2, n^2) for Gaussian x (Isserlis with mean; the corner is the constant 1)."""
+    n = m0.size
+    C = S0 - np.outer(m0, m0)
+    t = np.einsum("a,b,c,d->abcd", m0, m0, m0, m0)
+    for p, q in (("ab", "cd"), ("ac", "bd"), ("ad", "bc")):
+        t = t + np.einsum(f"{p},{q[0]},{q[1]}->abcd", C, m0, m0) + np.einsum(f"{q},{p[0]},{p[1]}->abcd", C, m0, m0)
+        t = t + np.einsum(f"{p},{q}->abcd", C, C)
+    return t.reshape(n * n, n * n)
+
+
+def _range_product(maps, k0: int, length: int) -> np.ndarray:
+    """maps[k0 % P] @ maps[(k0+1) % P] @ ... (``length`` factors), whole periods by repeated squaring."""
+    P, dim = len(maps), maps[0].shape[0]
+    if length <= 0:
+        return np.eye(dim)
+    q, r = divmod(length, P)
+    per = np.eye(dim)
+    for j in range(P):
+        per = per @ maps[(k0 + j) % P]
+    rem = np.eye(dim)
+    for j in range(r):
+        rem = rem @ maps[(k0 + j) % P]
+    return np.linalg.matrix_power(per, q) @ rem
+
+
+def _first_sum(first, avec, z0, b: int, L: int) -> float:
+    """E sum_{k in window} a_k^T z_k by the backward recursion y_k = [k in window] a_k + Psi_k^T y_{k+1}."""
+    m, P = z0.size, len(first)
+
+    def step(p, inside):
+        M = np.zeros((m + 1, m + 1))
+        M[:m, :m] = first[p].T
+        M[m, m] = 1.0
+        if inside:
+            M[:m, m] = avec[p]
+        return M
+
+    win = _range_product([step(p, True) for p in range(P)], b, L)
+    out = _range_product([step(p, False) for p in range(P)], 0, b)
+    v = out @ win @ np.append(np.zeros(m), 1.0)
+    return float(v[:m] @ z0)
+
+
+def _second_sum(first, second, avec, Z0, b: int, L: int) -> float:
+    """E (sum_{k in window} a_k^T z_k)^2 by the backward recursion of the module docstring."""
+    m, P = first[0].shape[0], len(first)
+    M2 = m * m
+    dim = M2 + m + 1
+
+    def step(p, inside):
+        M = np.zeros((dim, dim))
+        M[:M2, :M2] = second[p].T
+        if not inside:
+            M[M2:, M2:] = np.eye(m + 1)
+            return M
+        a, a1 = avec[p], avec[(p + 1) % P]
+        Ka = np.kron(np.eye(m), a[:, None])  # vec(g a^T) = Ka g (row-major)
+        PsiT = first[p].T
+        M[M2:M2 + m, M2:M2 + m] = PsiT
+        M[M2:M2 + m, -1] = a + PsiT @ a1
+        M[:M2, M2:M2 + m] = Ka @ PsiT
+        M[:M2, -1] = Ka @ (a + PsiT @ a1)
+        M[-1, -1] = 1.0
+        return M
+
+    v0 = np.zeros(dim)
+    v0[M2:M2 + m] = -avec[(b + L) % P]
+    v0[-1] = 1.0
+    win = _range_product([step(p, True) for p in range(P)], b, L)
+    out = _range_product([step(p, False) for p in range(P)], 0, b)
+    v = out @ (win @ v0)
+    return float(v[:M2] @ Z0.reshape(-1))
+
+
+def _large(law, a, L: int, b: int, target: float) -> TimeAverage:
+    """States too large for explicit matrices: period 1 by closed sums (:mod:`.transient`), periodic chains by
+    :func:`_forward` (cost O(b + L))."""
+    if law.period == 1:
+        from .transient import large_time_average
+
+        return large_time_average(law, a, L, b, target)
+    mean = _forward(law, a, L, b, 0.0)[0] / L
+    mse = _forward(law, a, L, b, target)[1] / L**2
+    var = _forward(law, a, L, b, mean)[1] / L**2
+    return TimeAverage(mean, max(var, 0.0), mse, target)
+
+
+def _forward(law, a, L: int, b: int, t: float) -> tuple[float, float]:
+    """(E A, E A^2) for A = sum_{k in [b, b+L)} (a^T theta_k - t) by one forward pass: with c_k = E[x^_k sum_{j < k,
+    j in window} y_j] (y_j = a_j^T x^_j), c_{k+1} = Psi_k (c_k + [k in window] S_k a_k) and
+    E A^2 = sum_{k in window} (a_k^T S_k a_k + 2 a_k^T c_k) (any period, any state size; O(b + L) steps)."""
+    K, origins = law._centred_or_raw
+    n, d, P = K.layout.n, law.d, K.period
+    avec = [np.append(np.pad(a, (0, n - 1 - d)), a @ origins[p][:d] - t) for p in range(P)]
+    m, S = K.initial(law.theta0, law.cov0)
+    c = np.zeros(n)
+    first = second = 0.0
+    for k in range(b + L):
+        p = k % P
+        Psi = K.first_matrix(p)
+        if k >= b:
+            ak = avec[p]
+            first += ak @ m
+            second += ak @ S @ ak + 2.0 * ak @ c
+            c = Psi @ (c + S @ ak)
+        else:
+            c = Psi @ c
+        m, S = Psi @ m, K.second(p, S)
+    return first, second
+
+
+__all__ = ["TimeAverage", "time_average"]

@@ -1,0 +1,1 @@
+"""Claims of the exact engine (theory.linear_gaussian) against simulation: every estimator x integrator."""
