@@ -133,7 +133,8 @@ __all__ = [
 
 
 # Module paths of the previous release's flat layout, kept for one release: importing one warns with the new place
-# and resolves its names there.
+# and resolves its names there. (simulate.sghmc and simulate.sgrld are not kept: they are the sampler functions, and
+# an alias module would replace the function on the package; import from simulate.integrators / simulate.models.)
 _MOVED = {
     "control_variates": ("estimators.control_variates", "samplers"),
     "covariance_estimators": ("estimators.estimated_cov", "samplers"),
@@ -148,8 +149,6 @@ _MOVED = {
     "potentials": ("models.potentials", "estimators.additive_noise"),
     "runner": ("runtime.runner", "runtime.blocks"),
     "saga": ("estimators.saga", "integrators.langevin", "samplers"),
-    "sghmc": ("integrators.sghmc", "samplers"),
-    "sgrld": ("models.lda", "integrators.sgrld", "samplers"),
     "stratified": ("estimators.stratified", "samplers"),
     "subsample": ("estimators.subsample",),
     "toy_targets": ("models.toy_targets",),

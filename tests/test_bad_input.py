@@ -195,10 +195,10 @@ def test_cli_subprocess_unknown_paper_exits_2_quickly():
 # ------------------------------------------------------------------ the exact engine (theory.linear_gaussian)
 def _engine_cases():
     from simulate.linear_regression import LinearRegressionModel
-    from simulate.sghmc import sghmc
     from simulate.vr import SVRG
 
     from simulate.affine import AffineParts
+    from simulate.samplers import sghmc
     from theory import exact_law
 
     lr = LinearRegressionModel.simulate_data(30, dim=2, seed=5, scale_spread=0.8)

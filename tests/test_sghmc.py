@@ -1,4 +1,4 @@
-"""SGHMC (simulate.sghmc) and its exact stationary law (theory.chains.sghmc)."""
+"""SGHMC (simulate.integrators.sghmc) and its exact stationary law (theory.chains.sghmc)."""
 
 from __future__ import annotations
 

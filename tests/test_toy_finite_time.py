@@ -15,7 +15,9 @@ import simulate
 import simulate.estimators as est
 from simulate import GaussianMeanModel, msgld, run, sgld
 from theory.numeric import lambdify_toy
+from theory.toy import data_average as tda
 from theory.toy import finite_time as tft
+from theory.toy import finite_time_sympy as tfs
 from theory.toy import moments as tm
 from verify.harness import run_claims
 from verify.registry import Settings, select
@@ -52,7 +54,7 @@ def test_closed_form_equals_matrix_power_recursion(chains, M):
     for key, ch in chains.items():
         rec = ch.recursion(M)
         with mpmath.workdps(ch.dps):
-            for q in tft.QUANTITIES:
+            for q in tfs.QUANTITIES:
                 assert _rel(ch.evaluate(q, M), rec[q]) < TOL, (key, q, M)
 
 
@@ -61,7 +63,7 @@ def test_closed_form_and_recursion_equal_brute_force_double_sums(chains):
         enum = ch.enumeration(30)
         rec = ch.recursion(30)
         with mpmath.workdps(ch.dps):
-            for q in tft.QUANTITIES:
+            for q in tfs.QUANTITIES:
                 assert _rel(ch.evaluate(q, 30), enum[q]) < TOL, (key, q)
                 assert _rel(rec[q], enum[q]) < TOL, (key, q)
 
@@ -94,10 +96,10 @@ def test_geometric_primitives_equal_direct_sums():
     for MM in (1, 2, 5, 9):
         for ell in range(5):
             direct = sum(aa ** (ell * k) for k in range(MM))
-            assert sp.simplify(tft.geom_sum(ell).subs({tft.a: aa, tft.z: aa**MM, tft.M: MM}) - direct) == 0
+            assert sp.simplify(tfs.geom_sum(ell).subs({tfs.a: aa, tfs.z: aa**MM, tfs.M: MM}) - direct) == 0
             for m in range(3):
                 direct = sum(aa ** (ell * i + m * (j - i)) for j in range(MM) for i in range(j))
-                val = tft.pair_sum(ell, m).subs({tft.a: aa, tft.z: aa**MM, tft.M: MM})
+                val = tfs.pair_sum(ell, m).subs({tfs.a: aa, tfs.z: aa**MM, tfs.M: MM})
                 assert sp.simplify(val - direct) == 0, (ell, m, MM)
 
 
@@ -155,11 +157,11 @@ def test_expected_power_sum_monomials():
     m3, m4 = t**3 + 3 * t * s**2, t**4 + 6 * t**2 * s**2 + 3 * s**4
     N = 9
     with mpmath.workdps(40):
-        assert float(tft.expected_power_sum_monomial((2, 0, 0, 0), N, t, s)) == pytest.approx(
+        assert float(tda.expected_power_sum_monomial((2, 0, 0, 0), N, t, s)) == pytest.approx(
             N * m2 + N * (N - 1) * m1**2, rel=1e-14)
-        assert float(tft.expected_power_sum_monomial((1, 1, 0, 0), N, t, s)) == pytest.approx(
+        assert float(tda.expected_power_sum_monomial((1, 1, 0, 0), N, t, s)) == pytest.approx(
             N * m3 + N * (N - 1) * m1 * m2, rel=1e-14)
-        assert float(tft.expected_power_sum_monomial((0, 2, 0, 0), N, t, s)) == pytest.approx(
+        assert float(tda.expected_power_sum_monomial((0, 2, 0, 0), N, t, s)) == pytest.approx(
             N * m4 + N * (N - 1) * m2**2, rel=1e-14)
 
 
@@ -170,8 +172,8 @@ def test_expected_power_sum_monomials():
     ("mse1", "sgld", 5, 1, False, 10, 0.5),
 ])
 def test_exact_expectation_over_data_matches_monte_carlo(quantity, method, N, n, replace, M, r):
-    exact = float(tft.expected_over_data(quantity, method, N, n, M, replace=replace, r=r))
-    mean, se = tft.expected_over_data_mc(quantity, method, N, n, M, 1500, seed=N * M, replace=replace, r=r)
+    exact = float(tda.expected_over_data(quantity, method, N, n, M, replace=replace, r=r))
+    mean, se = tda.expected_over_data_mc(quantity, method, N, n, M, 1500, seed=N * M, replace=replace, r=r)
     assert abs(mean - exact) / se < Z_MAX
 
 
@@ -180,11 +182,11 @@ def test_random_data_targets_from_notes():
     SGLD n = 1, h = N^-1.25: 1.1e-2, 2.1e-3.  Our exact E_X: 2.544e-4, 1.4456e-6 and 1.0258e-2, 2.2458e-3."""
     for N, e_ref, s_ref in ((100, 2.2e-4, 1.1e-2), (1000, 1.43e-6, 2.1e-3)):
         M = round(N**1.5)
-        e = float(tft.expected_over_data("mse2", "euler", N, None, M, r=N**-0.25))
-        s = float(tft.expected_over_data("mse2", "sgld", N, 1, M, h=N**-1.25))
+        e = float(tda.expected_over_data("mse2", "euler", N, None, M, r=N**-0.25))
+        s = float(tda.expected_over_data("mse2", "sgld", N, 1, M, h=N**-1.25))
         assert e == pytest.approx(e_ref, rel=0.2)
         assert s == pytest.approx(s_ref, rel=0.1)
-    assert float(tft.expected_over_data("mse2", "euler", 100, None, 1000, r=100**-0.25)) == pytest.approx(
+    assert float(tda.expected_over_data("mse2", "euler", 100, None, 1000, r=100**-0.25)) == pytest.approx(
         2.5443739e-4, rel=1e-7)
 
 
@@ -232,17 +234,17 @@ def test_finite_time_claims_hold_on_correct_code():
 @pytest.fixture
 def slipped_theory(monkeypatch):
     """The paper's printed slip in App. 10.1: (1-Ah)^{j-i} instead of (1-Ah)^{2(j-i)} on E theta_i^4."""
-    original = tft.cross_kernel_22
+    original = tfs.cross_kernel_22
 
     def slip(yy):
         alpha, beta, _ = original(yy)
         return alpha, beta, yy
 
-    monkeypatch.setattr(tft, "cross_kernel_22", slip)
-    tft.clear_derivation_cache()
+    monkeypatch.setattr(tfs, "cross_kernel_22", slip)
+    tfs.clear_derivation_cache()
     yield
     monkeypatch.undo()
-    tft.clear_derivation_cache()
+    tfs.clear_derivation_cache()
 
 
 def test_paper_exponent_slip_is_reported(slipped_theory):
@@ -286,6 +288,6 @@ def test_bad_input_raises_parameter_error(chains):
     with pytest.raises(simulate.ParameterError, match="euler needs a constant B"):
         tft.ToyFiniteTime("euler", ch.A, ch.h, ch.b, ch.theta0)
     with pytest.raises(simulate.ParameterError, match="N must satisfy 2 <= N"):
-        tft.expected_over_data("mse2", "euler", 1, None, 10, r=0.1)
+        tda.expected_over_data("mse2", "euler", 1, None, 10, r=0.1)
     with pytest.raises(simulate.ParameterError, match="M must satisfy"):
-        tft.expected_over_data("mse2", "euler", 10, None, 0, r=0.1)
+        tda.expected_over_data("mse2", "euler", 10, None, 0, r=0.1)

@@ -49,7 +49,7 @@ _MOVED = {
     "gaussian_toy": ("toy.constants",),
     "toy_moments": ("toy.moments",),
     "toy_chain": ("toy.chain",),
-    "toy_finite_time": ("toy.finite_time",),
+    "toy_finite_time": ("toy.finite_time", "toy.finite_time_sympy", "toy.data_average"),
     "baker_toys": ("chains.gaussian_targets",),
     "sghmc_gaussian": ("chains.sghmc",),
     "baker_theorems": ("chains.linear_regression", "bounds.baker"),

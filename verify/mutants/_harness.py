@@ -98,8 +98,7 @@ def kill_matrix(rows: list[dict], claim_ids: list[str]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m verify.mutants", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--mutant", action="append", help="run only this mutant id (repeatable)")
@@ -112,7 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-control", action="store_true", help="skip the control run of the correct code")
     p.add_argument("--json", metavar="PATH", help="write the kill matrix as JSON")
     p.add_argument("--list", action="store_true", help="list the mutants and exit")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = _parser().parse_args(argv)
     try:
         check_int("--chains", args.chains, 4)
         check_int("--seed", args.seed, 0)

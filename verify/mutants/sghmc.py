@@ -1,4 +1,4 @@
-"""Planted bugs in SGHMC (simulate.sghmc)."""
+"""Planted bugs in SGHMC (simulate.integrators.sghmc)."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from simulate import GaussianMeanModel, Sampler, euler, msgld, run, sgld
 from theory.noise import subset_moments as sm
+from theory.toy import data_average as tda
 from theory.toy import finite_time as tft
 from theory.toy.constants import toy_constants
 from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register, simulation_cache
@@ -391,7 +392,7 @@ def _random_data(settings: Settings) -> ClaimResult:
         sim = random_data_run(method, N, n, eps, settings.chains,
                               settings.seed_for(f"random_data:{method} N={N} n={n} eps={eps}"))
         prm = {k: v for k, v in sim.items() if k in ("r", "h")}
-        exact = float(tft.expected_over_data("mse2", method, N, n, sim["M"], theta0=0.0, **prm))
+        exact = float(tda.expected_over_data("mse2", method, N, n, sim["M"], theta0=0.0, **prm))
         est, se = mean_and_se(sim["values"])
         lab = f"E_X MSE2 {method}{'' if n is None else f' n={n}'} N={N} M={sim['M']}"
         out.checks.append(Check(lab, exact, est, se, params=dict(datasets=sim["values"].size, **prm)))
@@ -407,7 +408,7 @@ def _random_data(settings: Settings) -> ClaimResult:
                 prm = random_case_params(method, int(NN), eps)
                 M_ = prm.pop("M")
                 nn = None if n is None else n
-                vals.append(float(tft.expected_over_data("mse2", method, int(NN), nn, M_, **prm)))
+                vals.append(float(tda.expected_over_data("mse2", method, int(NN), nn, M_, **prm)))
             line, = ax.plot(Ns, vals, lw=1, label=f"{method}{'' if n is None else f' n={n}'} (exact E_X)")
             ax.errorbar([N], [est], yerr=[3 * se], fmt="o", ms=3, color=line.get_color())
         ax.set_xscale("log")

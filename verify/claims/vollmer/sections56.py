@@ -15,7 +15,8 @@ import sympy as sp
 
 from theory.bounds import vollmer as va
 from theory.symbols import VB, h
-from theory.toy.finite_time import expected_over_data, toy_finite_time
+from theory.toy.data_average import expected_over_data
+from theory.toy.finite_time import toy_finite_time
 from verify.api import Claim, ClaimResult, ExactCheck, Settings, register
 
 from .toy import default_model

@@ -36,247 +36,16 @@ from scipy import integrate as spi
 from scipy import linalg as sla
 
 from simulate.validation import ParameterError, check_int, check_positive
-from theory.symbols import h
-
-#: The 1-D parameter.
-theta = sp.Symbol("theta", real=True)
-#: Generic drift f(theta) = (1/2) d/dtheta log pi and gradient-noise variance V(theta) = Var fhat(theta).
-f_fn = sp.Function("f")
-V_fn = sp.Function("V")
-#: Generic test function.
-phi_fn = sp.Function("phi")
-#: pi(phi), kept as a symbol until it is evaluated.
-pi_phi = sp.Symbol("pi_phi", real=True)
-
-METHODS = ("euler", "sgld", "msgld")
-#: Anything sympify turns into an expression in theta (a sympy expression, a number or a string).
-ExprLike = sp.Expr | float | int | str
-#: Highest derivative order a DiffOp is read off to (the one-step series goes to Taylor degree 2 order + 2 <= 8).
-_MAX_ORDER = 12
-
-
-def _check_method(method: str) -> str:
-    """``method`` if it is one of METHODS, else ParameterError."""
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
-    return method
-
-
-def noise_moment(k: int) -> sp.Expr:
-    """E eps^k of the gradient noise eps = fhat - f given theta: 1, 0, V(theta), then symbols m_k(theta) (new)."""
-    k = check_int("k", k, 0)
-    if k == 0:
-        return sp.Integer(1)
-    if k == 1:
-        return sp.Integer(0)
-    if k == 2:
-        return V_fn(theta)
-    return sp.Function(f"m{k}")(theta)
-
-
-# ----------------------------------------------------------------------------------------------- operators
-
-
-@dataclass(frozen=True)
-class DiffOp:
-    """Linear differential operator sum_k coeffs[k] d^k/dtheta^k in 1-D (coefficients are sympy expressions)."""
-
-    coeffs: tuple
-
-    @staticmethod
-    def from_expr(expr: sp.Expr, fn: sp.FunctionClass = phi_fn) -> DiffOp:
-        """Read the operator off ``expr``, an expression linear in fn(theta) and its derivatives (new)."""
-        e = sp.expand(expr)
-        out = []
-        for k in range(0, _MAX_ORDER + 1):
-            d = fn(theta) if k == 0 else sp.Derivative(fn(theta), (theta, k))
-            out.append(sp.simplify(e.coeff(d)))
-            e = sp.expand(e - out[-1] * d)
-        if sp.simplify(e) != 0:
-            raise ParameterError(f"expr must be linear in {fn} and its derivatives; left over: {e}")
-        while len(out) > 1 and out[-1] == 0:
-            out.pop()
-        return DiffOp(tuple(out))
-
-    @property
-    def order(self) -> int:
-        """Highest derivative order."""
-        return len(self.coeffs) - 1
-
-    def __call__(self, expr: sp.Expr) -> sp.Expr:
-        """Apply the operator to a sympy expression in theta (or to phi(theta))."""
-        return sum((c * sp.diff(expr, theta, k) for k, c in enumerate(self.coeffs)), sp.Integer(0))
-
-    def __add__(self, other: DiffOp) -> DiffOp:
-        """Sum of two operators."""
-        n = max(len(self.coeffs), len(other.coeffs))
-        a = list(self.coeffs) + [0] * (n - len(self.coeffs))
-        b = list(other.coeffs) + [0] * (n - len(other.coeffs))
-        return DiffOp.from_expr(sum((x + y) * sp.diff(phi_fn(theta), theta, k)
-                                    for k, (x, y) in enumerate(zip(a, b, strict=True))))
-
-    def __mul__(self, scalar: ExprLike) -> DiffOp:
-        """scalar * operator (coefficient-wise)."""
-        return DiffOp(tuple(sp.simplify(scalar * c) for c in self.coeffs))
-
-    __rmul__ = __mul__
-
-    def __sub__(self, other: DiffOp) -> DiffOp:
-        """Difference of two operators."""
-        return self + (-1) * other
-
-    def compose(self, other: DiffOp) -> DiffOp:
-        """self ∘ other (e.g. L∘L = L^2)."""
-        return DiffOp.from_expr(self(other(phi_fn(theta))))
-
-    def equals(self, other: DiffOp) -> bool:
-        """Exact (sympy) equality of all coefficients."""
-        d = self - other
-        return all(sp.simplify(c) == 0 for c in d.coeffs)
-
-    def concrete(self, U: sp.Expr, var_fhat: sp.Expr | float = 0) -> DiffOp:
-        """Substitute f = -U'/2 and V = var_fhat (a number or an expression in theta)."""
-        return DiffOp(tuple(substitute(c, U, var_fhat) for c in self.coeffs))
-
-
-def drift(U: sp.Expr) -> sp.Expr:
-    """f = (1/2) d/dtheta log pi = -U'/2 (Section 4, notation of eq. 42)."""
-    return -sp.diff(_as_potential(U), theta) / 2
-
-
-def substitute(expr: sp.Expr, U: sp.Expr, var_fhat: sp.Expr | float = 0) -> sp.Expr:
-    """Replace the generic f(theta), V(theta) (and their derivatives) by -U'/2 and var_fhat (new)."""
-    fx = drift(U)
-    vx = sp.sympify(var_fhat)
-    e = expr.replace(f_fn, sp.Lambda(theta, fx)).replace(V_fn, sp.Lambda(theta, vx))
-    return sp.simplify(e.doit())
-
-
-def generator() -> DiffOp:
-    """L = f d/dtheta + (1/2) d^2/dtheta^2, the generator of d theta = f dt + dW (eq. 25, 1-D)."""
-    return DiffOp((sp.Integer(0), f_fn(theta), sp.Rational(1, 2)))
-
-
-@cache
-def generator_squared() -> DiffOp:
-    """L^2 = L∘L (eq. 28), derived by composition."""
-    L = generator()
-    return L.compose(L)
-
-
-def noise_scale_squared(method: str) -> sp.Expr:
-    """s^2, the variance of the injected noise s xi: h (Euler, SGLD, eqs. 42/47) or h (1 - (h/2) V)^2 (eq. 51)."""
-    _check_method(method)
-    if method == "msgld":
-        return h * (1 - h * V_fn(theta) / 2) ** 2
-    return h
-
-
-@cache
-def one_step_series(method: str, order: int = 2) -> sp.Expr:
-    """E[phi(theta_1) | theta_0 = theta] as a polynomial in h, truncated after h^order (eqs. 33, 49, 52; derived).
-
-    theta_1 - theta = Delta = h (f + eps) + s xi; E phi(theta + Delta) = sum_j phi^(j) E[Delta^j] / j! with
-    E xi^b the Gaussian moments and E eps^a = :func:`noise_moment` (Euler: eps = 0).  E[Delta^j] = O(h^ceil(j/2))
-    because odd moments of xi vanish and s^2 = O(h), so Taylor degree 2 order + 2 is more than enough (for
-    order = 2 the degree-5 and -6 terms are included and truncated away).
-    """
-    _check_method(method)
-    order = check_int("order", order, 0, 3)
-    s2 = noise_scale_squared(method)
-    f = f_fn(theta)
-    total = sp.Integer(0)
-    for j in range(2 * order + 3):
-        ed = sp.Integer(0)
-        for a in range(j + 1):
-            b = j - a
-            if b % 2:
-                continue
-            gauss = sp.factorial2(b - 1) if b else 1  # E xi^b
-            if method == "euler":
-                drift_moment = f**a
-            else:
-                drift_moment = sum(sp.binomial(a, c) * f ** (a - c) * noise_moment(c) for c in range(a + 1))
-            ed += sp.binomial(j, a) * h**a * s2 ** (b // 2) * gauss * drift_moment
-        dphi = phi_fn(theta) if j == 0 else sp.Derivative(phi_fn(theta), (theta, j))
-        total += dphi * ed / sp.factorial(j)
-    series = sp.expand(total)
-    return sum((series.coeff(h, p) * h**p for p in range(order + 1)), sp.Integer(0))
-
-
-@cache
-def one_step_operators(method: str) -> tuple[DiffOp, DiffOp]:
-    """(A_0, A_1) of eq. (33): E[phi(theta_1)|theta_0] = phi + h A_0 phi + h^2 A_1 phi + O(h^3) (derived)."""
-    series = one_step_series(method)
-    if sp.simplify(series.coeff(h, 0) - phi_fn(theta)) != 0:
-        raise AssertionError("the h^0 term of the one-step expansion must be phi")
-    return DiffOp.from_expr(series.coeff(h, 1)), DiffOp.from_expr(series.coeff(h, 2))
-
-
-@cache
-def error_operator(method: str) -> DiffOp:
-    """L^2/2 - A_1, the local weak error operator of eq. (35) with p = 1 (derived; cf. eqs. 50, 53)."""
-    _, A1 = one_step_operators(method)
-    return generator_squared() * sp.Rational(1, 2) - A1
-
-
-# --- the paper's printed forms (typed from Vollmer et al. 2016), for exact cross-checks
-
-
-def eq43_euler_A1() -> DiffOp:
-    """Euler A_1 psi = (1/2) f^2 psi'' + (1/2) f psi''' + (1/8) psi'''' (eq. 43 in 1-D, with the f restored)."""
-    f = f_fn(theta)
-    return DiffOp((0, 0, f**2 / 2, f / 2, sp.Rational(1, 8)))
-
-
-def eq49_sgld_A1() -> DiffOp:
-    """SGLD A_1 phi = (1/2)(E fhat^2 phi'' + f phi''' + phi''''/4), E fhat^2 = f^2 + Var fhat (eq. 49)."""
-    f, V = f_fn(theta), V_fn(theta)
-    return DiffOp((0, 0, (f**2 + V) / 2, f / 2, sp.Rational(1, 8)))
-
-
-def eq52_msgld_A1() -> DiffOp:
-    """mSGLD A_1 phi = (1/2)([E fhat^2 - Var fhat] phi'' + f phi''' + phi''''/4) (eq. 52)."""
-    f = f_fn(theta)
-    return DiffOp((0, 0, f**2 / 2, f / 2, sp.Rational(1, 8)))
-
-
-def eq50_sgld_error_operator() -> DiffOp:
-    """L^2/2 - A_1 = (1/2)(f f' + f''/2) d/dtheta + (1/2)(f' - Var fhat) d^2/dtheta^2 (eq. 50)."""
-    f, V = f_fn(theta), V_fn(theta)
-    fp, fpp = sp.diff(f, theta), sp.diff(f, theta, 2)
-    return DiffOp((0, (f * fp + fpp / 2) / 2, (fp - V) / 2))
-
-
-def eq53_msgld_error_operator() -> DiffOp:
-    """L^2/2 - A_1 = (1/2)(f f' + f''/2) d/dtheta + (1/2) f' d^2/dtheta^2 (eq. 53; the same as Euler's)."""
-    f = f_fn(theta)
-    fp, fpp = sp.diff(f, theta), sp.diff(f, theta, 2)
-    return DiffOp((0, (f * fp + fpp / 2) / 2, fp / 2))
-
-
-def printed_error_operator(method: str) -> DiffOp:
-    """The paper's error operator of ``method``: eq. (50) for SGLD, eq. (53) for mSGLD and Euler."""
-    return eq50_sgld_error_operator() if _check_method(method) == "sgld" else eq53_msgld_error_operator()
-
-
-# ----------------------------------------------------------------------------------------------- the bias
-
-
-def _as_potential(U: ExprLike) -> sp.Expr:
-    """U as a sympy expression in theta (other symbols allowed as parameters); ParameterError otherwise."""
-    try:
-        e = sp.sympify(U)
-    except (sp.SympifyError, TypeError):
-        raise ParameterError(f"U must be a sympy expression in theta, got {U!r}") from None
-    if not isinstance(e, sp.Expr) or not e.free_symbols <= {theta} | _parameter_symbols(e):
-        raise ParameterError(f"U must be a sympy expression in theta, got {U!r}")
-    return e
-
-
-def _parameter_symbols(e: sp.Expr) -> set:
-    """Free symbols of ``e`` other than theta."""
-    return {s for s in e.free_symbols if s != theta}
+from theory.weak_order.operators import (
+    ExprLike,
+    _as_potential,
+    _check_method,
+    _parameter_symbols,
+    drift,
+    error_operator,
+    pi_phi,
+    theta,
+)
 
 
 @dataclass(frozen=True)
@@ -417,9 +186,6 @@ def _leading_bias_numeric(U: sp.Expr, phi: sp.Expr, dens: BiasDensity, dps: int 
         raise ParameterError("route='numeric' needs numbers for every symbol other than theta (pass params)")
     mean_phi = expectation(U, phi, dps=dps)
     return expectation(U, dens.w.subs(pi_phi, mean_phi), dps=dps)
-
-
-# ----------------------------------------------------------------------------------------------- quadrature
 
 
 @dataclass(frozen=True)
@@ -589,9 +355,6 @@ def asymptotic_variance(U: ExprLike, phi: ExprLike, *, params: Mapping | None = 
     return float(dens @ dpsi**2 / dens.sum())
 
 
-# ----------------------------------------------------------------------------------------------- the discrete chain
-
-
 def step_variance(method: str, h_val: float, var_g: float | np.ndarray) -> float | np.ndarray:
     """Conditional variance of theta_1 given theta_0 with Gaussian gradient noise of variance var_g = Var g (new):
     Euler h; SGLD h + h^2 var_g / 4; mSGLD h (1 - h var_g / 8)^2 + h^2 var_g / 4 (eqs. 42, 47, 51 with
@@ -652,14 +415,3 @@ def invariant_expectation(U: ExprLike, phis: list, method: str, h_val: float, va
         g = sp.lambdify(theta, e, modules="numpy")
         out.append(float(p @ np.broadcast_to(g(x), x.shape)))
     return np.array(out)
-
-
-__all__ = [
-    "BiasDensity", "DiffOp", "METHODS", "bias_density", "drift", "eq43_euler_A1", "eq49_sgld_A1",
-    "eq50_sgld_error_operator", "eq52_msgld_A1", "eq53_msgld_error_operator", "error_operator", "expectation",
-    "expectation_symbolic", "f_fn", "generator", "generator_squared", "invariant_expectation",
-    "leading_bias_coefficient", "leading_bias_coefficient_direct", "noise_moment", "noise_scale_squared",
-    "asymptotic_variance", "one_step_operators", "one_step_series", "phi_fn", "pi_phi", "poisson_derivative",
-    "printed_error_operator",
-    "step_variance", "substitute", "theta", "V_fn",
-]
