@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: verify test lint bench conformance clean
+.PHONY: verify test smoke lint bench conformance coverage notebooks clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m pytest $(ARGS)
 
+# fresh venv, install, fast tests and `verify --paper chen` on each other Python 3.10-3.13 (or VERSIONS="3.12 3.13")
+smoke:
+	PYTHON=$(PYTHON) bash .ci/smoke $(VERSIONS)
+
 bench: $(STAMP)
 	$(PY) benchmarks/throughput.py
 	$(PY) benchmarks/compare.py
@@ -32,5 +36,9 @@ bench: $(STAMP)
 conformance: $(CONFORMANCE_STAMP)
 	$(PY) -m verify.conformance $(ARGS)
 
+# which public functions of simulate/ and theory/ a default `python -m verify` runs (docs/verify_coverage.md)
+coverage: $(STAMP)
+	$(PY) benchmarks/verify_coverage.py --write
+
 clean:
-	rm -rf $(VENV) output
+	rm -rf $(VENV) .venv3* output

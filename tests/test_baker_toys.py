@@ -147,6 +147,7 @@ def test_sghmc_cycle_lyapunov_matches_brute_force():
     np.testing.assert_allclose(V, _iterate_cov(model.data, model.Sigma, h, alpha, 20, 3), rtol=1e-9)
 
 
+@pytest.mark.slow
 def test_default_claims_hold():
     ids = [c.id for c in select(papers=["baker"]) if c.id.startswith("baker.sec3.") and not c.out_of_scope]
     rows = run_claims(select(ids=ids), FAST)

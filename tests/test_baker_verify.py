@@ -18,6 +18,7 @@ def _verdicts(ids, settings=FAST):
     return {c.id: verdict(c, r) for c, r in rows}, rows
 
 
+@pytest.mark.slow
 def test_baker_claims_as_expected_on_correct_code():
     parts = ("noise", "stationary", "theorems", "zv")  # Sec. 4-5: the former claims/baker.py
     claims = [c for c in select(papers=["baker"]) if c.run.__module__.rsplit(".", 1)[-1] in parts]

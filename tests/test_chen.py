@@ -190,6 +190,7 @@ def test_gaussian_bad_input(gd):
 
 # ------------------------------------------------------------------------------------------ planted bugs
 
+@pytest.mark.slow
 def test_chen_claims_hold_or_fail_as_registered():
     rows = run_claims(select(papers=["chen"]), FAST)
     assert all(verdict(c, r) == c.expected for c, r in rows), {c.id: verdict(c, r) for c, r in rows}
@@ -225,6 +226,7 @@ def _apply_refreshing_every_step(self, model, theta, state, draws):
 
 
 @pytest.mark.parametrize("bug", ["anchor refreshed every step", "noise sqrt(2h) (Chen's eps read as h)"])
+@pytest.mark.slow
 def test_planted_simulator_bug_is_reported(monkeypatch, bug):
     if bug.startswith("anchor"):
         monkeypatch.setattr(vr.VRMinibatch, "apply", _apply_refreshing_every_step)

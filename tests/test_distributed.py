@@ -72,6 +72,7 @@ def test_run_distributed_needs_a_client(sampler):
         run_distributed(sampler, M, STEPS, client=object(), blocks=[0])
 
 
+@pytest.mark.slow
 def test_claims_on_two_workers_bit_identical(dask_client):
     """verify --workers: the same claims on 2 Dask workers give exactly the numbers of a single-process run."""
     ids = ["vollmer.eq17.stationary_mean", "chen.alg1.vr_estimator_moments"]

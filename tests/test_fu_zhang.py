@@ -240,6 +240,32 @@ def test_inference_data_export_and_ess():
         to_inference_data(np.zeros((3, 4)))
 
 
+def test_inference_data_stats_many_chains_and_container_ess():
+    """Both ArviZ majors (0.x: InferenceData, 1.x: DataTree): sample_stats group, M > T without ArviZ's mix-up
+    warning, and ess() of the container equal to ess() of the array it came from."""
+    import warnings
+
+    import arviz as az
+
+    rng = np.random.default_rng(3)
+    trace = rng.standard_normal((6, 10, 2))  # T = 6 < M = 10 chains
+    lp = rng.standard_normal((6, 10))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        idata = to_inference_data(trace, burn_in=2, sample_stats={"log_post": lp})
+    assert idata.posterior["theta"].shape == (10, 4, 2)
+    np.testing.assert_array_equal(idata.posterior["theta"].values, np.swapaxes(trace[2:], 0, 1))
+    np.testing.assert_array_equal(idata.sample_stats["log_post"].values, lp[2:].T)
+    assert list(idata.posterior["theta"].coords["draw"].values) == [2, 3, 4, 5]
+    np.testing.assert_array_equal(ess(idata), ess(trace, burn_in=2))
+    # tail ESS (Vehtari et al. 2021): the smaller of the 5% and 95% quantile ESS, whatever ArviZ's default
+    long = np.cumsum(rng.standard_normal((200, 4, 2)), axis=0) * 0.1 + rng.standard_normal((200, 4, 2))
+    quantile_ess = [az.ess(to_inference_data(long), method="quantile", prob=p)["theta"].values for p in (0.05, 0.95)]
+    np.testing.assert_allclose(ess(long, method="tail"), np.minimum(*quantile_ess), rtol=1e-12)
+    with pytest.raises(ParameterError, match="sample_stats"):
+        to_inference_data(trace, sample_stats={"log_post": lp[:, :3]})
+
+
 def test_expanded_mean_update_formula():
     from simulate.integrators.sgrld import ExpandedMeanLangevin
 

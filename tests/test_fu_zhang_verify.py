@@ -12,6 +12,7 @@ from verify.report import verdict
 FAST = Settings(chains=2000, seed=7, alpha=0.01)
 
 
+@pytest.mark.slow
 def test_fu_zhang_claims_as_registered():
     rows = run_claims(select(papers=["fu_zhang"]), FAST)
     assert all_as_expected(rows), {c.id: verdict(c, r) for c, r in rows}

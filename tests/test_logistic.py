@@ -290,6 +290,7 @@ def test_breast_cancer_design_and_model():
 
 # ---------------------------------------------------------------- Figure 7 helper
 
+@pytest.mark.slow
 def test_figure7_curves_shapes_and_start():
     from verify.claims.vollmer._logistic_runs import figure7_curves, paper_model
 
@@ -311,6 +312,7 @@ def test_figure7_curves_shapes_and_start():
 SMALL = Settings(chains=400, seed=3, alpha=0.01)
 
 
+@pytest.mark.slow
 def test_section7_claims_verdicts_on_correct_code():
     rows = run_claims(select(ids=CLAIM_IDS), SMALL)
     v = {c.id: verdict(c, r) for c, r in rows}
@@ -326,6 +328,7 @@ def test_section7_claims_verdicts_on_correct_code():
     assert not any(lab.startswith("n=150") for lab in rejected)
 
 
+@pytest.mark.slow
 def test_planted_bug_minibatch_scale_dropped_is_reported(monkeypatch):
     monkeypatch.setattr(est_mod.Minibatch, "scale", lambda self, model: 1.0)
     rows = run_claims(select(ids=["vollmer.rem7.estimated_covariance"]), SMALL)

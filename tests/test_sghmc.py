@@ -88,6 +88,7 @@ def test_closed_form_matches_lyapunov_and_limits():
 
 
 @pytest.mark.parametrize("mutant_id", ["sghmc.friction_missing_step", "sghmc.noise_missing_alpha"])
+@pytest.mark.slow
 def test_planted_sghmc_bugs_are_caught(mutant_id):
     m = load_mutants()[mutant_id]
     settings = Settings(chains=2000, seed=7, alpha=0.01)

@@ -171,6 +171,7 @@ def test_expected_power_sum_monomials():
     ("ere", "sgld", 7, 3, False, 12, 0.6),
     ("mse1", "sgld", 5, 1, False, 10, 0.5),
 ])
+@pytest.mark.slow
 def test_exact_expectation_over_data_matches_monte_carlo(quantity, method, N, n, replace, M, r):
     exact = float(tda.expected_over_data(quantity, method, N, n, M, replace=replace, r=r))
     mean, se = tda.expected_over_data_mc(quantity, method, N, n, M, 1500, seed=N * M, replace=replace, r=r)
@@ -225,6 +226,7 @@ def _verdicts(ids, settings=FAST):
     return {c.id: verdict(c, r) for c, r in rows}, rows
 
 
+@pytest.mark.slow
 def test_finite_time_claims_hold_on_correct_code():
     verdicts, rows = _verdicts(FINITE_IDS)
     assert set(verdicts.values()) == {"holds"}, verdicts
@@ -247,6 +249,7 @@ def slipped_theory(monkeypatch):
     tfs.clear_derivation_cache()
 
 
+@pytest.mark.slow
 def test_paper_exponent_slip_is_reported(slipped_theory):
     verdicts, rows = _verdicts(["vollmer.eq22.mse2_finite_time", "vollmer.app10.closed_form_exact"])
     assert verdicts == {"vollmer.eq22.mse2_finite_time": "fails", "vollmer.app10.closed_form_exact": "fails"}

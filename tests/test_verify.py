@@ -24,6 +24,7 @@ def _verdicts(ids, settings=FAST):
     return {c.id: verdict(c, r) for c, r in rows}, rows
 
 
+@pytest.mark.slow
 def test_all_default_claims_hold_on_correct_code(tmp_path):
     rc = main(["--chains", "2000", "--seed", "7", "--out", str(tmp_path), "--no-progress"])
     assert rc == 0
@@ -71,6 +72,7 @@ def _apply_without_prior(self, model, theta, state, idx):
 
 
 @pytest.mark.parametrize("bug", sorted(PLANTED))
+@pytest.mark.slow
 def test_planted_bug_is_reported(bug, monkeypatch):
     plant, ids = PLANTED[bug]
     plant(monkeypatch)

@@ -108,6 +108,7 @@ def test_gaussian_toy_reproduces_eqs_18_to_21(method):
 
 
 @pytest.mark.parametrize("method", wo.METHODS)
+@pytest.mark.slow
 def test_quadrature_matches_symbolic_on_the_gaussian(method):
     vals = {A: 3.0, EB: 1.2, VB: 0.7}
     vf = 0 if method == "euler" else VB
@@ -232,6 +233,7 @@ def test_exact_claims_hold():
     assert set(verdicts.values()) == {"holds"}
 
 
+@pytest.mark.slow
 def test_msgld_claim_holds_and_fails_on_the_printed_eq9_factor(monkeypatch):
     """Planted bug: mSGLD noise sqrt(h)(I - (h/2) Cov g) as printed in eq. (9) instead of (h/8) Cov g (= (h/2) Cov
     fhat): it reintroduces an O(h) gradient-noise term, so the mSGLD leading-bias claim must fail."""
@@ -245,6 +247,7 @@ def test_msgld_claim_holds_and_fails_on_the_printed_eq9_factor(monkeypatch):
     assert {"c1 quartic theta^2", "c1 quartic theta^4"} <= rejected
 
 
+@pytest.mark.slow
 def test_sgld_claim_fails_when_the_noise_std_is_the_variance(monkeypatch):
     """Planted bug: the additive gradient noise scaled by V instead of sqrt(V) (Var g = 16, not 4)."""
     def apply(self, model, theta, state, z):

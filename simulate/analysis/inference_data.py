@@ -1,9 +1,11 @@
 """ArviZ export of run traces and ESS (new; usable for every sampler of the workbench).
 
 :func:`to_inference_data` turns a trace of shape (T, M, d) -- ``RunResult.trace`` from ``run(..., trace_stride=s)``
--- into an ``arviz.InferenceData`` whose posterior group has dims (chain, draw, <name>_dim): chain m is column m of
-the trace. :func:`ess` returns ArviZ's effective sample size (rank-normalised bulk ESS by default, Vehtari et al.
-2021) per coordinate, summed over chains as ArviZ does for multi-chain input.
+-- into ArviZ's container whose posterior group has dims (chain, draw, <name>_dim): chain m is column m of the
+trace. The container is ``arviz.InferenceData`` under arviz 0.x and ``xarray.DataTree`` under arviz 1.x (which
+dropped InferenceData); both give ``idata.posterior[name]`` and are accepted by ``arviz.ess``. :func:`ess` returns
+ArviZ's effective sample size (rank-normalised bulk ESS by default, Vehtari et al. 2021) per coordinate, summed over
+chains as ArviZ does for multi-chain input.
 """
 
 from __future__ import annotations
@@ -27,9 +29,23 @@ def _trace_of(source) -> tuple[np.ndarray, np.ndarray | None]:
     return arr, None
 
 
+def _arviz_major(az) -> int:
+    return int(az.__version__.split(".")[0])
+
+
+def _container_type(az) -> type:
+    """ArviZ's posterior container: InferenceData (0.x) or xarray's DataTree (1.x, where InferenceData is gone)."""
+    if _arviz_major(az) >= 1:
+        from xarray import DataTree
+
+        return DataTree
+    return az.InferenceData
+
+
 def to_inference_data(source, *, var_name: str = "theta", burn_in: int = 0, coords: list[str] | None = None,
                       sample_stats: dict[str, np.ndarray] | None = None):
-    """arviz.InferenceData from a RunResult (with a trace) or a (T, M, d) array.
+    """ArviZ container (InferenceData for arviz 0.x, DataTree for 1.x) from a RunResult (with a trace) or a (T, M, d)
+    array.
 
     ``burn_in``: drop the trace entries recorded before step ``burn_in`` (RunResult: by step number; an array: by
     index). ``coords``: names of the d coordinates. ``sample_stats``: extra (T, M) arrays, e.g. log posterior.
@@ -57,19 +73,30 @@ def to_inference_data(source, *, var_name: str = "theta", burn_in: int = 0, coor
             if v.shape[:2] != trace.shape[:2]:
                 raise ParameterError(f"sample_stats[{k!r}] must have shape (T, M) = {trace.shape[:2]}, got {v.shape}")
             stats[k] = np.ascontiguousarray(np.swapaxes(v[keep], 0, 1))
+    dims = {var_name: [dim]}
     with warnings.catch_warnings():  # ArviZ guesses a (draw, chain) mix-up when M > T; the layout here is explicit
-        warnings.filterwarnings("ignore", message="More chains")
-        return az.from_dict(posterior={var_name: post}, sample_stats=stats, coords=c, dims={var_name: [dim]})
+        warnings.filterwarnings("ignore", message="More chains")  # arviz 0.x
+        warnings.filterwarnings("ignore", message="Found chain dimension to be longer")  # arviz 1.x
+        if _arviz_major(az) >= 1:  # 1.x: one mapping of groups, no None groups
+            groups = {"posterior": {var_name: post}} | ({"sample_stats": stats} if stats else {})
+            return az.from_dict(groups, coords=c, dims=dims)
+        return az.from_dict(posterior={var_name: post}, sample_stats=stats, coords=c, dims=dims)
 
 
 def ess(source, *, var_name: str = "theta", burn_in: int = 0, method: str = "bulk") -> np.ndarray:
-    """ArviZ effective sample size per coordinate (shape (d,)) of a RunResult trace, (T, M, d) array or
-    InferenceData."""
+    """ArviZ effective sample size per coordinate (shape (d,)) of a RunResult trace, (T, M, d) array or ArviZ
+    container from :func:`to_inference_data`.
+
+    ``method="tail"`` is Vehtari et al. (2021)'s tail ESS, the smaller quantile ESS at 5% and 95%, under both ArviZ
+    majors (arviz 1.x's own default takes its quantiles from the ``stats.ci_prob`` setting, 0.89, instead).
+    """
     import arviz as az
 
-    idata = source if isinstance(source, az.InferenceData) else to_inference_data(source, var_name=var_name,
+    idata = source if isinstance(source, _container_type(az)) else to_inference_data(source, var_name=var_name,
                                                                                    burn_in=burn_in)
-    return np.asarray(az.ess(idata, var_names=[var_name], method=method)[var_name].values, dtype=np.float64)
+    prob = (0.05, 0.95) if method == "tail" else None
+    return np.asarray(az.ess(idata, var_names=[var_name], method=method, prob=prob)[var_name].values,
+                      dtype=np.float64)
 
 
 __all__ = ["ess", "to_inference_data"]
