@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from verify import report as report_mod
@@ -109,3 +110,28 @@ def test_a_run_removes_the_figures_of_the_previous_report_only(tmp_path):
     rows = run_claims([claim], Settings(chains=10))
     report_mod.write_report(rows, Settings(chains=10), tmp_path, [], figures=True)
     assert not (tmp_path / "old_family.png").exists() and (tmp_path / "mine.png").exists()
+
+
+def test_detectable_deviation_in_results_list_and_target_mde(first, capsys):
+    from verify.stats import detectable_deviation
+
+    res = json.loads((first / "results.json").read_text())
+    m = res["summary"]["statistical_checks"]
+    k = res["claims"][1]["checks"][0]
+    assert k["mde"] == pytest.approx(detectable_deviation(k["se"], 0.01, m))
+    assert k["mde_rel"] == pytest.approx(k["mde"] / abs(k["theory"]))
+    assert "detects (90% power)" in (first / "report.md").read_text()
+    assert main(["--claim", "vollmer.eq22.mse2_finite_time", "--list", "--out", str(first)]) == 0
+    assert "detects" in capsys.readouterr().out
+    # planning: chains scale with (pilot mde / target)^2, and the plan is printed before the run
+    from verify.__main__ import plan_for_target
+    from verify.registry import select
+
+    claims = select(ids=["vollmer.eq22.mse2_finite_time", "chen.alg1.vr_estimator_moments"])
+    s = plan_for_target(claims, Settings(chains=400, seed=11), 0.05, first)
+    chains = dict(s.chains_by_claim)
+    mdes = {c["id"]: report_mod.claim_mde(c) for c in res["claims"]}
+    for cid, n in chains.items():
+        assert n == max(4, int(np.ceil(400 * (mdes[cid] / 0.05) ** 2)))
+    assert "estimated time" in capsys.readouterr().out
+    assert s.for_claim("vollmer.eq22.mse2_finite_time").chains == chains["vollmer.eq22.mse2_finite_time"]

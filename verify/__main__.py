@@ -7,6 +7,7 @@ a claim that raises gets the verdict "error" (its traceback in the report) and t
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -52,6 +53,16 @@ def _alpha(text: str) -> float:
     return a
 
 
+def _fraction(text: str) -> float:
+    try:
+        r = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--target-mde must be a number with 0 < R < 1, got {text!r}") from None
+    if not 0.0 < r < 1.0:
+        raise argparse.ArgumentTypeError(f"--target-mde must satisfy 0 < R < 1, got {text}")
+    return r
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m verify", description=__doc__)
     p.add_argument("--paper", action="append", help="run only this paper's claims (repeatable)")
@@ -72,7 +83,12 @@ def parser() -> argparse.ArgumentParser:
                                                f"under {RERUN_ROOT})")
     p.add_argument("--no-figures", action="store_true", help="skip the figures")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--list", action="store_true", help="list the claims and exit")
+    p.add_argument("--list", action="store_true",
+                   help="list the claims (with the deviation each detects, from the last report in --out) and exit")
+    p.add_argument("--target-mde", type=_fraction, default=None, metavar="R",
+                   help="choose the chains of each claim so that every check detects a relative deviation R (e.g. "
+                        "0.01) with 90%% power; a pilot run (or the report in --out) sets the scale, and the plan "
+                        "with its estimated time is printed before the run starts")
     p.add_argument("--rerun", metavar="REPORT",
                    help="re-run the claims of a report (its results.json or folder) with its settings and compare "
                         "every number; writes a new report folder, never over the one it reruns")
@@ -95,19 +111,67 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for ep, err in ENTRY_POINT_ERRORS:
         print(f"warning: the claims of entry point {ep} could not be loaded: {err}", file=sys.stderr)
+    out = Path(args.out) if args.out else DEFAULT_OUT
     if args.list:
+        mdes = _last_mdes(out)
         for c in claims:
-            print(f"{c.id:45s} {c.source}")
+            det = f"detects {100 * mdes[c.id]:.2g}%" if mdes.get(c.id) is not None else ""
+            print(f"{c.id:45s} {det:16s} {c.source}")
         return 0
     settings = Settings(chains=args.chains, seed=args.seed, alpha=args.alpha, progress=not args.no_progress,
                         workers=args.workers, scheduler=args.scheduler)
+    if args.target_mde is not None:
+        settings = plan_for_target(claims, settings, args.target_mde, out)
     rows = run_claims(claims, settings)
     n_checks = sum(len(r.checks) for _, r in rows if r is not None)
     print(console_table(rows, settings, n_checks))
-    path = write_report(rows, settings, Path(args.out) if args.out else DEFAULT_OUT, argv,
-                        figures=not args.no_figures, extra={"modules": modules})
+    path = write_report(rows, settings, out, argv, figures=not args.no_figures, extra={"modules": modules})
     print(f"report: {path}")
     return 0 if all_as_expected(rows) else 1
+
+
+def _last_mdes(out: Path) -> dict[str, float | None]:
+    """Each claim's detectable relative deviation in the report already in ``out`` (empty if there is none)."""
+    from .report import claim_mde
+
+    try:
+        old = json.loads((out / "results.json").read_text())
+        return {c["id"]: claim_mde(c) for c in old["claims"]}
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
+def plan_for_target(claims, settings: Settings, target: float, out: Path) -> Settings:
+    """Chains per claim so that its least sensitive check detects a relative deviation ``target`` with 90% power:
+    chains ~ pilot chains (pilot mde / target)^2, from the report in ``out`` when it has the claims at this seed, else
+    from a pilot run at 2000 chains. Prints the plan and its estimated time; returns the settings to run with."""
+    from .report import claim_mde, claim_record
+
+    try:
+        old = json.loads((out / "results.json").read_text())
+        assert old["settings"]["seed"] == settings.seed
+        pilot = {c["id"]: (claim_mde(c), c["seconds"] or 0.0) for c in old["claims"]}
+        base = int(old["settings"]["chains"])
+        assert all(c.id in pilot for c in claims)
+        source = f"the report in {out} ({base} chains)"
+    except (OSError, ValueError, KeyError, AssertionError, TypeError):
+        base = 2000
+        print(f"--target-mde: pilot run of {len(claims)} claims at {base} chains ...")
+        rows = run_claims(claims, dataclasses.replace(settings, chains=base, progress=False))
+        m = sum(len(r.checks) for _, r in rows if r is not None and not r.error)
+        pilot = {c.id: (claim_mde(claim_record(c, r, None, (settings.alpha, m))), r.seconds if r else 0.0)
+                 for c, r in rows}
+        source = f"a pilot run at {base} chains"
+    plan, total = [], 0.0
+    for c in claims:
+        mde, secs = pilot.get(c.id, (None, 0.0))
+        chains = settings.chains if mde is None else max(4, math.ceil(base * (mde / target) ** 2))
+        est = secs * chains / base
+        total += est
+        plan.append((c.id, chains))
+        print(f"  {c.id:45s} {'-' if mde is None else f'{100 * mde:.2g}%':>8s} -> {chains:>10d} chains  ~{est:8.1f} s")
+    print(f"--target-mde {target:g}: scale from {source}; estimated time {total / 60:.1f} min (linear in chains)")
+    return dataclasses.replace(settings, chains_by_claim=tuple(plan))
 
 
 def _rerun_folder(source: Path, out: str | None) -> Path:

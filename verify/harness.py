@@ -40,6 +40,7 @@ def run_one(claim: Claim, settings: Settings) -> ClaimResult:
     """Run one claim, timed by the harness; a claim that raises gets a result holding its traceback (verdict
     "error"), so the other claims of the run still report."""
     t0 = time.perf_counter()
+    settings = settings.for_claim(claim.id)
     try:
         res = claim.run(settings)
         if not isinstance(res, ClaimResult):

@@ -15,6 +15,7 @@ the expected one, so errata are regression-tested like everything else.
 
 from __future__ import annotations
 
+import dataclasses
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -51,6 +52,15 @@ class Settings:
     progress: bool = False
     workers: int = 1
     scheduler: str | None = None
+    #: (claim id, chains) pairs overriding ``chains`` for single claims (``--target-mde``).
+    chains_by_claim: tuple[tuple[str, int], ...] = ()
+
+    def for_claim(self, claim_id: str) -> Settings:
+        """These settings with the chain count chosen for ``claim_id`` (``chains_by_claim``), if any."""
+        for cid, chains in self.chains_by_claim:
+            if cid == claim_id:
+                return dataclasses.replace(self, chains=chains, chains_by_claim=())
+        return self
 
     def seed_for(self, key: str) -> int:
         """A seed for one simulation, stable across runs that select different claims."""

@@ -17,6 +17,7 @@ from .checks import OneSidedCheck
 from .environment import environment
 from .figures import default_figure, holm_threshold
 from .registry import Claim, ClaimResult, Settings
+from .stats import detectable_deviation
 
 #: Version of the results.json layout.
 SCHEMA = 2
@@ -44,7 +45,8 @@ def _number(x: float) -> float | str:
     return x if math.isfinite(x) else str(x)
 
 
-def claim_record(claim: Claim, res: ClaimResult | None, figure: str | None = None) -> dict:
+def claim_record(claim: Claim, res: ClaimResult | None, figure: str | None = None,
+                 family: tuple[float, int] | None = None) -> dict:
     """One claim of results.json: its registry entry, verdict, timing, checks, exact checks, notes and error."""
     rec = {
         "id": claim.id, "paper": claim.paper, "source": claim.source, "statement": claim.statement,
@@ -53,19 +55,32 @@ def claim_record(claim: Claim, res: ClaimResult | None, figure: str | None = Non
         "out_of_scope": claim.out_of_scope, "verdict": verdict(claim, res),
         "seconds": None if res is None else res.seconds, "error": None if res is None else res.error,
         "figure": figure, "notes": [] if res is None else list(res.notes),
-        "checks": [] if res is None else [_check_record(k) for k in res.checks],
+        "checks": [] if res is None else [_check_record(k, family) for k in res.checks],
         "exact": [] if res is None else [dict(label=e.label, passed=e.passed, detail=e.detail, kind=e.kind)
                                          for e in res.exact],
     }
     return rec
 
 
-def _check_record(k) -> dict:
+def _check_record(k, family: tuple[float, int] | None = None) -> dict:
+    """One check of results.json; with ``family`` = (alpha, checks in the run) also its detectable deviation: the
+    smallest |E estimate - theory| it detects with 90% power at the family's threshold (absolute, and relative to
+    |theory| where theory is not 0)."""
     rec = dict(label=k.label, theory=_number(k.theory), estimate=_number(k.estimate), se=_number(k.se),
                z=_number(k.z), p=k.p, rejected=k.rejected, params=k.params, kind=k.kind)
     if isinstance(k, OneSidedCheck):
         rec.update(direction=k.direction, df=k.df)
+    if family is not None and math.isfinite(k.se):
+        mde = detectable_deviation(k.se, family[0], family[1], one_sided=isinstance(k, OneSidedCheck))
+        rec["mde"] = mde
+        rec["mde_rel"] = mde / abs(k.theory) if k.theory != 0 and math.isfinite(k.theory) else None
     return rec
+
+
+def claim_mde(rec: dict) -> float | None:
+    """The claim's detectable relative deviation: the largest relative one among its checks (None if none)."""
+    vals = [k["mde_rel"] for k in rec["checks"] if k.get("mde_rel") is not None]
+    return max(vals) if vals else None
 
 
 def summary(claims: list[dict]) -> dict:
@@ -134,12 +149,14 @@ def _claim_markdown(c: dict) -> list[str]:
         md += ["**The claim raised an error** (verdict 'error'):", "", "```", c["error"].rstrip(), "```"]
         return md
     if c["checks"]:
-        md.append("| # | check | test | theory | simulation | s.e. | z | p | rejected |")
-        md.append("|---|---|---|---|---|---|---|---|---|")
+        md.append("| # | check | test | theory | simulation | s.e. | z | p | rejected | detects |")
+        md.append("|---|---|---|---|---|---|---|---|---|---|")
         for i, k in enumerate(c["checks"], 1):
+            rel = k.get("mde_rel")
+            det = f"{100 * rel:.2g}%" if rel is not None else (f"{k['mde']:.2g}" if "mde" in k else "-")
             md.append(f"| {i} | {k['label']} | {_test_kind(k)} | {_fmt(k['theory'], '.8g')} | "
                       f"{_fmt(k['estimate'], '.8g')} | {_fmt(k['se'], '.3g')} | {_fmt(k['z'], '+.2f')} | "
-                      f"{k['p']:.3g} | {'**yes**' if k['rejected'] else 'no'} |")
+                      f"{k['p']:.3g} | {'**yes**' if k['rejected'] else 'no'} | {det} |")
     for e in c["exact"]:
         kind = e.get("kind", "exact")
         tag = "exact" if kind == "exact" else f"{kind} (not evidence about the paper or the simulator)"
@@ -168,18 +185,22 @@ def render_markdown(results: dict) -> str:
     md.append(f"Chains per simulation: {st['chains']}; base seed: {st['seed']}; family-wise level alpha = "
               f"{st['alpha']} (Holm over all {s['statistical_checks']} statistical checks of this run, so the chance "
               "of any false 'fails' verdict is at most alpha).  ")
+    md.append("'detects': the smallest deviation from theory a check would detect with 90% power at the family's "
+              "threshold, relative to the theory value (absolute where it is 0); a claim's is its checks' largest.  ")
     md.append(f"{s['holds']}/{s['claims']} claims hold, {s['errata_failing']} fail as registered errata, "
               f"{s['out_of_scope']} out of scope, {s['errors']} raised an error, {s['unexpected']} unexpected.  ")
     md.append("Environment: " + ", ".join(f"{k} {v}" for k, v in env.items() if k != "cpu_flags" and v != ""))
     md.append("")
-    md.append("| claim | source | verdict | expected | checks | worst abs(z) | seconds |")
-    md.append("|---|---|---|---|---|---|---|")
+    md.append("| claim | source | verdict | expected | checks | worst abs(z) | detects (90% power) | seconds |")
+    md.append("|---|---|---|---|---|---|---|---|")
     for c in results["claims"]:
         zs = [abs(k["z"]) for k in c["checks"] if not isinstance(k["z"], str)]
         worst = f"{max(zs):.2f}" if zs else "-"
         secs = "-" if c["seconds"] is None else f"{c['seconds']:.1f}"
+        mde = claim_mde(c)
+        det = "-" if mde is None else f"{100 * mde:.2g}%"
         md.append(f"| `{c['id']}` | {c['source']} | **{c['verdict']}** | {c['expected']} | "
-                  f"{len(c['checks']) + len(c['exact'])} | {worst} | {secs} |")
+                  f"{len(c['checks']) + len(c['exact'])} | {worst} | {det} | {secs} |")
     for c in results["claims"]:
         md += _claim_markdown(c)
     return "\n".join(md) + "\n"
@@ -233,7 +254,8 @@ def write_report(rows, settings: Settings, outdir: Path, argv: list[str], figure
     outdir.mkdir(parents=True, exist_ok=True)
     _remove_stale_figures(outdir)
     figs = _figures(rows, outdir, settings.alpha) if figures else {}
-    claims = [claim_record(c, r, figs.get(c.family)) for c, r in rows]
+    n_checks = sum(len(r.checks) for _, r in rows if r is not None and not r.error)
+    claims = [claim_record(c, r, figs.get(c.family), (settings.alpha, n_checks)) for c, r in rows]
     results = {"schema": SCHEMA, "argv": argv, "settings": dict(settings.__dict__), "environment": environment(),
                "summary": summary(claims), "claims": claims, **(extra or {})}
     (outdir / "results.json").write_text(json.dumps(results, indent=1, default=_jsonable))

@@ -57,6 +57,15 @@ def z_test(estimate: float, se: float, theory: float) -> tuple[float, float]:
     return float(z), float(2.0 * sps.norm.sf(abs(z)))
 
 
+def detectable_deviation(se: float, alpha: float, n_checks: int, one_sided: bool = False,
+                         power: float = 0.9) -> float:
+    """The smallest |E[estimate] - theory| a check with standard error ``se`` detects with probability ``power`` in a
+    Holm family of ``n_checks`` at level ``alpha``, judged at the family's strictest threshold alpha / n_checks
+    (Bonferroni's, which Holm's first step uses): (z_{1 - alpha/(2m)} + z_power) se, or z_{1 - alpha/m} one-sided."""
+    tail = alpha / max(n_checks, 1) / (1.0 if one_sided else 2.0)
+    return float((sps.norm.isf(tail) + sps.norm.ppf(power)) * se)
+
+
 def holm(pvalues, alpha: float) -> np.ndarray:
     """Holm's step-down procedure: boolean mask of rejected hypotheses at family-wise level ``alpha``."""
     p = np.asarray(pvalues, dtype=np.float64)
