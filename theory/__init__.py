@@ -37,8 +37,17 @@ import warnings
 from . import numeric, weak_order
 from .linear_gaussian import ExactLaw, exact_law
 from .toy.chain import ToyChain
-from .toy.chain import toy_chain as chain_for
 from .toy.constants import ToyConstants, toy_constants
+
+
+def chain_for(sampler, theta0=None, cov0=None) -> ExactLaw:
+    """The theory of a simulator sampler: its exact law (:func:`exact_law`: E theta_k, Cov theta_k, the stationary
+    law, stability, time-average MSE) for every sampler on a model with an affine gradient, started at
+    theta_0 ~ N(theta0, cov0). Vollmer et al.'s closed forms for the 1-D toy (eqs. 14-21: ``stationary_variance``,
+    ``bias_theta2``, the constants A, E(B), Var(B)) are :func:`theory.toy.chain.toy_chain` (a :class:`ToyChain`),
+    checked equal to the engine in tests/test_linear_gaussian_closed_forms.py."""
+    return exact_law(sampler, theta0, cov0)
+
 
 __all__ = ["ExactLaw", "ToyChain", "ToyConstants", "chain_for", "exact_law", "numeric", "toy_constants", "weak_order"]
 
