@@ -6,13 +6,13 @@
     toy/         the 1-D Gaussian toy of Vollmer et al.: constants A, E(B), Var(B) (``constants``), moment
                  recurrences and closed forms (``moments``), one chain numerically (``chain``), exact finite-time
                  moments and time-average MSE (``finite_time``)
-    linear_gaussian/  the exact engine: ``exact_law(sampler)`` for every sampler on every model with an affine
-                 gradient (mean and covariance at every step, stationary law, stability, time-average MSE, series in
-                 h, an mpmath route)
-    chains/      exact laws of linear-Gaussian chains written per paper (checked equal to the engine): Gaussian
-    targets (``gaussian_targets``), SGHMC (``sghmc``),
-                 linear regression (``linear_regression``), stratified minibatches (``stratified``), time averages
-                 under frozen-anchor noise (``chen_mse``)
+    linear_gaussian/  the exact engine: ``exact_law(sampler)`` (also ``chain_for(sampler)``) for every sampler on
+                 every model with an affine gradient (mean and covariance at every step, stationary law, stability,
+                 time-average MSE, series in h, an mpmath route)
+    chains/      each paper's linear-Gaussian chains: their stationary laws are engine calls, with the paper-style
+                 closed forms beside them (checked equal to the engine): Gaussian targets (``gaussian_targets``),
+                 SGHMC (``sghmc``), linear regression (``linear_regression``), stratified minibatches
+                 (``stratified``), time averages under frozen-anchor noise (``chen_mse``, closed forms)
     weak_order   Vollmer et al. Sections 3-4: operator expansions and the leading invariant-measure bias in 1-D
     bounds/      the papers' bounds and budget calculus: Chen et al. (``chen``), Baker et al. Theorems 1-3 and ZV
                  (``baker``), Fu & Zhang Theorems 3.1-3.2 (``fu_zhang``), Vollmer et al. Theorem 5.2 and Section 6
