@@ -80,8 +80,8 @@ def test_saga_and_sghmc_cv_stationary_limits():
     assert np.allclose(S_full, linreg_chains.ula_stationary_cov(P, h))  # n = N: SAGA is exactly the full-gradient chain
     _, S2 = linreg_chains.saga_stationary_cov_linreg(Z, y, 1.0, 3.0, h, 2)
     assert np.trace(S2) > np.trace(S_full)
-    with pytest.raises(ParameterError):
-        linreg_chains.saga_stationary_cov_linreg(np.ones((40, 2)), np.ones(40), 1.0, 3.0, h, 20)
+    with pytest.raises(ParameterError, match="SAGA's table"):  # the engine's size limit on the d (N + 1)-dim state
+        linreg_chains.saga_stationary_cov_linreg(np.ones((200, 2)), np.ones(200), 1.0, 3.0, 1e-4, 20)
     mu = np.linalg.solve(P, r.sum(0))
     # n = N: no gradient noise
     _, Sa = linreg_chains.sghmc_cv_stationary_cov_linreg(Z, y, 1.0, 3.0, 0.1 * h, 0.5, 6, mu)

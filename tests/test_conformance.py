@@ -15,6 +15,7 @@ import sympy as sp
 from simulate.validation import ParameterError
 from theory.chains import gaussian_targets as baker_toys
 from theory.chains import linear_regression as linreg_chains
+from theory.noise.minibatch import k_factor
 from theory.toy.chain import ToyChain
 from theory.toy.constants import toy_constants
 from verify.conformance import (
@@ -100,7 +101,7 @@ def test_explicit_euler_sghmc_closed_form():
     assert sp.simplify(var - printed) == 0
     Pn = TOY.precision[0, 0]
     dec = Declared("sghmc", h=0.05 / Pn, n=10, alpha=0.2, order="explicit_euler")
-    s2n = linreg_chains.k_factor(TOY.n_data, 10, False) * np.sum((TOY.y - TOY.y.mean()) ** 2) / TOY.sigma**4
+    s2n = k_factor(TOY.n_data, 10, False) * np.sum((TOY.y - TOY.y.mean()) ** 2) / TOY.sigma**4
     value = float(printed.subs({P: Pn, a: 0.2, h: dec.h, s2: s2n}))
     assert MomentChain(dec, TOY).stationary()[1][0, 0] == pytest.approx(value, rel=1e-11)
 

@@ -1,7 +1,12 @@
-"""The exact engine equals the workbench's existing closed forms where they describe the same quantity (these
-forms will become engine calls; the tests are the safety net). Relative tolerance 1e-9 unless noted: the forms are
-computed by other algorithms (scipy Lyapunov solvers, sympy, mpmath, vectorised fixed points), so equality is to
-rounding, not to the last bit."""
+"""The exact engine equals the workbench's closed forms and printed forms where they describe the same quantity:
+Fu & Zhang's stationary covariances (theory.chains.stratified ``*_closed``, ``sympy_stationary_vars``), the 1-D SGHMC
+law (theory.chains.sghmc, sympy), ULA's covariance, Vollmer et al.'s toy chain (theory.toy.chain.ToyChain), Chen et
+al.'s and the toy's finite-time MSE, and the minibatch noise covariances. The stationary laws of theory.chains
+(gaussian_targets, linear_regression, sghmc.stationary_covariance, stratified's non-closed forms) are themselves
+engine calls (issue 17): here they are checked to read the same sampler as one built directly; their independent
+check against the solvers they replaced is tests/test_chains_engine.py. Relative tolerance 1e-9 unless noted: the
+forms are computed by other algorithms (sympy, mpmath, closed forms in k or L), so equality is to rounding, not to the
+last bit."""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import pytest
 
 from simulate import (
     SAGA,
+    AdditiveNoise,
     ControlVariate,
     GaussianLocation,
     GaussianMeanModel,
@@ -31,6 +37,7 @@ from theory.chains import gaussian_targets as baker_toys
 from theory.chains import linear_regression as linreg_chains
 from theory.chains import sghmc as sghmc_gaussian
 from theory.chains import stratified as strat_chains
+from theory.chains._engine import gaussian_target
 from theory.linear_gaussian import exact_law
 from theory.noise import minibatch as baker_noise
 from theory.noise import stratified as strat_noise
@@ -70,6 +77,39 @@ def test_sghmc_gaussian_joint_stationary_covariance():
     Q = baker_toys.minibatch_noise_cov(m.data, m.Sigma, n)
     close(law.stationary_cov(whole_state=True), sghmc_gaussian.stationary_covariance(P, alpha, h, Q))
     assert law.state_names == (("theta", 2), ("v", 2))
+
+
+def test_sghmc_gaussian_1d_sympy_closed_forms(toy):
+    """theory.chains.sghmc's 1-D closed forms (sympy: Var theta, Cov(theta, v), Var v, and stationary_var_theta)
+    equal the engine's whole-state stationary law of SGHMC with a minibatch gradient on the Gaussian toy."""
+    alpha, n = 0.3, 10
+    for r in (0.05, 0.8, 2.5):
+        law = exact_law(sghmc(toy, r / toy.grad_lipschitz, alpha, n=n))
+        P = 1.0 / law.posterior_cov[0, 0]
+        s2 = float(Minibatch(n).noise_cov(toy)[0, 0])
+        vals = {sghmc_gaussian.P: P, sghmc_gaussian.alpha: alpha, sghmc_gaussian.eta: law.h, sghmc_gaussian.s2: s2}
+        forms = {k: float(v.subs(vals)) for k, v in sghmc_gaussian.stationary_moments_1d().items()}
+        C = law.stationary_cov(whole_state=True)
+        close(C[0, 0], forms["var_theta"])
+        close(C[0, 1], forms["cov_theta_v"])
+        close(C[1, 1], forms["var_v"])
+        close(C[0, 0], sghmc_gaussian.stationary_var_theta(P, alpha, law.h, s2))
+
+
+@pytest.mark.parametrize("s2", [0.0, 2.5])
+def test_stratified_sympy_stationary_vars(s2):
+    """Fu & Zhang's sympy stationary variances (SGLD; SGHMC's theta and v) equal the engine's law of SGLD / SGHMC with
+    additive gradient noise of variance s2 (simulate.AdditiveNoise) on N(c/a, 1/a)."""
+    a, h, alpha = 3.0, 0.2, 0.3
+    forms = strat_chains.sympy_stationary_vars()
+    syms = {str(x): x for e in forms.values() for x in e.free_symbols}
+    vals = {syms[k]: v for k, v in {"a": a, "h": h, "alpha": alpha, "s2": s2}.items() if k in syms}
+    m = gaussian_target(np.array([[a]]))
+    sgld_law = exact_law(Sampler(m, AdditiveNoise(s2), Langevin(), h))
+    close(sgld_law.stationary_cov()[0, 0], float(forms["sgld"].subs(vals)))
+    C = exact_law(Sampler(m, AdditiveNoise(s2), SGHMC(alpha), h)).stationary_cov(whole_state=True)
+    close(C[0, 0], float(forms["sghmc_theta"].subs(vals)))
+    close(C[1, 1], float(forms["sghmc_v"].subs(vals)))
 
 
 # ------------------------------------------------------------------ Fu & Zhang stationary laws (theory.stratified)
@@ -193,6 +233,19 @@ def test_baker_noise_covariance_is_the_engine_operator(lr):
         op = NoiseOperator(Parts.of(lr.affine_parts()), Scheme.minibatch(lr.n_data, 4, replace))
         th = np.append(theta, 1.0)
         close(op.apply(np.outer(th, th)), baker_noise.sgld_noise_cov_linreg(lr.Z, lr.y, lr.sigma, theta, 4, replace))
+
+
+def test_gaussian_targets_noise_covariance_is_the_engine_operator():
+    """theory.chains.gaussian_targets.minibatch_noise_cov (Baker et al. Sec. 3.4 toy, theta-free) is the engine's
+    noise operator at any theta."""
+    from theory.linear_gaussian.affine import Parts
+    from theory.linear_gaussian.noise import NoiseOperator, Scheme
+
+    m = GaussianLocation.simulate_data(30, dim=3, seed=5)
+    th = np.array([0.3, -0.1, 0.2, 1.0])
+    for replace in (False, True):
+        op = NoiseOperator(Parts.of(m.affine_parts()), Scheme.minibatch(m.n_data, 4, replace))
+        close(op.apply(np.outer(th, th)), baker_toys.minibatch_noise_cov(m.data, m.Sigma, 4, replace))
 
 
 # ------------------------------------------------------------------ SGHMC small-step series (sghmc_gaussian)

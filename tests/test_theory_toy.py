@@ -18,6 +18,7 @@ from theory.numeric import evaluate_mp
 from theory.printed import vollmer as vp
 from theory.symbols import EB, VB, A, h, k, m0, v0
 from theory.toy import moments as tm
+from theory.toy.chain import toy_chain
 
 Z_MAX = 4.5
 
@@ -145,17 +146,29 @@ def test_toy_constants_full_batch():
     assert all(a > b for a, b in zip(vb, vb[1:], strict=False))
 
 
-def test_chain_for_reads_the_sampler():
+def test_toy_chain_reads_the_sampler():
     model = GaussianMeanModel.simulate_data(30, seed=3, sigma_x=1.2, sigma_theta=0.8)
-    c = theory.chain_for(sgld(model, 0.01, 4, replace=True))
+    c = toy_chain(sgld(model, 0.01, 4, replace=True))
     assert (c.method, c.h, c.constants.n, c.constants.replace) == ("sgld", 0.01, 4, True)
     ref = theory.toy_constants(model.data, 4, True, 1.2, 0.8)
     assert c.constants == ref
-    e = theory.chain_for(euler(model, 0.01))
+    e = toy_chain(euler(model, 0.01))
     assert e.method == "euler" and e.constants.n == 30 and e.constants.VB == 0.0
-    assert theory.chain_for(msgld(model, 0.01, 4)).method == "msgld"
+    assert toy_chain(msgld(model, 0.01, 4)).method == "msgld"
     with pytest.raises(simulate.ParameterError):
-        theory.chain_for(sgld(GaussianMeanModel.simulate_data(30, dim=2), 0.01, 4))
+        toy_chain(sgld(GaussianMeanModel.simulate_data(30, dim=2), 0.01, 4))
+
+
+def test_chain_for_is_the_exact_engine():
+    """theory.chain_for(sampler) is the engine's exact law of the sampler (any dimension); on the 1-D toy it equals
+    Vollmer et al.'s closed forms (toy_chain)."""
+    model = GaussianMeanModel.simulate_data(30, seed=3, sigma_x=1.2, sigma_theta=0.8)
+    for s in (sgld(model, 0.01, 4, replace=True), euler(model, 0.01), msgld(model, 0.01, 4)):
+        law, c = theory.chain_for(s, theta0=[0.5]), toy_chain(s)
+        assert isinstance(law, theory.ExactLaw) and law.sampler is s
+        np.testing.assert_allclose(law.stationary_cov()[0, 0], c.stationary_variance(), rtol=1e-12)
+        np.testing.assert_allclose(law.mean(7)[0], c.mean(7, 0.5), rtol=1e-12)
+    assert theory.chain_for(sgld(GaussianMeanModel.simulate_data(30, dim=2), 0.01, 4)).d == 2
 
 
 # ---------------------------------------------------------------- numeric evaluation
@@ -214,16 +227,17 @@ MC_CHAINS = 200_000
 MC_STEPS = (1, 3)
 
 
-def _mc_z(model, sampler, theory_chain, seed, theta0=0.0):
-    """z-scores of the sample mean and variance of theta_k (k in MC_STEPS) against the theory."""
+def _mc_z(model, sampler, law, seed, theta0=0.0):
+    """z-scores of the sample mean and variance of theta_k (k in MC_STEPS) against the theory (``law``: the exact
+    law of theory.chain_for, started at the same theta0)."""
     res = run(sampler, MC_CHAINS, 0, theta0=np.array([theta0]), record_at=MC_STEPS, seed=seed)
     out = {}
     for kk in MC_STEPS:
         x = res.snapshots[kk][:, 0]
         mean, c = x.mean(), x - x.mean()
         s2, m4 = np.mean(c**2), np.mean(c**4)
-        z_mean = (mean - theory_chain.mean(kk, theta0)) / (np.sqrt(s2) / np.sqrt(MC_CHAINS))
-        z_var = (s2 - theory_chain.variance(kk, 0.0)) / np.sqrt((m4 - s2**2) / MC_CHAINS)
+        z_mean = (mean - law.mean(kk)[0]) / (np.sqrt(s2) / np.sqrt(MC_CHAINS))
+        z_var = (s2 - law.cov(kk)[0, 0]) / np.sqrt((m4 - s2**2) / MC_CHAINS)
         out[kk] = (float(z_mean), float(z_var))
     return out
 
@@ -247,7 +261,7 @@ def test_simulator_matches_theory_at_finite_steps(toy_model, name):
 
 def test_simulator_matches_theory_from_offset_start(toy_model):
     sampler = sgld(toy_model, 0.03, 5)
-    zs = _mc_z(toy_model, sampler, theory.chain_for(sampler), seed=32, theta0=-2.0)
+    zs = _mc_z(toy_model, sampler, theory.chain_for(sampler, theta0=[-2.0]), seed=32, theta0=-2.0)
     for kk, (z_mean, z_var) in zs.items():
         assert abs(z_mean) < Z_MAX and abs(z_var) < Z_MAX, (kk, z_mean, z_var)
 

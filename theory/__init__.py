@@ -6,13 +6,13 @@
     toy/         the 1-D Gaussian toy of Vollmer et al.: constants A, E(B), Var(B) (``constants``), moment
                  recurrences and closed forms (``moments``), one chain numerically (``chain``), exact finite-time
                  moments and time-average MSE (``finite_time``)
-    linear_gaussian/  the exact engine: ``exact_law(sampler)`` for every sampler on every model with an affine
-                 gradient (mean and covariance at every step, stationary law, stability, time-average MSE, series in
-                 h, an mpmath route)
-    chains/      exact laws of linear-Gaussian chains written per paper (checked equal to the engine): Gaussian
-    targets (``gaussian_targets``), SGHMC (``sghmc``),
-                 linear regression (``linear_regression``), stratified minibatches (``stratified``), time averages
-                 under frozen-anchor noise (``chen_mse``)
+    linear_gaussian/  the exact engine: ``exact_law(sampler)`` (also ``chain_for(sampler)``) for every sampler on
+                 every model with an affine gradient (mean and covariance at every step, stationary law, stability,
+                 time-average MSE, series in h, an mpmath route)
+    chains/      each paper's linear-Gaussian chains: their stationary laws are engine calls, with the paper-style
+                 closed forms beside them (checked equal to the engine): Gaussian targets (``gaussian_targets``),
+                 SGHMC (``sghmc``), linear regression (``linear_regression``), stratified minibatches
+                 (``stratified``), time averages under frozen-anchor noise (``chen_mse``, closed forms)
     weak_order   Vollmer et al. Sections 3-4: operator expansions and the leading invariant-measure bias in 1-D
     bounds/      the papers' bounds and budget calculus: Chen et al. (``chen``), Baker et al. Theorems 1-3 and ZV
                  (``baker``), Fu & Zhang Theorems 3.1-3.2 (``fu_zhang``), Vollmer et al. Theorem 5.2 and Section 6
@@ -37,8 +37,17 @@ import warnings
 from . import numeric, weak_order
 from .linear_gaussian import ExactLaw, exact_law
 from .toy.chain import ToyChain
-from .toy.chain import toy_chain as chain_for
 from .toy.constants import ToyConstants, toy_constants
+
+
+def chain_for(sampler, theta0=None, cov0=None) -> ExactLaw:
+    """The theory of a simulator sampler: its exact law (:func:`exact_law`: E theta_k, Cov theta_k, the stationary
+    law, stability, time-average MSE) for every sampler on a model with an affine gradient, started at
+    theta_0 ~ N(theta0, cov0). Vollmer et al.'s closed forms for the 1-D toy (eqs. 14-21: ``stationary_variance``,
+    ``bias_theta2``, the constants A, E(B), Var(B)) are :func:`theory.toy.chain.toy_chain` (a :class:`ToyChain`),
+    checked equal to the engine in tests/test_linear_gaussian_closed_forms.py."""
+    return exact_law(sampler, theta0, cov0)
+
 
 __all__ = ["ExactLaw", "ToyChain", "ToyConstants", "chain_for", "exact_law", "numeric", "toy_constants", "weak_order"]
 

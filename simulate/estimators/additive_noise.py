@@ -1,7 +1,9 @@
 """Additive Gaussian gradient noise on any model: g = grad log pi(theta) + sqrt(V(theta)) z, z ~ N(0, 1) (new).
 
 The estimator of the 1-D potential experiments (Vollmer et al. Sections 3-4): unbiased, Gaussian, with the exact
-covariance V, which may depend on theta.
+covariance V, which may depend on theta. In d dimensions it takes a constant covariance matrix Sigma (d, d):
+g = grad log pi(theta) + Sigma^(1/2) z, z ~ N(0, I_d) (the theta-free noise of the Gaussian mean model, in the form
+the papers' stationary laws take as given; the exact engine reads it).
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from .base import EstimatorBase
 class AdditiveNoise(EstimatorBase):
     """g = grad log pi(theta) + sqrt(V(theta)) N(0, 1): unbiased, Gaussian, exact covariance V (new).
 
-    ``variance``: a number V >= 0, a sympy expression in theta, or a callable V(theta (M, 1)) -> (M, 1).
-    ``noise_cov(model, theta)`` is (1, 1) for a constant V and (M, 1, 1) otherwise (ModifiedLangevin accepts both).
-    In the paper's notation Var fhat = V/4 (fhat = g/2).
+    ``variance``: a number V >= 0, a sympy expression in theta, or a callable V(theta (M, 1)) -> (M, 1) (1-D
+    models); or a constant symmetric positive semi-definite (d, d) matrix Sigma (any dimension d).
+    ``noise_cov(model, theta)`` is (1, 1) for a constant V, (d, d) for a matrix, and (M, 1, 1) otherwise
+    (ModifiedLangevin accepts all three). In the paper's notation Var fhat = V/4 (fhat = g/2).
     """
 
     variance: float | sp.Expr | Callable
@@ -35,6 +38,14 @@ class AdditiveNoise(EstimatorBase):
     def __post_init__(self) -> None:
         """Validate the variance: a number >= 0, an expression in theta, or a callable (checked when called)."""
         v = self.variance
+        object.__setattr__(self, "_cov", None)
+        if not callable(v) and not isinstance(v, sp.Basic) and np.ndim(v) == 2:
+            cov, root = _covariance_and_root(v)
+            object.__setattr__(self, "_cov", cov)
+            object.__setattr__(self, "_root", root)
+            object.__setattr__(self, "_const", None)
+            object.__setattr__(self, "_vfun", None)
+            return
         if callable(v) and not isinstance(v, sp.Basic):
             object.__setattr__(self, "_vfun", v)
             object.__setattr__(self, "_const", None)
@@ -53,10 +64,24 @@ class AdditiveNoise(EstimatorBase):
     @property
     def is_constant(self) -> bool:
         """True when V does not depend on theta."""
-        return self._const is not None
+        return self._const is not None or self._cov is not None
+
+    @property
+    def covariance(self) -> np.ndarray:
+        """The constant covariance of the noise, (d, d) ((1, 1) for a constant V); ParameterError when V depends on
+        theta."""
+        if self._cov is not None:
+            return self._cov.copy()
+        if self._const is not None:
+            return np.full((1, 1), self._const)
+        raise ParameterError("variance: this AdditiveNoise has a theta-dependent variance V(theta), not a constant "
+                             "covariance")
 
     def variance_at(self, theta_arr: np.ndarray) -> np.ndarray:
         """V(theta), shape (M, 1) (or a (1, 1) array for a constant V)."""
+        if self._cov is not None:
+            raise ParameterError("variance_at is for a scalar variance V; this AdditiveNoise has a covariance "
+                                 "matrix (noise_cov)")
         if self._const is not None:
             return np.full((1, 1), self._const)
         v = np.asarray(self._vfun(theta_arr), dtype=np.float64).reshape(theta_arr.shape[0], 1)
@@ -65,7 +90,13 @@ class AdditiveNoise(EstimatorBase):
         return v
 
     def check(self, model: Model) -> None:
-        """The model must be 1-D."""
+        """The model must be 1-D (d-dimensional for a (d, d) covariance matrix)."""
+        if self._cov is not None:
+            d = self._cov.shape[0]
+            if model.dim != d:
+                raise ParameterError(f"AdditiveNoise with a ({d}, {d}) covariance needs a model of dimension {d}, "
+                                     f"got dim = {model.dim}")
+            return
         if model.dim != 1:
             raise ParameterError(f"AdditiveNoise needs a 1-D model (dim = 1), got dim = {model.dim}")
 
@@ -76,6 +107,9 @@ class AdditiveNoise(EstimatorBase):
     def apply(self, model: Model, theta_arr: np.ndarray, state: None, z: np.ndarray) -> tuple[np.ndarray, None]:
         """(grad log pi(theta) + sqrt(V(theta)) z, state) (z is overwritten)."""
         g = model.grad_log_post(theta_arr)
+        if self._cov is not None:
+            g += z @ self._root.T
+            return g, state
         if self._const is not None:
             z *= math.sqrt(self._const)
         else:
@@ -84,7 +118,9 @@ class AdditiveNoise(EstimatorBase):
         return g, state
 
     def noise_cov(self, model: Model, theta_arr: np.ndarray | None = None) -> np.ndarray:
-        """Exact Cov(g | theta): (1, 1) for a constant V, else (M, 1, 1)."""
+        """Exact Cov(g | theta): (1, 1) for a constant V, (d, d) for a covariance matrix, else (M, 1, 1)."""
+        if self._cov is not None:
+            return self._cov.copy()
         if self._const is not None:
             return np.full((1, 1), self._const)
         if theta_arr is None:
@@ -94,6 +130,27 @@ class AdditiveNoise(EstimatorBase):
     def grads_per_step(self, model: Model) -> float:
         """One gradient evaluation per chain-step."""
         return 1.0
+
+
+def _covariance_and_root(v) -> tuple[np.ndarray, np.ndarray]:
+    """(Sigma, R) with R R^T = Sigma (symmetric square root) for a symmetric positive semi-definite (d, d) matrix."""
+    try:
+        cov = np.asarray(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError("variance must be a number, an expression in theta, a callable or a (d, d) "
+                             "covariance matrix") from None
+    d = cov.shape[0]
+    scale = max(1.0, float(np.abs(cov).max(initial=0.0))) if np.all(np.isfinite(cov)) else 1.0
+    if (cov.shape != (d, d) or d == 0 or not np.all(np.isfinite(cov))
+            or not np.allclose(cov, cov.T, rtol=1e-12, atol=1e-14 * scale)):
+        raise ParameterError(f"variance: a covariance matrix must be finite, square and symmetric, got shape "
+                             f"{cov.shape}")
+    cov = 0.5 * (cov + cov.T)
+    lam, U = np.linalg.eigh(cov)
+    if lam[0] < -1e-12 * scale:
+        raise ParameterError(f"variance: a covariance matrix must be positive semi-definite, smallest eigenvalue "
+                             f"{lam[0]:.3g}")
+    return cov, (U * np.sqrt(np.clip(lam, 0.0, None))) @ U.T
 
 
 __all__ = ["AdditiveNoise"]

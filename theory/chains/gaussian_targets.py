@@ -17,13 +17,18 @@ With the momentum redrawn v ~ N(0, h I) after every L steps, theta at the cycle 
 u -> F^L_{uu} u + (noise), whose stationary covariance solves V = A_L V A_L^T + B_L with A_L = (F^L)_{uu} and
 B_L = h (F^L)_{uv} (F^L)_{uv}^T + sum_{j<L} [F^j [[W, W], [W, W]] F^{jT}]_{uu}. Without resampling
 (L = None) the joint stationary covariance solves the Lyapunov equation of (F, [[W, W], [W, W]]).
-The mean is exact (xbar) in both cases.
+The mean is exact (xbar) in both cases. Both laws are the exact engine's (``theory.linear_gaussian.exact_law``) for
+the simulator's ``sgld`` / ``sghmc`` on :class:`simulate.GaussianLocation` (flat prior), which solves these fixed
+points; :func:`minibatch_noise_cov` is the closed form of Q.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import solve_discrete_lyapunov
+
+from simulate.models.toy_targets import GaussianLocation
+from simulate.samplers import sghmc, sgld
+from theory.linear_gaussian import exact_law
 
 
 def minibatch_noise_cov(data: np.ndarray, Sigma: np.ndarray, n: int, replace: bool = False) -> np.ndarray:
@@ -37,35 +42,20 @@ def minibatch_noise_cov(data: np.ndarray, Sigma: np.ndarray, n: int, replace: bo
     return (N * N / n) * f * Pi @ Cx @ Pi
 
 
+def _model(data: np.ndarray, Sigma: np.ndarray) -> GaussianLocation:
+    """x_i ~ N(theta, Sigma), flat prior (Baker et al. Sec. 3.4)."""
+    return GaussianLocation(np.asarray(data, dtype=float), Sigma=Sigma)
+
+
 def sgld_stationary_cov(data: np.ndarray, Sigma: np.ndarray, h: float, n: int, replace: bool = False) -> np.ndarray:
-    """Stationary covariance of fixed-step SGLD: V = A V A^T + (h^2/4) Q + h I, A = I - (h/2) N Sigma^{-1}."""
-    N, d = np.asarray(data).shape
-    P = N * np.linalg.inv(Sigma)
-    A = np.eye(d) - 0.5 * h * P
-    Q = minibatch_noise_cov(data, Sigma, n, replace)
-    V = solve_discrete_lyapunov(A, 0.25 * h * h * Q + h * np.eye(d))
-    return 0.5 * (V + V.T)
+    """Stationary covariance of fixed-step SGLD: V = A V A^T + (h^2/4) Q + h I, A = I - (h/2) N Sigma^{-1} (the exact
+    engine's law of ``sgld``)."""
+    return exact_law(sgld(_model(data, Sigma), h, n, replace)).stationary_cov()
 
 
 def sghmc_stationary_cov(data: np.ndarray, Sigma: np.ndarray, h: float, alpha: float, n: int,
                          resample_every: int | None = None, replace: bool = False) -> np.ndarray:
-    """Stationary covariance of theta for SGHMC (at the cycle boundaries when the momentum is redrawn every L)."""
-    from theory.chains.sghmc import stationary_covariance, transition
-
-    N, d = np.asarray(data).shape
-    P = N * np.linalg.inv(Sigma)
-    noise = minibatch_noise_cov(data, Sigma, n, replace)
-    if resample_every is None:
-        V = stationary_covariance(P, alpha, h, noise)[:d, :d]
-        return 0.5 * (V + V.T)
-    F, Nz = transition(P, alpha, h, noise)
-    L = int(resample_every)
-    FL = np.linalg.matrix_power(F, L)
-    A_L = FL[:d, :d]
-    B_L = h * FL[:d, d:] @ FL[:d, d:].T
-    Fj = np.eye(2 * d)
-    for _ in range(L):
-        B_L = B_L + (Fj @ Nz @ Fj.T)[:d, :d]
-        Fj = F @ Fj
-    V = solve_discrete_lyapunov(A_L, B_L)
-    return 0.5 * (V + V.T)
+    """Stationary covariance of theta for SGHMC (at the cycle boundaries when the momentum is redrawn every L: the
+    steps k with k mod L = 0, the phase-0 law of the engine's L-periodic chain)."""
+    law = exact_law(sghmc(_model(data, Sigma), h, alpha, n=n, replace=replace, resample_every=resample_every))
+    return law.stationary_cov(phase=None if law.period == 1 else 0)

@@ -9,10 +9,11 @@ F = I - h P/2, and a gradient error eps of conditional covariance quadratic in t
     SGLD-CV: Cov(eps | theta) = K sum_i B_i (u - e)(u - e)^T B_i,      e = theta_hat - mu.
 
 Stationary law (new): E u = 0 exactly, and S = E u u^T solves the linear fixed point
-S = F S F^T + (h^2/4) K [C + sum_i B_i S B_i] + h I (C = sum c_i c_i^T for SGLD, sum B_i e e^T B_i for CV), solved
-exactly by vectorisation: (I - F (x) F - (h^2/4) K sum_i B_i (x) B_i) vec S = vec((h^2/4) K C + h I).
-SAGA's stationary law: the joint second moments of theta and the N table anchors, exactly for small N by
-enumerating the minibatches (:func:`saga_stationary_cov_linreg`); SGHMC-CV: :func:`sghmc_cv_stationary_cov_linreg`.
+S = F S F^T + (h^2/4) K [C + sum_i B_i S B_i] + h I (C = sum c_i c_i^T for SGLD, sum B_i e e^T B_i for CV).
+SAGA's stationary law: the joint second moments of theta and the N table anchors (:func:`saga_stationary_cov_linreg`);
+SGHMC-CV: :func:`sghmc_cv_stationary_cov_linreg`. Each is the exact engine's stationary law of the simulator's sampler
+on :class:`simulate.LinearRegressionModel` (``theory.linear_gaussian.exact_law``, which solves these fixed points for
+every sampler); :func:`ula_stationary_cov` is the closed form of the noise-free case.
 
 Theorem 1 (strong error vs the coupled diffusion, phi = sqrt(N)(theta - mu), phi-step eps, theta-step h = eps/N):
 the exact moment recursion of digest sec. 4.3 for d = 1 (linear regression; the location model is z_i = 1):
@@ -23,109 +24,66 @@ Theorem 2's key step (21) and Theorem 3's Gaussian identities (R_hat = R/(1 + v/
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from simulate.estimators.control_variates import ControlVariate
+from simulate.estimators.minibatch import Minibatch
+from simulate.estimators.saga import SAGA
+from simulate.integrators.langevin import Langevin
+from simulate.integrators.sghmc import SGHMC
+from simulate.models.linear_regression import LinearRegressionModel
+from simulate.sampler import Sampler
 from simulate.validation import ParameterError, check_int, check_positive
-from theory.noise.minibatch import k_factor, linreg_parts
+from theory.linear_gaussian import exact_law
 
 METHODS = ("sgld", "cv")
 
 
 # ------------------------------------------------------------------------------------------ stationary covariance
-def _posterior(A: np.ndarray, r: np.ndarray, sigma0: float) -> tuple[np.ndarray, np.ndarray]:
-    P = A.sum(axis=0) + np.eye(A.shape[1]) / sigma0**2
-    return P, np.linalg.solve(P, r.sum(axis=0))
-
-
-def _noise_parts(Z, y, sigma: float, sigma0: float, n: int, method: str, theta_hat, replace: bool):
-    """Posterior precision P and mean mu, the minibatch factor K, the centred per-datum Hessians B_i and the constant
-    part C of the gradient-noise covariance, Cov(eps | u) = K (C + sum_i B_i u u^T B_i): for SGLD the spread of the
-    per-datum gradients at mu, for the CV estimator the spread of B_i (theta_hat - mu)."""
+def _estimator(model: LinearRegressionModel, n: int, method: str, theta_hat, replace: bool):
+    """The minibatch (``sgld``) or control-variate (``cv``, centred at ``theta_hat``) gradient estimator."""
     if method not in METHODS:
         raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
-    A, r = linreg_parts(Z, y, sigma)
-    N = r.shape[0]
-    P, mu = _posterior(A, r, check_positive("sigma0", sigma0))
-    K = k_factor(N, n, replace)
-    B = A - A.mean(axis=0)
     if method == "sgld":
-        g = r - A @ mu
-        c = g - g.mean(axis=0)
-        return P, mu, K, B, c.T @ c
+        return Minibatch(n, replace)
     if theta_hat is None:
         raise ParameterError("theta_hat must be given for method='cv'")
-    Be = B @ (np.asarray(theta_hat, dtype=np.float64) - mu)
-    return P, mu, K, B, Be.T @ Be
+    return ControlVariate.at(model, n, theta_hat, replace)
+
+
+def _stationary(model, estimator, integrator, h: float) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, covariance) of theta under the stationary law, from the exact engine."""
+    law = exact_law(Sampler(model, estimator, integrator, h))
+    return law.stationary_mean(), law.stationary_cov()
 
 
 def stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, n: int, method: str = "sgld",
                           theta_hat=None, replace: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(mean, covariance) of the stationary law of SGLD or SGLD-CV on linear regression (exact; new).
 
-    The mean is the posterior mean mu (linear drift, unbiased gradient); the covariance solves the vectorised
-    fixed point in the module docstring. Raises ParameterError when no stationary law exists (spectral radius >= 1).
+    The mean is the posterior mean mu (linear drift, unbiased gradient); the covariance solves the fixed point in the
+    module docstring: the exact engine's stationary law of ``sgld`` / ``sgld_cv`` on the model. Raises
+    ParameterError when no stationary law exists (h not mean-square stable).
     """
     h = check_positive("h", h)
-    P, mu, K, B, C = _noise_parts(Z, y, sigma, sigma0, n, method, theta_hat, replace)
-    d = mu.shape[0]
-    F = np.eye(d) - 0.5 * h * P
-    BB = np.einsum("nij,nkl->ikjl", B, B).reshape(d * d, d * d)  # vec(B S B) = BB vec(S), row-major
-    Mop = np.eye(d * d) - np.kron(F, F) - 0.25 * h * h * K * BB
-    rad = float(np.max(np.abs(np.linalg.eigvals(np.kron(F, F) + 0.25 * h * h * K * BB))))
-    if rad >= 1.0:
-        raise ParameterError(f"no stationary second moment: spectral radius {rad:.4g} >= 1 (reduce h or raise n)")
-    rhs = 0.25 * h * h * K * C + h * np.eye(d)
-    S = np.linalg.solve(Mop, rhs.reshape(-1)).reshape(d, d)
-    return mu, 0.5 * (S + S.T)
+    model = LinearRegressionModel(Z, y, sigma, sigma0)
+    return _stationary(model, _estimator(model, n, method, theta_hat, replace), Langevin(), h)
 
 
 def saga_stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Exact stationary (mean, covariance) of theta under SAGA-LD on linear regression, small N (new).
+    """Exact stationary (mean, covariance) of theta under SAGA-LD on linear regression (new).
 
     State x = (u, w_1..w_N), u = theta - mu, w_i = alpha_i - mu (table_i = g_i(alpha_i) = r_i - A_i alpha_i). Given the
     minibatch S (uniform n-subset, independent of x) the step is linear: with D_i = A_i (u - w_i),
         u' = (I - hP/2) u + (h/2) [sum_j D_j - (N/n) sum_{i in S} D_i] + sqrt(h) xi,   w_i' = u (i in S), w_i (else),
-    i.e. x' = M_S x + sqrt(h) e_0 xi. So E x = 0 and Sigma = E x x^T solves Sigma = mean_S M_S Sigma M_S^T + h E_00,
-    solved exactly by vectorisation over all C(N, n) minibatches. Returns (mu, Sigma_uu) and needs C(N, n) <= 5000.
+    i.e. x' = M_S x + sqrt(h) e_0 xi. So E x = 0 and Sigma = E x x^T solves Sigma = E_S M_S Sigma M_S^T + h E_00: the
+    exact engine's stationary law of ``saga_ld`` (its per-datum stage directions; the state has d (N + 1) dimensions,
+    see :data:`theory.linear_gaussian.estimator_laws.SAGA_MAX_ENTRIES` for the largest N). Returns (mu, Sigma_uu).
     """
-    import itertools
-
     h = check_positive("h", h)
-    A, r = linreg_parts(Z, y, sigma)
-    N, d = r.shape
-    n = check_int("n", n, 1, N)
-    if math.comb(N, n) > 5000 or d * (N + 1) > 60:
-        raise ParameterError(f"saga_stationary_cov_linreg enumerates C(N, n) minibatches on a d(N+1)-dim state: "
-                             f"needs C(N, n) <= 5000 and d (N + 1) <= 60, got N = {N}, n = {n}, d = {d}")
-    P, mu = _posterior(A, r, check_positive("sigma0", sigma0))
-    D = d * (N + 1)
-    Asum = A.sum(axis=0)
-    KK = np.zeros((D * D, D * D))
-    subsets = list(itertools.combinations(range(N), n))
-    for S in subsets:
-        Mx = np.zeros((D, D))
-        inS = np.zeros(N, dtype=bool)
-        inS[list(S)] = True
-        Mx[:d, :d] = np.eye(d) - 0.5 * h * P + 0.5 * h * (Asum - (N / n) * A[inS].sum(axis=0))
-        for j in range(N):
-            blk = slice(d * (j + 1), d * (j + 2))
-            Mx[:d, blk] = 0.5 * h * A[j] * (-1.0 + (N / n) * inS[j])
-            if inS[j]:
-                Mx[blk, :d] = np.eye(d)
-            else:
-                Mx[blk, blk] = np.eye(d)
-        KK += np.kron(Mx, Mx)
-    KK /= len(subsets)
-    rad = float(np.max(np.abs(np.linalg.eigvals(KK))))
-    if rad >= 1.0:
-        raise ParameterError(f"no stationary second moment: spectral radius {rad:.4g} >= 1 (reduce h)")
-    E00 = np.zeros((D, D))
-    E00[:d, :d] = h * np.eye(d)
-    Sig = np.linalg.solve(np.eye(D * D) - KK, E00.reshape(-1)).reshape(D, D)
-    Suu = Sig[:d, :d]
-    return mu, 0.5 * (Suu + Suu.T)
+    model = LinearRegressionModel(Z, y, sigma, sigma0)
+    n = check_int("n", n, 1, model.n_data)
+    return _stationary(model, SAGA(n), Langevin(), h)
 
 
 def sghmc_cv_stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, alpha: float, n: int, theta_hat,
@@ -135,34 +93,16 @@ def sghmc_cv_stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, 
         v' = (1 - alpha) v + h (-P u + eps) + sqrt(2 alpha h) xi,   u' = u + v'   (u = theta - mu),
     eps the gradient error with Cov(eps | u) as in :func:`stationary_cov_linreg`. With x = (u, v), x' = G x + c (h eps +
     sqrt(2 alpha h) xi), c = (I, I)^T, so E x = 0 and Sigma = G Sigma G^T + c [h^2 E Cov(eps | u) + 2 alpha h I] c^T,
-    E Cov(eps | u) linear in Sigma_uu: solved by vectorisation."""
+    E Cov(eps | u) linear in Sigma_uu: the exact engine's stationary law of ``sghmc`` with that estimator."""
     h = check_positive("h", h)
     alpha = check_positive("alpha", alpha)
-    P, mu, K, B, C = _noise_parts(Z, y, sigma, sigma0, n, method, theta_hat, replace)
-    d = mu.shape[0]
-    eye = np.eye(d)
-    G = np.block([[eye - h * P, (1 - alpha) * eye], [-h * P, (1 - alpha) * eye]])
-    c = np.vstack([eye, eye])  # (2d, d)
-    D = 2 * d
-    BB = np.einsum("nij,nkl->ikjl", B, B).reshape(d * d, d * d)
-    # map Sigma (D x D) -> c [h^2 K sum B Sigma_uu B] c^T, as a (D^2, D^2) matrix
-    sel = np.zeros((d * d, D * D))
-    for i in range(d):
-        for j in range(d):
-            sel[i * d + j, i * D + j] = 1.0
-    cc = np.kron(c, c)  # vec(c X c^T) = (c (x) c) vec X
-    L = np.kron(G, G) + h * h * K * cc @ BB @ sel
-    rad = float(np.max(np.abs(np.linalg.eigvals(L))))
-    if rad >= 1.0:
-        raise ParameterError(f"no stationary second moment: spectral radius {rad:.4g} >= 1 (reduce h or raise n)")
-    rhs = cc @ (h * h * K * C + 2 * alpha * h * eye).reshape(-1)
-    Sig = np.linalg.solve(np.eye(D * D) - L, rhs).reshape(D, D)
-    Suu = Sig[:d, :d]
-    return mu, 0.5 * (Suu + Suu.T)
+    model = LinearRegressionModel(Z, y, sigma, sigma0)
+    return _stationary(model, _estimator(model, n, method, theta_hat, replace), SGHMC(alpha), h)
 
 
 def ula_stationary_cov(P: np.ndarray, h: float) -> np.ndarray:
-    """Exact-gradient Langevin (Euler) on N(mu, P^{-1}): S = h (I - F^2)^{-1}, F = I - hP/2 (noise-free limit)."""
+    """Closed form for exact-gradient Langevin (Euler) on N(mu, P^{-1}): S = h (I - F^2)^{-1}, F = I - hP/2 (the
+    noise-free limit; equal to the engine's law of ``euler``, tests/test_linear_gaussian_closed_forms.py)."""
     F = np.eye(P.shape[0]) - 0.5 * h * P
     return h * np.linalg.inv(np.eye(P.shape[0]) - F @ F)
 

@@ -8,7 +8,8 @@ independent of the state, with covariance Sigma_g) one step is linear in X = (th
 
 i.e. X' = F X + (1, 1)^T (x) w with F = [[I - eta P, (1 - alpha) I], [-eta P, (1 - alpha) I]] and
 Cov w = eta^2 Sigma_g + 2 alpha eta I.  The stationary mean is exactly mu (no bias in the mean) and the stationary
-covariance solves the discrete Lyapunov equation Sigma = F Sigma F^T + Q.  In 1-D (symbols below) it is
+covariance solves the discrete Lyapunov equation Sigma = F Sigma F^T + Q (for any d: the exact engine,
+:func:`stationary_covariance`).  In 1-D (symbols below, the paper-style closed form) it is
 
     Var theta = (2 - alpha)(2 alpha + eta s2) / (P alpha (4 - 2 alpha - eta P)),
     Cov(theta, v) = eta (2 alpha + eta s2) / (alpha (4 - 2 alpha - eta P)) ,  Var v = 2 Cov(theta, v),
@@ -25,9 +26,9 @@ from functools import cache
 
 import numpy as np
 import sympy as sp
-from scipy.linalg import solve_discrete_lyapunov
 
 from simulate.validation import ParameterError, check_positive
+from theory.chains._engine import sghmc_law
 
 P, alpha, eta, s2 = sp.symbols("P alpha eta s2", positive=True)
 
@@ -73,7 +74,10 @@ def stationary_var_theta(precision: float, a: float, h: float, noise_var: float)
 
 
 def stationary_covariance(precision, a: float, h: float, noise_cov) -> np.ndarray:
-    """Stationary covariance (2d x 2d) of X = (theta - mu, v) for any d: Lyapunov solve (scipy)."""
+    """Stationary covariance (2d x 2d) of X = (theta - mu, v) for any d: the solution of the Lyapunov equation above,
+    as the exact engine's stationary law (whole state) of SGHMC with additive gradient noise of covariance
+    ``noise_cov`` on N(mu, precision^{-1}) (:mod:`theory.chains._engine`; the friction must be a simulator one,
+    0 < alpha <= 1)."""
     Pm = np.atleast_2d(np.asarray(precision, dtype=float))
     Sg = np.atleast_2d(np.asarray(noise_cov, dtype=float))
     d = Pm.shape[0]
@@ -83,8 +87,7 @@ def stationary_covariance(precision, a: float, h: float, noise_cov) -> np.ndarra
     if np.min(np.linalg.eigvalsh((Sg + Sg.T) / 2)) < -1e-12 * max(1.0, np.abs(Sg).max()):
         raise ParameterError("noise_cov must be positive semi-definite")
     _check(lam_max, a, h, 0.0)
-    F, Q = transition(Pm, a, h, Sg)
-    return solve_discrete_lyapunov(F, Q)
+    return sghmc_law(Pm, h, a, Sg).stationary_cov(whole_state=True)
 
 
 def transition(precision: np.ndarray, a: float, h: float, noise_cov: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

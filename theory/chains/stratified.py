@@ -25,19 +25,19 @@ from functools import cache
 
 import numpy as np
 import sympy as sp
-from scipy.linalg import solve_discrete_lyapunov
+
+from theory.chains._engine import sghmc_law, sgld_law
 
 
 def sgld_stationary_cov(a: float, h: float, Sigma: np.ndarray) -> np.ndarray:
     """Stationary Cov(theta) of fixed-step (CP-)SGLD on the Gaussian mean model (new, digest sec. 5.1).
 
     With grad log posterior c - a theta and additive noise e of covariance Sigma (theta-free),
-    theta' = (1 - h a/2) theta + (h/2)(c + e) + sqrt(h) xi: Cov solves Cov = F Cov F^T + (h I + h^2 Sigma/4).
+    theta' = (1 - h a/2) theta + (h/2)(c + e) + sqrt(h) xi: Cov solves Cov = F Cov F^T + (h I + h^2 Sigma/4), the
+    exact engine's stationary law of SGLD with additive noise of covariance Sigma (:mod:`theory.chains._engine`).
     """
     Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
-    d = Sigma.shape[0]
-    F = (1.0 - 0.5 * h * a) * np.eye(d)
-    return solve_discrete_lyapunov(F, h * np.eye(d) + 0.25 * h * h * Sigma)
+    return sgld_law(a * np.eye(Sigma.shape[0]), h, Sigma).stationary_cov()
 
 
 def sgld_stationary_cov_closed(a: float, h: float, Sigma: np.ndarray) -> np.ndarray:
@@ -70,11 +70,10 @@ def sghmc_stationary_cov(a: float, h: float, alpha: float, Sigma: np.ndarray) ->
     """Stationary Cov of (theta, v) for SGHMC (Chen et al. 2014 eq. 15, M = I, beta_hat = 0; simulate.sghmc) with
     the noisy gradient c - a theta + e, Cov e = Sigma (new). v' = (1-alpha) v - h a theta + h(c + e) +
     sqrt(2 alpha h) xi, theta' = theta + v': z' = F z + w with F = [[1 - h a, 1 - alpha], [-h a, 1 - alpha]] (x I_d)
-    and Cov w = [[Q, Q], [Q, Q]], Q = h^2 Sigma + 2 alpha h I. Returns the (2d, 2d) covariance (theta first)."""
-    from theory.chains.sghmc import stationary_covariance
-
+    and Cov w = [[Q, Q], [Q, Q]], Q = h^2 Sigma + 2 alpha h I. Returns the (2d, 2d) covariance (theta first): the
+    exact engine's stationary law of the whole state (:mod:`theory.chains._engine`)."""
     Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
-    return stationary_covariance(a * np.eye(Sigma.shape[0]), alpha, h, Sigma)
+    return sghmc_law(a * np.eye(Sigma.shape[0]), h, alpha, Sigma).stationary_cov(whole_state=True)
 
 
 def sghmc_stationary_cov_closed(a: float, h: float, alpha: float, Sigma: np.ndarray) -> np.ndarray:

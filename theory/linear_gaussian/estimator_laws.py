@@ -8,6 +8,10 @@ E[g | x] = Gm x^ (d, n), its own blocks' mean update (n, n) and the fluctuation 
 * minibatch:          g = G_0 x^_theta + (N/n) sum_{i in S} G_i x^_theta (Welling & Teh 2011 eq. 4; Vollmer et al.
                       eq. 6), with or without replacement;
 * stratified:         g = G_0 x^_theta + sum_g (N_g/b_g) sum_{i in B_g} G_i x^_theta (Fu & Zhang 2017 eq. 10);
+* additive noise:     g = G_0 x^_theta + sum_i G_i x^_theta + e, e ~ N(0, Sigma) fresh each step, Sigma constant
+                      (:class:`simulate.estimators.additive_noise.AdditiveNoise` with a constant variance or covariance
+                      matrix; the theta-free gradient noise that the papers' Gaussian-target stationary laws take as
+                      given);
 * control variate:    g = G_0 x^_theta + ghat + (N/n) sum_{i in S} G_i (theta - theta_hat, 0), ghat the stored
                       sum_i g_i(theta_hat) (Baker et al. 2019 Alg. 1);
 * vrSG-MCMC / SVRG:   at l mod m = 0: anchor = theta, gtilde = (N/n1) sum_{i in pi} G_i x^_theta; then
@@ -16,8 +20,8 @@ E[g | x] = Gm x^ (d, n), its own blocks' mean update (n, n) and the fluctuation 
 * SAGA:               table entries T_i: g = G_0 x^_theta + sum_j T_j + (N/n) sum_{i in S} (G_i x^_theta - T_i), then
                       T_i <- G_i x^_theta for i in S (Dubey et al. 2016; Baker et al. 2019 Sec. 4.4);
 * minibatch reused K steps (:class:`simulate.estimators.reuse.Reused`): exact where the inner noise is additive (all
-P_i equal
-  in a group): the gradient error e is then a constant vector, drawn at l mod K = 0 and kept in the state; period K.
+                      P_i equal in a group, or AdditiveNoise): the gradient error e is then a constant vector, drawn
+                      at l mod K = 0 and kept in the state; period K.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ class Core:
     grad_mean: np.ndarray  # (d, n)
     state_mean: np.ndarray  # (n, n): identity off the estimator's blocks
     fluct: Fluct | None
+    grad_noise: np.ndarray | None = None  # (d, d): Cov of Gaussian gradient noise independent of the state
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,27 @@ def minibatch(est, ctx: Context) -> EstimatorLaw:
 def stratified(est, ctx: Context) -> EstimatorLaw:
     op = NoiseOperator(ctx.parts, Scheme.stratified(est.strata.members, est.sizes, est.replace))
     return _stateless(ctx, lambda lay: lay.point(), op, _full_mean(ctx), "stratified minibatches")
+
+
+def additive_noise(est, ctx: Context) -> EstimatorLaw:
+    """The full gradient plus Gaussian noise of constant covariance Sigma, drawn afresh at every step."""
+    if not est.is_constant:
+        raise ParameterError("AdditiveNoise with a theta-dependent variance V(theta): the noise is not additive in "
+                             "the state, so its moments do not close; the engine covers a constant variance or a "
+                             "constant (d, d) covariance matrix")
+    Sig = np.asarray(est.covariance, dtype=np.float64)
+    if Sig.shape[0] != ctx.parts.dim and ctx.proj is None:
+        raise ParameterError(f"AdditiveNoise: a ({Sig.shape[0]}, {Sig.shape[0]}) covariance on a model of dimension "
+                             f"{ctx.parts.dim}")
+    if ctx.proj is not None:
+        Sig = ctx.proj @ Sig @ ctx.proj.T
+    Sig = ctx.num(Sig)
+    mean = _full_mean(ctx)
+
+    def core(phase: int, lay: Layout) -> Core:
+        return Core(mean(lay), eye(lay.n, lay.dtype), None, Sig)
+
+    return EstimatorLaw((), 1, lambda p, lay: [], core, _init_theta, lambda lay: Sig)
 
 
 def control_variate(est, ctx: Context) -> EstimatorLaw:
@@ -218,13 +244,15 @@ def reused(est, ctx: Context, inner: EstimatorLaw) -> EstimatorLaw:
     """Reused(inner, K): the inner law with its gradient error frozen for K steps (additive noise only)."""
     K, d = int(est.K), ctx.parts.dim
     probe = Layout(("theta", "frozen"), (d, d), ctx.dtype)
-    fl = inner.core(0, probe).fluct
+    c0 = inner.core(0, probe)
+    fl, gn = c0.fluct, c0.grad_noise
     if inner.period != 1 or inner.blocks:
         raise ParameterError("Reused: the inner estimator must be stateless (Minibatch, ControlVariate, FullGradient, "
-                             "Stratified)")
-    if fl is None or fl.op is None or fl.op.zero or K == 1:
+                             "Stratified, AdditiveNoise)")
+    counts = fl is not None and fl.op is not None and not fl.op.zero
+    if (not counts and gn is None) or K == 1:
         return inner
-    if not fl.op.additive:
+    if counts and not fl.op.additive:
         raise ParameterError(
             f"Reused(K = {K}) with multiplicative noise: the per-datum precisions P_i differ, so the K-step map "
             "prod_j (I - (h/2) P_S) theta is a degree-K polynomial in the minibatch counts and second moments do not "
@@ -236,8 +264,11 @@ def reused(est, ctx: Context, inner: EstimatorLaw) -> EstimatorLaw:
             return []
         M = eye(lay.n, lay.dtype)
         M[lay.slice("frozen")] = 0
-        f = inner.core(0, lay).fluct
-        return [Stage(M, zeros((lay.n, lay.n), lay.dtype), Factored(lay.embed("frozen"), f.R, f.op))]
+        c = inner.core(0, lay)
+        E = lay.embed("frozen")
+        noise = zeros((lay.n, lay.n), lay.dtype) if c.grad_noise is None else E @ c.grad_noise @ E.T
+        counts = c.fluct is not None and c.fluct.op is not None and not c.fluct.op.zero
+        return [Stage(M, noise, Factored(E, c.fluct.R, c.fluct.op) if counts else None)]
 
     def core(phase: int, lay: Layout) -> Core:
         c = inner.core(0, lay)
@@ -246,5 +277,5 @@ def reused(est, ctx: Context, inner: EstimatorLaw) -> EstimatorLaw:
     return EstimatorLaw((("frozen", d),), K, pre, core, _init_theta, inner.msgld_cov)
 
 
-__all__ = ["Core", "EstimatorLaw", "Fluct", "SAGA_MAX_ENTRIES", "control_variate", "full_gradient", "minibatch",
-           "reused", "saga", "stratified", "vr_minibatch"]
+__all__ = ["Core", "EstimatorLaw", "Fluct", "SAGA_MAX_ENTRIES", "additive_noise", "control_variate", "full_gradient",
+           "minibatch", "reused", "saga", "stratified", "vr_minibatch"]

@@ -7,6 +7,7 @@ Each entry maps a public simulator class to the function that reads its exact la
 
 from __future__ import annotations
 
+from simulate.estimators.additive_noise import AdditiveNoise
 from simulate.estimators.control_variates import ControlVariate
 from simulate.estimators.minibatch import FullGradient, Minibatch
 from simulate.estimators.reuse import Reused
@@ -30,6 +31,7 @@ ESTIMATORS = {
     SVRG: el.vr_minibatch,
     SAGA: el.saga,
     Stratified: el.stratified,
+    AdditiveNoise: el.additive_noise,
 }
 
 INTEGRATORS = {
@@ -71,7 +73,8 @@ def build_kernel(estimator, integrator, ctx: Context) -> Kernel:
         core = est.core(p % est.period, lay)
         # A and the estimator's state map both carry the identity off their own blocks: count it once
         mean = A + core.state_mean - eye(lay.n, lay.dtype) + B @ core.grad_mean
-        main = Stage(mean, Qn, None if core.fluct is None else core.fluct.stage_fluct(B))
+        noise = Qn if core.grad_noise is None else Qn + B @ core.grad_noise @ B.T  # Gaussian gradient noise
+        main = Stage(mean, noise, None if core.fluct is None else core.fluct.stage_fluct(B))
         phases.append(tuple(est.pre(p % est.period, lay)) + (main,) + tuple(integ.post(p % integ.period, lay)))
     return Kernel(lay, tuple(phases), est.init(lay), integ.init_noise(lay))
 

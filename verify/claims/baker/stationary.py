@@ -112,8 +112,9 @@ def _saga_stationary(noise: bool):
                             {"h": h, "chains": M, "N": SAGA_N})
         out.notes.append(f"d = 2 linear regression, N = {SAGA_N}: with n = N SAGA uses exactly the full gradient "
                          "(table refreshed in full every step), so its stationary law is ULA's; for n < N the exact "
-                         "covariance solves the vectorised fixed point of the joint (theta, anchors) second moments "
-                         "over all C(N, n) minibatches (theory.chains.linear_regression.saga_stationary_cov_linreg)")
+                         "covariance solves the fixed point of the joint (theta, anchors) second moments, averaged "
+                         "over the minibatch (the exact engine: theory.chains.linear_regression."
+                         "saga_stationary_cov_linreg)")
         return out
     return run_claim
 

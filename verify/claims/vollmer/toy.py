@@ -19,6 +19,7 @@ from simulate import GaussianMeanModel, euler, msgld, run, sgld
 from theory.numeric import lambdify_toy
 from theory.printed import vollmer as vp
 from theory.toy import moments as tm
+from theory.toy.chain import toy_chain
 from verify.api import (
     Check,
     Claim,
@@ -76,7 +77,7 @@ def config_label(method: str, r: float, n: int, replace: bool) -> str:
 def stationary_estimates(method: str, r: float, n: int, replace: bool, chains: int, seed: int) -> dict:
     """Per-config simulation: stationary mean and variance with s.e. across independent chains."""
     sampler = make_sampler(method, r, n, replace)
-    chain = theory.chain_for(sampler)
+    chain = toy_chain(sampler)
     model = sampler.model
     mu, sd = float(model.posterior_mean[0]), math.sqrt(model.posterior_var)
     res = run(
@@ -159,7 +160,7 @@ def _finite_k(settings: Settings) -> ClaimResult:
     curves = []
     for cfg in FINITE_K_CASES:
         sampler = make_sampler(*cfg)
-        chain = theory.chain_for(sampler)
+        chain = toy_chain(sampler)
         key = "finite_k:" + config_label(*cfg)
         res = run(sampler, settings.chains, 0, seed=settings.seed_for(key), theta0=0.0,
                   record_at=FINITE_K_STEPS, test_functions=())
