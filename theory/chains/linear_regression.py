@@ -39,7 +39,7 @@ def _posterior(A: np.ndarray, r: np.ndarray, sigma0: float) -> tuple[np.ndarray,
     return P, np.linalg.solve(P, r.sum(axis=0))
 
 
-def _noise_parts(Z, y, sigma: float, sigma0: float, n: int, method: str, theta_hat, replace: bool):
+def noise_parts(Z, y, sigma: float, sigma0: float, n: int, method: str, theta_hat, replace: bool):
     """Posterior precision P and mean mu, the minibatch factor K, the centred per-datum Hessians B_i and the constant
     part C of the gradient-noise covariance, Cov(eps | u) = K (C + sum_i B_i u u^T B_i): for SGLD the spread of the
     per-datum gradients at mu, for the CV estimator the spread of B_i (theta_hat - mu)."""
@@ -68,7 +68,7 @@ def stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, n: int, m
     fixed point in the module docstring. Raises ParameterError when no stationary law exists (spectral radius >= 1).
     """
     h = check_positive("h", h)
-    P, mu, K, B, C = _noise_parts(Z, y, sigma, sigma0, n, method, theta_hat, replace)
+    P, mu, K, B, C = noise_parts(Z, y, sigma, sigma0, n, method, theta_hat, replace)
     d = mu.shape[0]
     F = np.eye(d) - 0.5 * h * P
     BB = np.einsum("nij,nkl->ikjl", B, B).reshape(d * d, d * d)  # vec(B S B) = BB vec(S), row-major
@@ -138,7 +138,7 @@ def sghmc_cv_stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, 
     E Cov(eps | u) linear in Sigma_uu: solved by vectorisation."""
     h = check_positive("h", h)
     alpha = check_positive("alpha", alpha)
-    P, mu, K, B, C = _noise_parts(Z, y, sigma, sigma0, n, method, theta_hat, replace)
+    P, mu, K, B, C = noise_parts(Z, y, sigma, sigma0, n, method, theta_hat, replace)
     d = mu.shape[0]
     eye = np.eye(d)
     G = np.block([[eye - h * P, (1 - alpha) * eye], [-h * P, (1 - alpha) * eye]])
@@ -167,5 +167,5 @@ def ula_stationary_cov(P: np.ndarray, h: float) -> np.ndarray:
     return h * np.linalg.inv(np.eye(P.shape[0]) - F @ F)
 
 
-__all__ = ["saga_stationary_cov_linreg", "sghmc_cv_stationary_cov_linreg", "stationary_cov_linreg",
+__all__ = ["noise_parts", "saga_stationary_cov_linreg", "sghmc_cv_stationary_cov_linreg", "stationary_cov_linreg",
            "ula_stationary_cov", "METHODS"]
