@@ -129,11 +129,13 @@ def start_deviation(Sigma, mu, theta0) -> tuple[np.ndarray, np.ndarray, np.ndarr
     """(Sigma as (d, d), mu as (d,), e_0 = theta0 - mu), shapes checked."""
     Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
     mu = np.asarray(mu, dtype=np.float64).reshape(-1)
-    e0 = np.asarray(theta0, dtype=np.float64).reshape(-1) - mu
+    theta0 = np.asarray(theta0, dtype=np.float64).reshape(-1)
     d = mu.size
-    if Sigma.shape != (d, d) or e0.size != d:
-        raise ParameterError(f"Sigma must be ({d}, {d}) and theta0 of length {d}, got {Sigma.shape}, {e0.size}")
-    return Sigma, mu, e0
+    if Sigma.shape != (d, d) or theta0.size != d:
+        raise ParameterError(f"Sigma must be ({d}, {d}) and theta0 of length {d}, got {Sigma.shape}, {theta0.size}")
+    if not (np.all(np.isfinite(Sigma)) and np.all(np.isfinite(mu)) and np.all(np.isfinite(theta0))):
+        raise ParameterError("Sigma, mu and theta0 must be finite")
+    return Sigma, mu, theta0 - mu
 
 
 def geometric_sums(rho: float, T: int) -> tuple[float, float]:
