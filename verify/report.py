@@ -180,7 +180,8 @@ def _claim_markdown(c: dict) -> list[str]:
         md.append("| # | check | test | theory | simulation | s.e. | z | p | rejected |")
         md.append("|---|---|---|---|---|---|---|---|---|")
         for i, k in enumerate(c["checks"], 1):
-            md.append(f"| {i} | {_tag(k.get('part'))}{k['label']} | {_test_kind(k)} | {_fmt(k['theory'], '.8g')} | "
+            label = (_tag(k.get("part")) + k["label"]).replace("|", "\\|")  # a pipe would end the cell
+            md.append(f"| {i} | {label} | {_test_kind(k)} | {_fmt(k['theory'], '.8g')} | "
                       f"{_fmt(k['estimate'], '.8g')} | {_fmt(k['se'], '.3g')} | {_fmt(k['z'], '+.2f')} | "
                       f"{k['p']:.3g} | {'**yes**' if k['rejected'] else 'no'} |")
     for e in c["exact"]:
