@@ -57,11 +57,14 @@ def summarize(runs: list[dict], alpha: float) -> dict:
     S = len(runs)
     false_runs, misses, pvals, false_claims = 0, 0, [], {}
     for r in runs:
-        bad = [c["id"] for c in r["claims"] if c["expected"] == "holds" and c["verdict"] == "fails"]
+        # a false failure: a claim not registered to fail that fails (a holding part rejected); a miss: a claim
+        # registered with a failing part (an erratum, a bound's behaviour, a failing reading) that now fully holds
+        bad = [c["id"] for c in r["claims"] if c["expected"] not in ("fails", "out of scope")
+               and c["verdict"] in ("fails", "depends on reading (not as registered)")]
         false_runs += bool(bad)
         for cid in bad:
             false_claims[cid] = false_claims.get(cid, 0) + 1
-        misses += sum(c["expected"] == "fails" and c["verdict"] == "holds" for c in r["claims"])
+        misses += sum(c["expected"] != "holds" and c["verdict"] == "holds" for c in r["claims"])
         pvals += [k["p"] for c in r["claims"] if c["expected"] == "holds" for k in c["checks"]]
     ci = binomtest(false_runs, S).proportion_ci(confidence_level=0.95, method="exact")
     p = np.asarray(pvals)

@@ -11,14 +11,15 @@
                  time-average MSE, series in h, an mpmath route)
     chains/      each paper's linear-Gaussian chains: their stationary laws are engine calls, with the paper-style
                  closed forms beside them (checked equal to the engine): Gaussian targets (``gaussian_targets``),
-                 SGHMC (``sghmc``), linear regression (``linear_regression``), stratified minibatches
-                 (``stratified``), time averages under frozen-anchor noise (``chen_mse``, closed forms)
+                 SGHMC (``sghmc``), linear regression (``linear_regression``), stratified minibatches and CP-SGLD's
+                 finite-T bias (``stratified``), time averages under frozen-anchor noise (``chen_mse``, closed
+                 forms), the anchor gap of Chen et al.'s Lemma 5/3 (``chen_anchor_gap``)
     weak_order   Vollmer et al. Sections 3-4: operator expansions and the leading invariant-measure bias in 1-D
     bounds/      the papers' bounds and budget calculus: Chen et al. (``chen``), Baker et al. Theorems 1-3 and ZV
-                 (``baker``), Fu & Zhang Theorems 3.1-3.2 (``fu_zhang``), Vollmer et al. Theorem 5.2 and Section 6
-                 (``vollmer``)
-    printed/     each paper's printed forms, kept apart and checked against the derivations (``vollmer``, ``chen``,
-                 ``fu_zhang``)
+                 (``baker``) and Lemmas 1-4 (``baker_lemmas``), Fu & Zhang Theorems 3.1-3.3 (``fu_zhang``), Vollmer
+                 et al. Theorem 5.2 and Section 6, Figure 3's cheapest MSE at a cost (``vollmer``)
+    printed/     each paper's printed forms, kept apart and checked against the derivations (``vollmer``, with the
+                 stationary variance of eq. (9) as printed; ``chen``, ``fu_zhang``)
 
 docs/equation_index/ maps every numbered result of each paper to its function and claim. Module paths of the
 previous layout (``theory.baker_noise``, ``theory.toy_finite_time``, ...) still import, with a DeprecationWarning,

@@ -1,7 +1,9 @@
 """``python -m verify``: run the claim registry, print a table, write a report.
 
-Exit code 0 only when every claim holds, except registered errata, which must fail (with their counter-example);
-a claim that raises gets the verdict "error" (its traceback in the report) and the exit code is 1.
+Exit code 0 only when every claim has its registered verdict: holds; fails for a registered erratum (with its
+counter-example); holds as a bound (the bound holds, the exact behaviour differs); depends on reading (each reading
+with its registered verdict). A claim that raises gets the verdict "error" (its traceback in the report) and the
+exit code is 1.
 """
 
 from __future__ import annotations

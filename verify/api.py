@@ -17,26 +17,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .checks import EXACT_KINDS, Check, ExactCheck, OneSidedCheck
-from .registry import Claim, ClaimResult, Settings, register, simulation_cache
+from .checks import BEHAVIOUR, BOUND, EXACT_KINDS, Check, ExactCheck, OneSidedCheck
+from .registry import VERDICT_KINDS, Claim, ClaimResult, Reading, Settings, register, simulation_cache
 from .stats import mean_and_se, stationary_variance_and_se, variance_and_se
 
 RunFunction = Callable[[Settings], ClaimResult]
 
 
 def claim(id: str, *, paper: str, source: str, statement: str, family: str | None = None,
-          expected: str = "holds", erratum: str | None = None,
-          out_of_scope: str | None = None) -> Callable[[RunFunction], RunFunction]:
+          expected: str = "holds", erratum: str | None = None, finding: str | None = None,
+          readings: tuple[Reading, ...] = (), out_of_scope: str | None = None) -> Callable[[RunFunction], RunFunction]:
     """Register the decorated ``run(settings) -> ClaimResult`` as claim ``id`` (``family``: claims sharing one figure,
-    default the claim alone; ``expected="fails"`` with ``erratum`` for a statement the workbench found wrong)."""
+    default the claim alone). ``expected`` is one of :data:`VERDICT_KINDS`: "fails" with ``erratum`` for a statement
+    the workbench found wrong; "holds as a bound" with ``finding`` (checks of part BOUND hold, those of part
+    BEHAVIOUR fail); "depends on reading" with ``finding`` and ``readings`` (each reading's checks name it as part)."""
 
     def register_run(run: RunFunction) -> RunFunction:
         register(Claim(id=id, paper=paper, source=source, statement=statement, family=family or id, run=run,
-                       out_of_scope=out_of_scope, expected=expected, erratum=erratum))
+                       out_of_scope=out_of_scope, expected=expected, erratum=erratum, finding=finding,
+                       readings=tuple(readings)))
         return run
 
     return register_run
 
 
-__all__ = ["EXACT_KINDS", "Check", "Claim", "ClaimResult", "ExactCheck", "OneSidedCheck", "Settings", "claim",
-           "mean_and_se", "register", "simulation_cache", "stationary_variance_and_se", "variance_and_se"]
+__all__ = ["BEHAVIOUR", "BOUND", "EXACT_KINDS", "VERDICT_KINDS", "Check", "Claim", "ClaimResult", "ExactCheck",
+           "OneSidedCheck", "Reading", "Settings", "claim", "mean_and_se", "register", "simulation_cache",
+           "stationary_variance_and_se", "variance_and_se"]

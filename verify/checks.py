@@ -7,6 +7,11 @@
   what it is evidence of: "exact" (could fail: it compares two independent computations), "identity" (true by
   construction, e.g. a variance is >= 0: not evidence about the paper or the simulator) or "consistency" (theory
   against theory, e.g. a sympy derivation against a printed form).
+
+Every check may name the ``part`` of its claim it belongs to: for a claim registered as "holds as a bound",
+:data:`BOUND` (the bound's own checks; the default) or :data:`BEHAVIOUR` (whether the exact behaviour follows the
+bound's prediction); for a claim registered as "depends on reading", the reading's name (no part: evidence shared
+by every reading). :mod:`verify.verdicts` turns the parts into the claim's verdict.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ from .stats import z_test
 #: The kinds of exact check.
 EXACT_KINDS = ("exact", "identity", "consistency")
 
+#: The two parts of a claim registered as "holds as a bound": the bound's checks, and the exact behaviour's.
+BOUND, BEHAVIOUR = "bound", "behaviour"
+
 
 @dataclass
 class Check:
@@ -36,6 +44,7 @@ class Check:
     z: float = 0.0
     p: float = 1.0
     rejected: bool = False
+    part: str | None = None
 
     kind = "two-sided"
 
@@ -78,6 +87,7 @@ class ExactCheck:
     passed: bool
     detail: str = ""
     kind: str = "exact"
+    part: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in EXACT_KINDS:
@@ -85,4 +95,4 @@ class ExactCheck:
         self.passed = bool(self.passed)
 
 
-__all__ = ["EXACT_KINDS", "Check", "ExactCheck", "OneSidedCheck"]
+__all__ = ["BEHAVIOUR", "BOUND", "EXACT_KINDS", "Check", "ExactCheck", "OneSidedCheck"]

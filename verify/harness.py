@@ -17,9 +17,11 @@ import traceback
 
 import numpy as np
 
+from simulate.validation import ParameterError
+
 from .registry import Claim, ClaimResult, Settings, clear_caches
-from .report import verdict
 from .stats import holm
+from .verdicts import as_expected, part_problems
 
 
 def _run_sequential(claims: list[Claim], settings: Settings) -> list[ClaimResult | None]:
@@ -37,14 +39,18 @@ def _run_sequential(claims: list[Claim], settings: Settings) -> list[ClaimResult
 
 
 def run_one(claim: Claim, settings: Settings) -> ClaimResult:
-    """Run one claim, timed by the harness; a claim that raises gets a result holding its traceback (verdict
-    "error"), so the other claims of the run still report."""
+    """Run one claim, timed by the harness; a claim that raises, or whose checks name parts it does not have
+    (:func:`verify.verdicts.part_problems`), gets a result holding its traceback (verdict "error"), so the other
+    claims of the run still report."""
     t0 = time.perf_counter()
     settings = settings.for_claim(claim.id)
     try:
         res = claim.run(settings)
         if not isinstance(res, ClaimResult):
             raise TypeError(f"claim {claim.id!r}: run(settings) must return a ClaimResult, got {type(res).__name__}")
+        problems = part_problems(claim, res)
+        if problems:
+            raise ParameterError("; ".join(problems))
     except Exception:  # noqa: BLE001 - reported as the claim's verdict "error", never swallowed
         return ClaimResult(error=traceback.format_exc(), seconds=time.perf_counter() - t0)
     if not res.seconds:
@@ -119,15 +125,12 @@ def run_claims(claims: list[Claim], settings: Settings) -> list[tuple[Claim, Cla
     return rows
 
 
-def as_expected(claim: Claim, result: ClaimResult | None) -> bool:
-    """True when the verdict is the registered expectation (out of scope always counts as expected)."""
-    v = verdict(claim, result)
-    return v == "out of scope" or v == claim.expected
-
-
 def all_as_expected(rows) -> bool:
-    """Exit-code rule of ``python -m verify``: every claim holds, or fails where it is a registered erratum."""
+    """Exit-code rule of ``python -m verify``: every claim has its registered verdict (holds; fails for an erratum;
+    holds as a bound; depends on reading, each reading with its registered verdict)."""
     return all(as_expected(c, r) for c, r in rows)
 
 
 all_hold = all_as_expected
+
+__all__ = ["all_as_expected", "all_hold", "as_expected", "run_claims", "run_one"]

@@ -7,10 +7,18 @@ A claim's ``run(settings)`` returns a :class:`ClaimResult` holding
   most ``alpha``;
 * exact checks (enumeration, closed forms, identities), which pass or fail deterministically.
 
-Verdicts: ``holds`` (no check rejected), ``fails`` (some check rejected: the report shows the
-counter-example), ``out of scope`` (with the reason).  A claim the workbench has found to be wrong (an erratum) is
-registered with ``expected="fails"`` and its counter-example in ``erratum``: a run succeeds when every verdict is
-the expected one, so errata are regression-tested like everything else.
+Verdicts (:mod:`verify.verdicts`): ``holds`` (no check rejected), ``fails`` (some check rejected: the report shows
+the counter-example), ``out of scope`` (with the reason), ``error`` (the claim raised), and two for statements a
+referee could read more than one way:
+
+* ``holds as a bound`` ("holds as a bound, does not predict the exact behaviour"): the bound's checks hold, and a
+  second part shows that the exact behaviour differs from what the bound predicts (``finding`` says how);
+* ``depends on reading``: the statement holds under one reading of the paper and fails under another; each
+  :class:`Reading` has its own evidence (the checks of that part) and its own registered verdict.
+
+A claim the workbench has found to be wrong under every reasonable reading (an erratum) is registered with
+``expected="fails"`` and its counter-example in ``erratum``. A run succeeds when every claim has its registered
+verdict, so errata, bounds and readings are regression-tested like everything else.
 """
 
 from __future__ import annotations
@@ -22,7 +30,10 @@ from dataclasses import dataclass, field
 
 from simulate.validation import ParameterError
 
-from .checks import Check, ExactCheck, OneSidedCheck
+from .checks import BEHAVIOUR, BOUND, Check, ExactCheck, OneSidedCheck
+
+#: The verdicts a claim can be registered with (``expected``).
+VERDICT_KINDS = ("holds", "fails", "holds as a bound", "depends on reading")
 
 
 @dataclass
@@ -68,6 +79,22 @@ class Settings:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """One reading of a statement the paper leaves open: its name (the check ``part`` holding its evidence), what it
+    takes the statement to mean, and the verdict registered for the statement under it ("holds" or "fails")."""
+
+    name: str
+    text: str
+    expected: str
+
+    def __post_init__(self) -> None:
+        if not self.name or not self.text:
+            raise ParameterError(f"a reading needs a name and a text, got {self.name!r}, {self.text!r}")
+        if self.expected not in ("holds", "fails"):
+            raise ParameterError(f"reading {self.name!r}: expected must be 'holds' or 'fails', got {self.expected!r}")
+
+
+@dataclass(frozen=True)
 class Claim:
     id: str
     paper: str
@@ -76,14 +103,35 @@ class Claim:
     family: str  # claims of one family share a figure in the report
     run: Callable[[Settings], ClaimResult]
     out_of_scope: str | None = None
-    expected: str = "holds"  # "holds", or "fails" for an erratum
+    expected: str = "holds"  # one of VERDICT_KINDS
     erratum: str | None = None  # what is wrong in the paper, when expected == "fails"
+    finding: str | None = None  # what the workbench found, for "holds as a bound" and "depends on reading"
+    readings: tuple[Reading, ...] = ()  # for "depends on reading": at least two, with different verdicts
 
     def __post_init__(self) -> None:
-        if self.expected not in ("holds", "fails"):
-            raise ValueError(f"expected must be 'holds' or 'fails', got {self.expected!r}")
+        if self.expected not in VERDICT_KINDS:
+            raise ParameterError(f"claim {self.id}: expected must be one of {VERDICT_KINDS}, got {self.expected!r}")
         if self.expected == "fails" and not self.erratum:
-            raise ValueError(f"claim {self.id}: an expected failure needs its erratum text")
+            raise ParameterError(f"claim {self.id}: an expected failure needs its erratum text")
+        if self.expected in ("holds as a bound", "depends on reading") and not self.finding:
+            raise ParameterError(f"claim {self.id}: expected {self.expected!r} needs its finding text")
+        if self.expected == "depends on reading":
+            names = [r.name for r in self.readings]
+            if len(names) < 2 or len(set(names)) != len(names):
+                raise ParameterError(f"claim {self.id}: 'depends on reading' needs at least two readings with "
+                                     f"different names, got {names}")
+            if len({r.expected for r in self.readings}) < 2:
+                raise ParameterError(f"claim {self.id}: the readings must differ in their verdicts (one holds, "
+                                     "one fails); a statement true under every reading is registered as 'holds'")
+        elif self.readings:
+            raise ParameterError(f"claim {self.id}: readings are for expected='depends on reading' only")
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The check parts this claim's result may name (:mod:`verify.checks`)."""
+        if self.expected == "holds as a bound":
+            return (BOUND, BEHAVIOUR)
+        return tuple(r.name for r in self.readings)
 
 
 REGISTRY: dict[str, Claim] = {}
@@ -175,5 +223,6 @@ def select(papers: list[str] | None = None, ids: list[str] | None = None) -> lis
     return out
 
 
-__all__ = ["ENTRY_POINT_GROUP", "REGISTRY", "Check", "Claim", "ClaimResult", "ExactCheck", "OneSidedCheck", "Settings",
+__all__ = ["ENTRY_POINT_GROUP", "REGISTRY", "VERDICT_KINDS", "Check", "Claim", "ClaimResult", "ExactCheck",
+           "OneSidedCheck", "Reading", "Settings",
            "clear_caches", "load_all", "load_modules", "register", "select", "simulation_cache"]

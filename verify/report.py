@@ -18,19 +18,17 @@ from .environment import environment
 from .figures import default_figure, holm_threshold
 from .registry import Claim, ClaimResult, Settings
 from .stats import detectable_deviation
+from .verdicts import part_verdicts, verdict
 
-#: Version of the results.json layout.
-SCHEMA = 2
+#: Version of the results.json layout (3: check parts, findings and readings).
+SCHEMA = 3
 
-
-def verdict(claim: Claim, result: ClaimResult | None) -> str:
-    """holds / fails / out of scope / error (the claim raised; its traceback is in ``result.error``)."""
-    if claim.out_of_scope:
-        return "out of scope"
-    if result is None or result.error:
-        return "error"
-    bad = any(c.rejected for c in result.checks) or any(not e.passed for e in result.exact)
-    return "fails" if bad else "holds"
+#: How the report words each registered verdict.
+REGISTERED = {
+    "fails": "Erratum",
+    "holds as a bound": "Holds as a bound, does not predict the exact behaviour",
+    "depends on reading": "Depends on reading",
+}
 
 
 def _jsonable(v):
@@ -47,17 +45,23 @@ def _number(x: float) -> float | str:
 
 def claim_record(claim: Claim, res: ClaimResult | None, figure: str | None = None,
                  family: tuple[float, int] | None = None) -> dict:
-    """One claim of results.json: its registry entry, verdict, timing, checks, exact checks, notes and error."""
+    """One claim of results.json: its registry entry, verdict (with the verdict of each part), timing, checks,
+    exact checks, notes and error."""
+    ok = res is not None and not res.error and not claim.out_of_scope
+    parts = part_verdicts(claim, res) if ok else {}
     rec = {
         "id": claim.id, "paper": claim.paper, "source": claim.source, "statement": claim.statement,
         "family": claim.family, "module": getattr(claim.run, "__module__", None), "expected": claim.expected,
-        "erratum": claim.erratum,
+        "erratum": claim.erratum, "finding": claim.finding,
+        "readings": [dict(name=r.name, text=r.text, expected=r.expected, verdict=parts.get(r.name))
+                     for r in claim.readings],
+        "parts": {("" if p is None else p): v for p, v in parts.items()} if claim.parts else {},
         "out_of_scope": claim.out_of_scope, "verdict": verdict(claim, res),
         "seconds": None if res is None else res.seconds, "error": None if res is None else res.error,
         "figure": figure, "notes": [] if res is None else list(res.notes),
         "checks": [] if res is None else [_check_record(k, family) for k in res.checks],
-        "exact": [] if res is None else [dict(label=e.label, passed=e.passed, detail=e.detail, kind=e.kind)
-                                         for e in res.exact],
+        "exact": [] if res is None else [dict(label=e.label, passed=e.passed, detail=e.detail, kind=e.kind,
+                                              part=e.part) for e in res.exact],
     }
     return rec
 
@@ -67,7 +71,7 @@ def _check_record(k, family: tuple[float, int] | None = None) -> dict:
     smallest |E estimate - theory| it detects with 90% power at the family's threshold (absolute, and relative to
     |theory| where theory is not 0)."""
     rec = dict(label=k.label, theory=_number(k.theory), estimate=_number(k.estimate), se=_number(k.se),
-               z=_number(k.z), p=k.p, rejected=k.rejected, params=k.params, kind=k.kind)
+               z=_number(k.z), p=k.p, rejected=k.rejected, params=k.params, kind=k.kind, part=k.part)
     if isinstance(k, OneSidedCheck):
         rec.update(direction=k.direction, df=k.df)
     if family is not None and math.isfinite(k.se):
@@ -84,20 +88,37 @@ def claim_mde(rec: dict) -> float | None:
 
 
 def summary(claims: list[dict]) -> dict:
-    """Counts of verdicts against expectations (the exit-code rule of ``python -m verify``)."""
+    """Counts of verdicts against registrations (the exit-code rule of ``python -m verify``)."""
     def unexpected(c):
         return c["verdict"] not in (c["expected"], "out of scope")
+
+    def registered(kind):
+        return sum(c["verdict"] == kind and c["expected"] == kind for c in claims)
 
     return {
         "claims": len(claims),
         "holds": sum(c["verdict"] == "holds" for c in claims),
-        "errata_failing": sum(c["verdict"] == "fails" and c["expected"] == "fails" for c in claims),
+        "errata_failing": registered("fails"),
+        "bounds": registered("holds as a bound"),
+        "readings": registered("depends on reading"),
         "out_of_scope": sum(c["verdict"] == "out of scope" for c in claims),
         "errors": sum(c["verdict"] == "error" for c in claims),
         "unexpected": sum(unexpected(c) for c in claims),
         "statistical_checks": sum(len(c["checks"]) for c in claims),
         "exact_checks": sum(len(c["exact"]) for c in claims),
+        "identity_or_consistency_checks": sum(e.get("kind", "exact") != "exact" for c in claims for e in c["exact"]),
     }
+
+
+def summary_line(s: dict) -> str:
+    """The summary sentence of a run: verdicts by kind."""
+    return (f"{s['holds']}/{s['claims']} claims hold, {s['errata_failing']} fail as registered errata, "
+            f"{s.get('bounds', 0)} hold as bounds only, {s.get('readings', 0)} depend on reading, "
+            f"{s['out_of_scope']} out of scope, {s['errors']} raised an error, {s['unexpected']} unexpected")
+
+
+def _tag(part: str | None) -> str:
+    return f"[{part}] " if part else ""
 
 
 def console_table(rows: list[tuple[Claim, ClaimResult | None]], settings: Settings, n_checks: int) -> str:
@@ -114,23 +135,27 @@ def console_table(rows: list[tuple[Claim, ClaimResult | None]], settings: Settin
         else:
             for c in res.checks:
                 v = "REJECTED" if c.rejected else "ok"
-                lines.append(f"    {c.label[:54]:54s} {c.theory:12.6g} {c.estimate:12.6g} {c.se:9.2g} {c.z:+7.2f}  {v}")
+                lab = (_tag(c.part) + c.label)[:54]
+                lines.append(f"    {lab:54s} {c.theory:12.6g} {c.estimate:12.6g} {c.se:9.2g} {c.z:+7.2f}  {v}")
             for e in res.exact:
-                lines.append(f"    {e.label[:54]:54s} {'exact':>12s} {'':12s} {'':9s} {'':7s}  "
-                             f"{'ok' if e.passed else 'FAILED'}")
+                lab = (_tag(e.part) + e.label)[:54]
+                lines.append(f"    {lab:54s} {e.kind:>12s} {'':12s} {'':9s} {'':7s}  {'ok' if e.passed else 'FAILED'}")
+            parts = part_verdicts(claim, res) if claim.parts else {}
+            for r in claim.readings:
+                lines.append(f"    reading {r.name}: {parts.get(r.name)} (registered: {r.expected})")
         v = verdict(claim, res)
         note = ""
         if v not in (claim.expected, "out of scope"):
             note = f"   (UNEXPECTED: registered as '{claim.expected}')"
-        if claim.expected == "fails" and v == "fails":
+        elif claim.expected == "fails":
             note = "   (a registered erratum, as expected)"
+        elif claim.expected != "holds" and v == claim.expected:
+            note = "   (as registered)"
         lines.append(f"  => {v}{note}")
     lines.append("-" * len(head))
     s = summary([claim_record(c, r) for c, r in rows])
-    lines.append(f"{s['holds']}/{s['claims']} claims hold, {s['errata_failing']} fail as registered errata, "
-                 f"{s['errors']} raised an error, {s['unexpected']} unexpected; "
-                 f"{n_checks} statistical checks, Holm family-wise level alpha = {settings.alpha}; "
-                 f"{settings.chains} chains per simulation; seed {settings.seed}")
+    lines.append(f"{summary_line(s)}; {n_checks} statistical checks, Holm family-wise level alpha = "
+                 f"{settings.alpha}; {settings.chains} chains per simulation; seed {settings.seed}")
     return "\n".join(lines)
 
 
@@ -138,10 +163,28 @@ def _fmt(x, spec: str) -> str:
     return x if isinstance(x, str) else format(x, spec)
 
 
-def _claim_markdown(c: dict) -> list[str]:
-    md = ["", f"## `{c['id']}`: {c['verdict']}", "", f"*{c['source']}.* {c['statement']}", ""]
+def _registered_markdown(c: dict) -> list[str]:
+    """The registered verdict's text: the erratum, or the finding with each reading and its evidence's verdict."""
+    md = []
     if c["erratum"]:
         md += [f"**Erratum** (registered; the verdict is expected to be 'fails'): {c['erratum']}", ""]
+    kind = c.get("expected", "holds")
+    if c.get("finding") and kind in REGISTERED:
+        md += [f"**{REGISTERED[kind]}** (registered verdict): {c['finding']}", ""]
+    if kind == "holds as a bound" and c.get("parts"):
+        md += [f"- the bound's checks (part 'bound'): {c['parts'].get('bound')}; the exact behaviour against the "
+               f"bound's prediction (part 'behaviour'): {c['parts'].get('behaviour')}", ""]
+    for r in c.get("readings", []):
+        md.append(f"- Reading {r['name']}: {r['text']} Verdict under it: **{r['verdict']}** (registered: "
+                  f"{r['expected']}; evidence: the checks marked [{r['name']}]).")
+    if c.get("readings"):
+        md.append("")
+    return md
+
+
+def _claim_markdown(c: dict) -> list[str]:
+    md = ["", f"## `{c['id']}`: {c['verdict']}", "", f"*{c['source']}.* {c['statement']}", ""]
+    md += _registered_markdown(c)
     if c["out_of_scope"]:
         md.append(f"Out of scope: {c['out_of_scope']}")
         return md
@@ -154,13 +197,15 @@ def _claim_markdown(c: dict) -> list[str]:
         for i, k in enumerate(c["checks"], 1):
             rel = k.get("mde_rel")
             det = f"{100 * rel:.2g}%" if rel is not None else (f"{k['mde']:.2g}" if "mde" in k else "-")
-            md.append(f"| {i} | {k['label']} | {_test_kind(k)} | {_fmt(k['theory'], '.8g')} | "
+            label = (_tag(k.get("part")) + k["label"]).replace("|", "\\|")  # a pipe would end the cell
+            md.append(f"| {i} | {label} | {_test_kind(k)} | {_fmt(k['theory'], '.8g')} | "
                       f"{_fmt(k['estimate'], '.8g')} | {_fmt(k['se'], '.3g')} | {_fmt(k['z'], '+.2f')} | "
                       f"{k['p']:.3g} | {'**yes**' if k['rejected'] else 'no'} | {det} |")
     for e in c["exact"]:
         kind = e.get("kind", "exact")
         tag = "exact" if kind == "exact" else f"{kind} (not evidence about the paper or the simulator)"
-        md.append(f"- {tag}: {e['label']}: {'passed' if e['passed'] else '**FAILED**'} {e['detail']}")
+        md.append(f"- {_tag(e.get('part'))}{tag}: {e['label']}: {'passed' if e['passed'] else '**FAILED**'} "
+                  f"{e['detail']}")
     for note in c["notes"]:
         md.append(f"- {note}")
     if c["figure"]:
@@ -187,8 +232,11 @@ def render_markdown(results: dict) -> str:
               "of any false 'fails' verdict is at most alpha).  ")
     md.append("'detects': the smallest deviation from theory a check would detect with 90% power at the family's "
               "threshold, relative to the theory value (absolute where it is 0); a claim's is its checks' largest.  ")
-    md.append(f"{s['holds']}/{s['claims']} claims hold, {s['errata_failing']} fail as registered errata, "
-              f"{s['out_of_scope']} out of scope, {s['errors']} raised an error, {s['unexpected']} unexpected.  ")
+    md.append(f"{summary_line(s)}.  ")
+    if "identity_or_consistency_checks" in s:
+        md.append(f"{s['exact_checks']} exact checks, of which {s['identity_or_consistency_checks']} are identities "
+                  "or theory-against-theory consistency checks (labelled; not evidence about the paper or the "
+                  "simulator).  ")
     md.append("Environment: " + ", ".join(f"{k} {v}" for k, v in env.items() if k != "cpu_flags" and v != ""))
     md.append("")
     md.append("| claim | source | verdict | expected | checks | worst abs(z) | detects (90% power) | seconds |")

@@ -50,11 +50,13 @@ class ModifiedLangevin(IntegratorBase):
 
     fhat = (1/2) g, so Cov fhat = Cov(g)/4 and the noise matrix is sqrt(h) (I - (h/8) Cov g).
     ``noise_cov`` is the exact covariance of the gradient estimate, (d, d) or per chain (M, d, d).
-    (Eq. (9) as printed uses Cov of g; the derivation (53) and the toy model (20) need Cov fhat.)
+    (Eq. (9) as printed uses Cov of g; the derivation (53) and the toy model (20) need Cov fhat: see
+    :class:`PrintedEq9Langevin`.) ``correction`` is the denominator c of the noise matrix sqrt(h) (I - (h/c) Cov g).
     """
 
     name = "modified_langevin"
     needs_noise_cov = True
+    correction = 8
 
     def noise_scale(self, h: float) -> float:
         """sqrt(h): the noise before the correction (I - (h/8) Cov g)."""
@@ -62,7 +64,7 @@ class ModifiedLangevin(IntegratorBase):
 
     def noise_matrix(self, h: float, noise_cov: np.ndarray) -> np.ndarray:
         d = noise_cov.shape[-1]
-        return np.sqrt(h) * (np.eye(d) - (h / 8.0) * noise_cov)
+        return np.sqrt(h) * (np.eye(d) - (h / self.correction) * noise_cov)
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise, state=EMPTY,
                rng: np.random.Generator | None = None):
@@ -77,6 +79,15 @@ class ModifiedLangevin(IntegratorBase):
         else:
             theta += np.einsum("mij,mj->mi", noise, xi)
         return state
+
+
+class PrintedEq9Langevin(ModifiedLangevin):
+    """mSGLD exactly as printed in Vollmer et al. eq. (9): noise sqrt(h) (I - (h/2) Cov g) with Cov of the gradient
+    estimate g itself, four times the correction of eqs. (20), (51), (54) (the erratum vollmer.eq9.printed_first_order).
+    """
+
+    name = "modified_langevin_printed_eq9"
+    correction = 2
 
 
 class NoiselessLangevin(Langevin):

@@ -26,6 +26,7 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
+from theory.chains.stratified import check_cp_step, sgld_stationary_cov_closed, start_deviation
 from theory.noise.stratified import cluster_sq_dev
 
 
@@ -73,4 +74,18 @@ def thm32_lagrange_sympy(k: int = 3) -> tuple[tuple[sp.Expr, ...], sp.Expr]:
     return sol, val
 
 
-__all__ = ["surrogate_objective", "thm31_bound", "thm32_allocation", "thm32_lagrange_sympy", "thm32_min_objective"]
+def thm33_bias_bound_constants(a: float, h: float, Sigma, mu, theta0) -> tuple[float, float]:
+    """Theorem 3.3 (eq. 17) with explicit constants on the Gaussian mean model (new): (K_T, K_h) with
+    |bias| <= K_T/(T h) + K_h h for phi = theta_j and ||theta||^2, 0 < h a <= 2. Since G_1, G_2 <= 2/(h a)
+    (theory.chains.stratified.time_average_bias), K_T = (2/a)(2|mu.e_0| + ||e_0||^2 + tr Sigma_inf + max_j |e_0j|)
+    and K_h = (tr Sigma + d a)/(2 a)."""
+    a, h, _ = check_cp_step(a, h, 1)
+    Sigma, mu, e0 = start_deviation(Sigma, mu, theta0)
+    tr_inf = float(np.trace(sgld_stationary_cov_closed(a, h, Sigma)))
+    K_T = 2 / a * (2 * abs(float(mu @ e0)) + float(e0 @ e0) + tr_inf + float(np.abs(e0).max()))
+    K_h = (float(np.trace(Sigma)) + mu.size * a) / (2 * a)
+    return K_T, K_h
+
+
+__all__ = ["surrogate_objective", "thm31_bound", "thm32_allocation", "thm32_lagrange_sympy", "thm32_min_objective",
+           "thm33_bias_bound_constants"]

@@ -1,6 +1,7 @@
 """Vollmer, Zygalakis & Teh (2016), Sections 5-6 on the Gaussian toy model: the constants of Theorem 5.2
 (JMLR Theorem 9), the MSE-optimal step size, the large-N scalings of Section 6.2, inequality (70), and the
-minimal computational cost of Section 6.1 (eq. 69).
+minimal computational cost of Section 6.1 (eq. 69), and the same constraint turned around: the smallest exact MSE2
+any (n, r < 1) reaches at a given cost (:func:`cheapest_mse2`, new; it judges the costs read off Figure 3).
 
 Theorem 5.2 states MSE <= C (h^2 + 1/(M h)) for the time average of M states. On the toy model both constants are
 explicit (new, derived here): for phi = theta^2 and h -> 0 at fixed data and n,
@@ -15,10 +16,13 @@ h* = (C_v / (2 c1^2 M))^(1/3) and MSE* = 3 c1^2 h*^2, i.e. h* ~ M^(-1/3), MSE* ~
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
+import mpmath
 import numpy as np
 import sympy as sp
 from scipy import optimize
@@ -188,4 +192,46 @@ def minimal_cost(method: str, data, eps2: float, n_values, replace: bool = False
         c = math.exp(res.fun) if res.fun < 500 else math.inf
         if c < best.cost:
             best = MinimalCost(method, eps2, n, math.exp(res.x), c / n, c)
+    return best
+
+
+@dataclass(frozen=True)
+class Cheapest:
+    """The smallest exact MSE2 reachable at a budget, and where: n, r = A h, M = floor(cost/n)."""
+
+    method: str
+    cost: int
+    mse2: float
+    n: int
+    r: float
+    M: int
+
+
+def cheapest_mse2(method: str, data, cost: int, n_values: Iterable[int], r_bounds: tuple[float, float] = (1e-3, 0.999),
+                  dps: int = 25) -> Cheapest:
+    """min over n in n_values and r in r_bounds of the exact MSE2(M = floor(cost/n)) of ``method`` (eq. 69's
+    constraint turned around; theta_0 = 0, draws without replacement, as in theory.toy.finite_time). If it exceeds a
+    target, no (n, r) of the grid with r in r_bounds reaches the target at that cost (new)."""
+    cost = check_int("cost", cost, 1)
+    lo, hi = r_bounds
+    if not 0 < lo < hi < 2:
+        raise ParameterError(f"r_bounds must satisfy 0 < lo < hi < 2, got {r_bounds}")
+    x = np.asarray(data, dtype=np.float64).ravel()
+    best = Cheapest(method, cost, math.inf, 0, math.nan, 0)
+    for n in sorted({check_int("n", int(v), 1, x.size) for v in n_values}):
+        M = cost // n
+        if M < 1:
+            continue
+        base = toy_finite_time(method, x, n, r=0.5, dps=dps)
+
+        def log_mse(logr: float, base=base, M=M) -> float:
+            with mpmath.workdps(dps):
+                ch = dataclasses.replace(base, h=mpmath.mpf(math.exp(logr)) / base.A)
+                return math.log(float(ch.mse2(M)))
+
+        res = optimize.minimize_scalar(log_mse, bounds=(math.log(lo), math.log(hi)), method="bounded",
+                                       options={"xatol": 1e-3})
+        v = math.exp(res.fun)
+        if v < best.mse2:
+            best = Cheapest(method, cost, v, n, math.exp(res.x), M)
     return best

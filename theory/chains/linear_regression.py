@@ -35,11 +35,38 @@ from simulate.models.linear_regression import LinearRegressionModel
 from simulate.sampler import Sampler
 from simulate.validation import ParameterError, check_int, check_positive
 from theory.linear_gaussian import exact_law
+from theory.noise.minibatch import k_factor, linreg_parts
 
 METHODS = ("sgld", "cv")
 
 
 # ------------------------------------------------------------------------------------------ stationary covariance
+def _posterior(A: np.ndarray, r: np.ndarray, sigma0: float) -> tuple[np.ndarray, np.ndarray]:
+    P = A.sum(axis=0) + np.eye(A.shape[1]) / sigma0**2
+    return P, np.linalg.solve(P, r.sum(axis=0))
+
+
+def noise_parts(Z, y, sigma: float, sigma0: float, n: int, method: str, theta_hat, replace: bool):
+    """Posterior precision P and mean mu, the minibatch factor K, the centred per-datum Hessians B_i and the constant
+    part C of the gradient-noise covariance, Cov(eps | u) = K (C + sum_i B_i u u^T B_i): for SGLD the spread of the
+    per-datum gradients at mu, for the CV estimator the spread of B_i (theta_hat - mu)."""
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
+    A, r = linreg_parts(Z, y, sigma)
+    N = r.shape[0]
+    P, mu = _posterior(A, r, check_positive("sigma0", sigma0))
+    K = k_factor(N, n, replace)
+    B = A - A.mean(axis=0)
+    if method == "sgld":
+        g = r - A @ mu
+        c = g - g.mean(axis=0)
+        return P, mu, K, B, c.T @ c
+    if theta_hat is None:
+        raise ParameterError("theta_hat must be given for method='cv'")
+    Be = B @ (np.asarray(theta_hat, dtype=np.float64) - mu)
+    return P, mu, K, B, Be.T @ Be
+
+
 def _estimator(model: LinearRegressionModel, n: int, method: str, theta_hat, replace: bool):
     """The minibatch (``sgld``) or control-variate (``cv``, centred at ``theta_hat``) gradient estimator."""
     if method not in METHODS:
@@ -107,5 +134,5 @@ def ula_stationary_cov(P: np.ndarray, h: float) -> np.ndarray:
     return h * np.linalg.inv(np.eye(P.shape[0]) - F @ F)
 
 
-__all__ = ["saga_stationary_cov_linreg", "sghmc_cv_stationary_cov_linreg", "stationary_cov_linreg",
+__all__ = ["noise_parts", "saga_stationary_cov_linreg", "sghmc_cv_stationary_cov_linreg", "stationary_cov_linreg",
            "ula_stationary_cov", "METHODS"]

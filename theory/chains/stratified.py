@@ -14,9 +14,22 @@ Digest ../shared/notes/003.md; sections and equations cited per function. Notati
 * Gaussian mean model (theta-free, digest sec. 5.1): :func:`gaussian_noise_cov`.
 * Logistic regression (numeric in theta): :func:`logistic_grads`, :func:`logistic_lipschitz`.
 * Stationary laws of fixed-step SGLD and SGHMC under a theta-free gradient noise of covariance Sigma on the
-  Gaussian mean model (new, digest sec. 5.1): the chains are linear recursions with constant noise, solved by the
-  discrete Lyapunov equation (:func:`sgld_stationary_cov`, :func:`sghmc_stationary_cov`) and in closed form
+  Gaussian mean model (new, digest sec. 5.1): the chains are linear recursions with constant noise, answered by the
+  exact engine (:func:`sgld_stationary_cov`, :func:`sghmc_stationary_cov`) and in closed form
   (:func:`sgld_stationary_cov_closed`, :func:`sghmc_stationary_cov_closed`; sympy: :func:`sympy_stationary_vars`).
+* Theorem 3.3 (eq. 17), |E phihat_T - phibar| = O(1/(T h) + h), made exact for CP-SGLD on the Gaussian mean model
+  (new): :func:`time_average_bias`, :func:`leading_bias_coefficient` (the bound's explicit constants are
+  theory.bounds.fu_zhang.thm33_bias_bound_constants). From a deterministic theta_0 = mu + e_0, with rho = 1 - h a/2,
+  E theta_l = mu + rho^l e_0 and Cov theta_l = (1 - rho^(2l)) Sigma_inf (Sigma_inf = sgld_stationary_cov_closed).
+  The paper's estimator averages theta_1..theta_T (Sec. 3.4), so with G_1 = sum_{l=1}^T rho^l and
+  G_2 = sum_{l=1}^T rho^(2l):
+
+      bias(theta_j)      = e_0j G_1 / T,
+      bias(||theta||^2)  = (tr Sigma_inf - d/a) + [2 mu.e_0 G_1 + (||e_0||^2 - tr Sigma_inf) G_2] / T,
+      tr Sigma_inf - d/a = h (tr Sigma + d a) / (4 a (1 - h a/4)).
+
+  The O(h) constant (tr Sigma + d a)/(4 a) carries tr Sigma, the gradient-noise variance: the estimator enters the
+  bias's constant, not only the MSE (cf. Vollmer et al. eq. 19).
 """
 
 from __future__ import annotations
@@ -26,6 +39,7 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
+from simulate.validation import ParameterError, check_int, check_positive
 from theory.chains._engine import sghmc_law, sgld_law
 
 
@@ -100,5 +114,54 @@ def sympy_stationary_vars() -> dict[str, sp.Expr]:
     return {"sgld": sp.simplify(sgld), "sghmc_theta": sp.simplify(sol[Ptt]), "sghmc_v": sp.simplify(sol[Pvv])}
 
 
-__all__ = ["sghmc_stationary_cov", "sghmc_stationary_cov_closed", "sgld_stationary_cov",
-           "sgld_stationary_cov_closed", "sgld_time_average_cov", "sympy_stationary_vars"]
+def check_cp_step(a: float, h: float, T: int) -> tuple[float, float, int]:
+    """(a, h, T) checked for the CP-SGLD bias formulas: a, h > 0 with h a <= 2 (rho in [0, 1)), T >= 1."""
+    a = check_positive("a", a)
+    h = check_positive("h", h)
+    if h * a > 2:
+        raise ParameterError(f"h must satisfy 0 < h a <= 2 (rho = 1 - h a/2 in [0, 1)), got h a = {h * a}")
+    return a, h, check_int("T", T, 1)
+
+
+def start_deviation(Sigma, mu, theta0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(Sigma as (d, d), mu as (d,), e_0 = theta0 - mu), shapes checked."""
+    Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
+    mu = np.asarray(mu, dtype=np.float64).reshape(-1)
+    theta0 = np.asarray(theta0, dtype=np.float64).reshape(-1)
+    d = mu.size
+    if Sigma.shape != (d, d) or theta0.size != d:
+        raise ParameterError(f"Sigma must be ({d}, {d}) and theta0 of length {d}, got {Sigma.shape}, {theta0.size}")
+    if not (np.all(np.isfinite(Sigma)) and np.all(np.isfinite(mu)) and np.all(np.isfinite(theta0))):
+        raise ParameterError("Sigma, mu and theta0 must be finite")
+    return Sigma, mu, theta0 - mu
+
+
+def geometric_sums(rho: float, T: int) -> tuple[float, float]:
+    """(G_1, G_2) = (sum_{l=1}^T rho^l, sum_{l=1}^T rho^(2l))."""
+    return (rho * -np.expm1(T * np.log(rho)) / (1 - rho) if rho > 0 else 0.0,
+            rho * rho * -np.expm1(2 * T * np.log(rho)) / (1 - rho * rho) if rho > 0 else 0.0)
+
+
+def time_average_bias(a: float, h: float, Sigma, mu, theta0, T: int) -> dict[str, np.ndarray | float]:
+    """Exact E[(1/T) sum_{l=1}^T phi(theta_l)] - phibar of CP-SGLD on the Gaussian mean model for phi = theta (per
+    coordinate, key "theta") and ||theta||^2 ("sq_norm"), and the stationary bias of ||theta||^2
+    ("stationary_sq_norm"); Fu & Zhang Theorem 3.3 made exact (module docstring; new)."""
+    a, h, T = check_cp_step(a, h, T)
+    Sigma, mu, e0 = start_deviation(Sigma, mu, theta0)
+    d = mu.size
+    rho = 1 - h * a / 2
+    G1, G2 = geometric_sums(rho, T)
+    tr_inf = float(np.trace(sgld_stationary_cov_closed(a, h, Sigma)))
+    stationary = h * (float(np.trace(Sigma)) + d * a) / (4 * a * (1 - h * a / 4))
+    sq = stationary + (2 * float(mu @ e0) * G1 + (float(e0 @ e0) - tr_inf) * G2) / T
+    return {"theta": e0 * G1 / T, "sq_norm": sq, "stationary_sq_norm": stationary}
+
+
+def leading_bias_coefficient(a: float, Sigma, d: int) -> float:
+    """lim_{h -> 0} (stationary bias of ||theta||^2)/h = (tr Sigma + d a)/(4 a) (new; cf. Vollmer et al. eq. 19)."""
+    return (float(np.trace(np.atleast_2d(Sigma))) + d * check_positive("a", a)) / (4 * a)
+
+
+__all__ = ["check_cp_step", "geometric_sums", "leading_bias_coefficient", "sghmc_stationary_cov",
+           "sghmc_stationary_cov_closed", "sgld_stationary_cov", "sgld_stationary_cov_closed", "sgld_time_average_cov",
+           "start_deviation", "sympy_stationary_vars", "time_average_bias"]

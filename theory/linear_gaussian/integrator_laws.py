@@ -55,10 +55,11 @@ def noiseless_langevin(integ, ctx: Context) -> IntegratorLaw:
 
 
 def modified_langevin(integ, ctx: Context) -> IntegratorLaw:
-    """Noise matrix G = sqrt(h) (I - (h/8) Cov g), so Qn = h (I - (h/8) Cov g)^2 (Cov g symmetric)."""
+    """Noise matrix G = sqrt(h) (I - (h/c) Cov g), so Qn = h (I - (h/c) Cov g)^2 (Cov g symmetric); c = 8 for
+    eq. (54), 2 for eq. (9) as printed (``integ.correction``)."""
 
     def noise(lay: Layout, cov_g: np.ndarray) -> np.ndarray:
-        G = eye(lay.d, lay.dtype) - cov_g * (ctx.h / 8)
+        G = eye(lay.d, lay.dtype) - cov_g * (ctx.h / integ.correction)
         return _theta_noise(lay, G @ G.T * ctx.h)
 
     return _first_order(ctx, noise, needs=True)

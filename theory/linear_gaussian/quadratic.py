@@ -28,7 +28,7 @@ import numpy as np
 
 from simulate.validation import ParameterError
 
-from ..subset_moments import falling, set_partitions
+from ..noise.subset_moments import falling, set_partitions
 from .kernel import Kernel
 from .noise import Group
 from .stages import Stage

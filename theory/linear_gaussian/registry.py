@@ -14,7 +14,7 @@ from simulate.estimators.reuse import Reused
 from simulate.estimators.saga import SAGA
 from simulate.estimators.stratified import Stratified
 from simulate.estimators.vr import SVRG, VRMinibatch
-from simulate.integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin
+from simulate.integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin, PrintedEq9Langevin
 from simulate.integrators.sghmc import SGHMC
 from simulate.validation import ParameterError
 
@@ -38,6 +38,7 @@ INTEGRATORS = {
     Langevin: il.langevin,
     NoiselessLangevin: il.noiseless_langevin,
     ModifiedLangevin: il.modified_langevin,
+    PrintedEq9Langevin: il.modified_langevin,
     SGHMC: il.sghmc,
 }
 

@@ -1,11 +1,22 @@
-"""Closed forms as printed in Vollmer, Zygalakis & Teh (2016), Section 2 (typed from the paper).
+"""Closed forms as printed in Vollmer, Zygalakis & Teh (2016), Section 2 (typed from the paper), and the stationary
+variance of mSGLD as printed in eq. (9) on the toy (the scheme is the paper's, its variance derived here, new).
 
 They are kept apart from the derivations in :mod:`theory.toy.moments` on purpose: a bug in a shared
 sampler description cannot then cancel out of a check.  Symbols: A (eq. 15), E_B, V_B = Var(B) (eq. 16).
+
+**Eq. (9) as printed** scales the noise by I - (h/2) Cov[gradhat log pi]; eqs. (20), (51), (54) by I - (h/2) Cov fhat
+with fhat = gradhat log pi / 2, a factor 4 apart. On the toy (14)-(16), gradhat log pi = 2 (B_k - A theta), so eq. (9)
+is theta' = (1 - A h) theta + h B + sqrt(h) (1 - 2 h Var B) xi, of stationary variance
+(h^2 V + h (1 - 2 h V)^2) / (1 - (1 - A h)^2) = (1 - 3 h V + 4 h^2 V^2)/(A (2 - A h)), V = Var B: its excess over
+Euler, 1/(A (2 - A h)), is -3 h V/(2A) + O(h^2), not O(h^2) as the text around eq. (9) says (eq. 21's mSGLD:
+h^2 V^2/(4 A (2 - A h))).
 """
+
+from functools import cache
 
 import sympy as sp
 
+from simulate.validation import ParameterError, check_positive
 from theory.symbols import EB, VB, A, h
 
 
@@ -32,3 +43,27 @@ def eq21_stationary_variance_msgld() -> sp.Expr:
 def euler_bias_first_order() -> sp.Expr:
     """Euler on a Gaussian: sigma_h^2 = sigma_p^2 + h/4 + O(h^2) (Section 2.1 and eq. 46; Zygalakis 2011)."""
     return h / 4
+
+
+@cache
+def eq9_printed_stationary_variance() -> sp.Expr:
+    """Var(theta_inf) of eq. (9) as printed on the toy: (h^2 V + h (1 - 2 h V)^2)/(1 - (1 - A h)^2) (new)."""
+    a = 1 - A * h
+    return sp.simplify((h**2 * VB + h * (1 - 2 * h * VB) ** 2) / (1 - a**2))
+
+
+@cache
+def eq9_printed_excess_series(order: int = 3) -> sp.Expr:
+    """Series in h of (eq. 9 as printed) - Euler stationary variance: -3 h V/(2A) + O(h^2) (new)."""
+    euler = 1 / (2 * A - A**2 * h)
+    return sp.series(sp.simplify(eq9_printed_stationary_variance() - euler), h, 0, order).removeO()
+
+
+def eq9_printed_variance_value(A_: float, h_: float, V_: float) -> float:
+    """Numeric stationary variance of eq. (9) as printed on the toy (needs 0 < A h < 2)."""
+    A_ = check_positive("A", A_)
+    h_ = check_positive("h", h_)
+    V_ = float(V_)
+    if not 0 < A_ * h_ < 2:
+        raise ParameterError(f"A h must satisfy 0 < A h < 2 (stability), got {A_ * h_}")
+    return (h_ * h_ * V_ + h_ * (1 - 2 * h_ * V_) ** 2) / (A_ * h_ * (2 - A_ * h_))

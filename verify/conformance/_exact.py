@@ -1,9 +1,9 @@
 """The exact answer for a declared algorithm: the one narrow function the conformance layer asks.
 
-``_exact_moments`` is the single place to switch to the exact engine ``theory.exact_law(sampler)`` (being built on
-another branch: mean(k), cov(k), stationary_mean(), stationary_cov()) once it lands: build the workbench sampler the
-declaration names (with its noise scaled by ``noise_scale``) and read those four methods. Until then it uses the
-workbench's theory where it applies and the stop-gap recursion of :mod:`verify.conformance._recursion` elsewhere:
+``_exact_moments`` is the single place that would switch wholly to the exact engine ``theory.exact_law(sampler)``
+(mean(k), cov(k), stationary_mean(), stationary_cov()) once the engine has the peers' integrators (explicit-Euler
+SGHMC, BAOAB, temperature, momentum refresh). Until then it uses the workbench's theory where it applies and the
+stop-gap recursion of :mod:`verify.conformance._recursion` elsewhere:
 
 * 1-D toy, SGLD: ``theory.toy.chain.ToyChain`` (Vollmer et al. 2016 eqs. 14-18: mean and variance at step k and
   stationary);

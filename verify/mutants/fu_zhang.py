@@ -32,7 +32,8 @@ def combine_dropping_last_cluster(self, model, theta, draws, rng=None):
 register_mutant(Mutant(
     "fu_zhang.weights_swapped", "stratified weights n_i/b_i swapped to b_i/n_i",
     lambda: mock.patch.object(strat.Stratified, "weights", swapped_weights),
-    ("fu_zhang.lemma33.unbiased", "fu_zhang.lemma34.with_replacement", "fu_zhang.cp_sgld.stationary_variance"),
+    ("fu_zhang.lemma33.unbiased", "fu_zhang.lemma34.with_replacement", "fu_zhang.cp_sgld.stationary_variance",
+     "fu_zhang.thm31.bound"),
 ))
 register_mutant(Mutant(
     "fu_zhang.within_cluster_with_replacement", "with-replacement draws inside clusters where without is claimed",
@@ -42,5 +43,6 @@ register_mutant(Mutant(
 register_mutant(Mutant(
     "fu_zhang.cluster_dropped", "the last cluster's term dropped from eq. (10)",
     lambda: mock.patch.object(strat.Stratified, "combine", combine_dropping_last_cluster),
-    ("fu_zhang.lemma33.unbiased", "fu_zhang.cp_sgld.stationary_variance", "fu_zhang.cp_sghmc.stationary_variance"),
+    ("fu_zhang.lemma33.unbiased", "fu_zhang.cp_sgld.stationary_variance", "fu_zhang.cp_sghmc.stationary_variance",
+     "fu_zhang.thm33.bias_bound"),
 ))

@@ -178,7 +178,7 @@ def _n_scaling(settings: Settings) -> ClaimResult:
     out.exact.append(ExactCheck("exact traces agree with the data-averaged Gaussian-design formulas (new) within 10%",
                                 bool(np.all(np.abs(a[:, 4:6] - 1) < 0.1)),
                                 "ratios exact/averaged CV " + ", ".join(f"{r[4]:.3f}" for r in a)
-                                + "; SGLD " + ", ".join(f"{r[5]:.3f}" for r in a)))
+                                + "; SGLD " + ", ".join(f"{r[5]:.3f}" for r in a), kind="consistency"))
     out.exact.append(ExactCheck("Dubey et al. bound (7) E|xi_CV|^2 <= D^2 N^2 |theta - theta_hat|^2 / n holds",
                                 all(r[6] for r in rows), "D = max_i |z_i|^2 / sigma^2"))
     out.notes.append("asymptotic claim judged on exact closed forms at N = 10^3..10^6, n = 10, d = 2, without "

@@ -121,7 +121,7 @@ def run_small_step(settings: Settings) -> ClaimResult:
         ExactCheck("lim_{eta->0} Var theta = 1/P (sympy)", lim == 0, f"difference {lim}"),
         ExactCheck("leading excess = eta (s2/(2 alpha P) + 1/(2(2 - alpha))) (sympy)", lead == 0, f"residual {lead}"),
         ExactCheck("closed form = the exact engine (Lyapunov fixed point)", abs(lyap - closed) <= 1e-12 * closed,
-                   f"{closed!r} vs {lyap!r}"),
+                   f"{closed!r} vs {lyap!r}", kind="consistency"),
     ])
 
 

@@ -118,7 +118,7 @@ def _thm1_scaling(settings: Settings) -> ClaimResult:
         ok &= cf == bf
         det.append(f"nu={nu}: closed {cf} vs search {bf}")
     out.exact.append(ExactCheck("location model: n_req = ceil(J N/(nu - A + J)) equals the exact search (N = 10^4)",
-                                ok, "; ".join(det)))
+                                ok, "; ".join(det), kind="consistency"))
     out.notes.append("asymptotic claim judged on the exact moment recursion (validated by baker.thm1.strong_error_"
                      "recursion); eps = 0.05, T = 100, phi_0 = 1, theta_hat = mu + 0.5/sqrt(N), without replacement")
     return out

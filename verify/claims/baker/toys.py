@@ -4,8 +4,10 @@ divide-and-conquer and SG-MCMC); digest ../shared/notes/001.md secs. 1.6, 1.7, 3
 Exact checks with z-tests: consensus Monte Carlo is exact for Gaussian subposteriors (Scott et al. 2016), the
 fixed-step SGLD / SGHMC laws on the Gaussian toy (theory.chains.gaussian_targets, new), label symmetry of SGLD on the
 mixture.
-Qualitative statements of Figs. 2-4 are judged by stated criteria on KL estimates with s.e. across replicate
-experiments (ExactCheck, criterion in the label). Scales the paper omits are the workbench's
+Qualitative statements of Figs. 2-4 are one-sided tests in the Holm family (OneSidedCheck, Student t with R - 1
+degrees of freedom over R replicate experiments, Welch for two independent samples); the claim is the null
+hypothesis, so a check fails only when the data contradict the ordering. A statistic with no spread across the
+replicates is judged exactly and labelled "degenerate". Scales the paper omits are the workbench's
 (simulate.toy_targets); the mixture uses N = 2000 instead of 10^4 to fit the time budget.
 """
 
@@ -185,13 +187,15 @@ def _kl_consistent(settings: Settings) -> ClaimResult:
                                           KL_K) for _ in range(R)])
         bias[n] = mean_and_se(est - true)
     (b0, s0), (b1, s1) = bias[KL_NS[0]], bias[KL_NS[-1]]
-    shrink = abs(b0) - abs(b1)
+    # the bias at the small n is resolved (many s.e.) and fixes the direction towards 0; the statistic
+    # sign(b0) (b0 - b1) is then linear in the two independent estimates (|b0| - |b1| when they share a sign)
+    shrink = float(np.sign(b0)) * (b0 - b1)
     # two independent samples of R replicates each: Welch-Satterthwaite degrees of freedom
     r0, r1 = KL_REPS[0], KL_REPS[-1]
     df = int((s0**2 + s1**2) ** 2 / (s0**4 / (r0 - 1) + s1**4 / (r1 - 1)))
     out.checks.append(OneSidedCheck(
-        f"|bias| shrinks from n = {KL_NS[0]} to {KL_NS[-1]}: |bias(n_min)| - |bias(n_max)| >= 0", 0.0, shrink,
-        float(np.hypot(s0, s1)), {"true_kl": true}, direction="greater", df=df))
+        f"bias moves towards 0 from n = {KL_NS[0]} to {KL_NS[-1]}: sign(b_min) (b(n_min) - b(n_max)) >= 0", 0.0,
+        shrink, float(np.hypot(s0, s1)), {"true_kl": true}, direction="greater", df=df))
     out.notes.append(f"KL(N(0,I) || N(m1,S1)) = {true:.4f} (closed form); "
                      + "; ".join(f"n = {n}: bias {b:+.4f} +- {s:.4f}" for n, (b, s) in bias.items()))
     out.notes.append("the k-NN estimator is biased at finite n (bias about n^{-1/2} here), so a z-test of "

@@ -20,6 +20,7 @@ import numpy as np
 import sympy as sp
 
 from simulate import LogisticRegressionModel, block_rng
+from simulate.estimators.minibatch import Minibatch
 from simulate.estimators.vr import VRMinibatch
 from theory.noise import vr as vr_noise
 from theory.printed import chen as chen_printed
@@ -78,8 +79,28 @@ register(Claim(
 ))
 
 
+GAMMA_N, GAMMA_n = 30, 10  # small N: the without-replacement factor (N - n)/(N - 1) = 0.69 is far from 1
+GAMMA_THETA = (0.4, -0.7, 0.2)
+
+
+def _gamma_draws(settings: Settings) -> tuple[np.ndarray, float]:
+    """Per-draw ||g - grad log post||^2 of the simulator's minibatch estimator (simulate.estimators.Minibatch, n = 10,
+    without replacement) at a fixed theta on a small logistic model, and eq. (7)'s (N - n) N^2 Gamma / n there."""
+    model = LogisticRegressionModel.paper_synthetic(n_data=GAMMA_N, seed=3)
+    theta = np.array(GAMMA_THETA)
+    alpha = model.grad_log_lik(theta[None, :], np.arange(GAMMA_N)[:, None])[:, 0, :]
+    M = settings.chains
+    est = Minibatch(GAMMA_n)
+    rng = block_rng(settings.seed_for("chen:lemma2:draws"), 0)
+    thetas = np.tile(theta, (M, 1))
+    g, _ = est.estimate(model, thetas, est.init(model, M, rng), rng)
+    err = g - model.grad_log_post(theta[None, :])[0]
+    return np.einsum("md,md->m", err, err), (GAMMA_N - GAMMA_n) * GAMMA_N**2 * vr_noise.gamma(alpha) / GAMMA_n
+
+
 def _lemma2(settings: Settings) -> ClaimResult:
-    """Lemma 2 (V1, V2): Gamma_l is a sample variance (sympy identity) and so >= 0."""
+    """Lemma 2 (V1, V2): Gamma_l is a sample variance (sympy identity) and so >= 0; its role in eq. (7) checked on the
+    simulator's minibatch draws (a check that can fail)."""
     out = ClaimResult()
     Nn = 5
     al = sp.symbols(f"a0:{Nn}", real=True)
@@ -88,13 +109,21 @@ def _lemma2(settings: Settings) -> ClaimResult:
     abar = sum(al) / Nn
     ident = sp.expand(gam - sum((ai - abar) ** 2 for ai in al) / (Nn * (Nn - 1)))
     out.exact.append(ExactCheck("Gamma = sum_i (alpha_i - alpha_bar)^2/(N(N-1)) (sympy, N = 5): a variance, >= 0",
-                                ident == 0, f"difference simplifies to {ident}"))
+                                ident == 0, f"difference simplifies to {ident}", kind="identity"))
     rng = np.random.default_rng(3)
     vals = [vr_noise.gamma(rng.standard_normal((rng.integers(2, 40), 3)) * rng.exponential(3)) for _ in range(200)]
     const = vr_noise.gamma(np.ones((9, 2)) * 1.7)
     out.exact.append(ExactCheck("Gamma >= 0 on 200 random gradient sets; = 0 iff all alpha_i equal",
                                 min(vals) > 0 and abs(const) < 1e-12,
-                                f"min Gamma = {min(vals):.3g}; Gamma(equal alphas) = {const:.2e}"))
+                                f"min Gamma = {min(vals):.3g}; Gamma(equal alphas) = {const:.2e}", kind="identity"))
+    sq, theory = _gamma_draws(settings)
+    est, se = mean_and_se(sq)
+    out.checks.append(Check(f"simulator minibatch draws (logistic, N = {GAMMA_N}, n = {GAMMA_n}, without replacement): "
+                            "E||g - grad log post||^2 = (N - n) N^2 Gamma/n (eq. 7)", theory, est, se,
+                            params=dict(draws=sq.size, theta=GAMMA_THETA)))
+    with_rep = theory * (GAMMA_N - 1) / (GAMMA_N - GAMMA_n)
+    out.notes.append(f"draws with replacement would give N^2 (N - 1) Gamma/n = {with_rep:.5g} (the identity checks "
+                     "cannot fail; the draws can)")
     return out
 
 
@@ -185,7 +214,8 @@ def _lambda(printed: bool) -> Callable[[Settings], ClaimResult]:
             ok_gen = all(x > 0 and _rel(x, y) < 1e-9 for x, y in gen)
             out.exact.append(ExactCheck(
                 "lambda = (N/n2 - N/n1) sum_ij b_i.b_j - 2(X2 - X1) sum_i<j b_i.b_j = N^3 (n1-n2) Gamma^b/(n1 n2) > 0 "
-                "for n1 > n2 (100 random cases)", ok_gen, f"min lambda = {min(x for x, _ in gen):.4g}"))
+                "for n1 > n2 (100 random cases)", ok_gen, f"min lambda = {min(x for x, _ in gen):.4g}",
+                kind="identity"))
             th, tt = mu() + 0.03, mu() - 0.05
             gl = vr_noise.lambda_corrected(gd.alpha(tt), n1, n2)
             ga = vr_noise.A_term(gd.alpha(th), n2)
@@ -194,7 +224,7 @@ def _lambda(printed: bool) -> Callable[[Settings], ClaimResult]:
                 "per-step vr gradient variance",
                 _rel(gl, lam) < 1e-9 and _rel(ga, A) < 1e-9 and _rel(A - lam, v) < 1e-9,
                 f"generic formulas at theta, theta_tilde: A {ga:.8g}, lambda {gl:.8g}; A - lambda = {A - lam:.8g}, "
-                f"vr variance N(N-n1)S_xx/(n1(N-1)) = {v:.8g}"))
+                f"vr variance N(N-n1)S_xx/(n1(N-1)) = {v:.8g}", kind="consistency"))
             x = np.random.default_rng(8).standard_normal(8) + 1.0
             small = vr_noise.GaussianData.of(x)
             _, enum = vr_noise.enumerate_vr(small.alpha(0.4), small.alpha(-0.2), 4, 2)

@@ -195,7 +195,8 @@ def _thm34(settings: Settings) -> ClaimResult:
     floor = float(np.trace(strat_chains.sgld_time_average_cov(_a(), h, np.zeros((2, 2)), BURN_IN, N_STEPS)))
     out.exact.append(ExactCheck("CP reduces the gradient-noise term of the time-average MSE (same h, T, b)",
                                 floor < cp < uni, f"exact MSE (trace): CP {cp:.4g}, uniform SGLD {uni:.4g}, "
-                                                  f"noise-free floor (the 1/(Th) part) {floor:.4g}"))
+                                                  f"noise-free floor (the 1/(Th) part) {floor:.4g}",
+                                kind="consistency"))
     return out
 
 

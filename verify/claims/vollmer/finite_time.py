@@ -305,13 +305,13 @@ def _exact(settings: Settings) -> ClaimResult:
                            _rel(e0, th.bias_theta2() ** 2))
         curves.append((case, th))
     out.exact.append(ExactCheck(f"closed form in M == 15-state recursion T^M, M in {EXACT_M}",
-                                worst_rec < REL_TOL, f"max rel diff {mpmath.nstr(worst_rec, 3)}"))
+                                worst_rec < REL_TOL, f"max rel diff {mpmath.nstr(worst_rec, 3)}", kind="consistency"))
     out.exact.append(ExactCheck(f"closed form == brute-force double sums (M = {ENUM_M})", worst_enum < REL_TOL,
-                                f"max rel diff {mpmath.nstr(worst_enum, 3)}"))
+                                f"max rel diff {mpmath.nstr(worst_enum, 3)}", kind="consistency"))
     out.exact.append(ExactCheck("E theta_k^p (cumulant form) == iterated (C.2)-(C.5), k in (1, 5, 50)",
-                                worst_k < REL_TOL, f"max rel diff {mpmath.nstr(worst_k, 3)}"))
+                                worst_k < REL_TOL, f"max rel diff {mpmath.nstr(worst_k, 3)}", kind="consistency"))
     out.exact.append(ExactCheck("MSE2 expansion: e0 = bias^2, e1 = sigma_as^2 (notes 8.4) + 2 bias C",
-                                worst_as < REL_TOL, f"max rel diff {mpmath.nstr(worst_as, 3)}"))
+                                worst_as < REL_TOL, f"max rel diff {mpmath.nstr(worst_as, 3)}", kind="consistency"))
 
     def draw(ax: Axes) -> None:
         """Draw the figure."""

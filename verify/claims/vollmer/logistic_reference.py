@@ -53,7 +53,7 @@ def _reference_claim(settings: Settings) -> ClaimResult:
     mu, err = ref["mean"], ref["err"]
     out.exact.append(ExactCheck(
         "Gauss-Hermite quadrature converged (K = 12 vs 20 nodes per axis)", err < 1e-9,
-        f"max change of mean and second moments {err:.2g}"))
+        f"max change of mean and second moments {err:.2g}", kind="consistency"))
     mr = mala_run(_chains(settings, 10, 100), settings.seed_for("logistic:mala"))
     rows = []
     for j, c in enumerate(COORDS):

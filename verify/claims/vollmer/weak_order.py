@@ -318,16 +318,19 @@ def _gaussian_exact(settings: Settings) -> ClaimResult:
         c_lin = wo.leading_bias_coefficient(U, th, m, vf, route="symbolic")
         toy = tm.leading_bias_coefficient(m)
         out.exact.append(ExactCheck(f"{m}: c1(theta^2) = toy recurrences (eqs. 18-21)",
-                                    sp.simplify(c_sq - toy) == 0, f"Theorem 6: {c_sq}; recurrences: {toy}"))
+                                    sp.simplify(c_sq - toy) == 0, f"Theorem 6: {c_sq}; recurrences: {toy}",
+                                    kind="consistency"))
         out.exact.append(ExactCheck(f"{m}: c1(theta^2) = printed eq. ({'21' if m == 'msgld' else '18'}) slope",
                                     sp.simplify(c_sq - printed_c1[m]) == 0, f"printed: {printed_c1[m]}"))
-        out.exact.append(ExactCheck(f"{m}: c1(theta) = 0 (eq. 17)", sp.simplify(c_lin) == 0, str(c_lin)))
+        out.exact.append(ExactCheck(f"{m}: c1(theta) = 0 (eq. 17)", sp.simplify(c_lin) == 0, str(c_lin),
+                                    kind="consistency"))
     sg = wo.leading_bias_coefficient(U, th**2, "sgld", VB, route="symbolic")
     extra = sp.simplify(sg - sp.Rational(1, 4) - vp.eq19_excess_first_order() / h)
     out.exact.append(ExactCheck("SGLD excess over Euler = Var(B)/(2A) (eq. 19)", extra == 0, str(extra)))
     ok, detail = _ou_sign_check()
     out.exact.append(ExactCheck("OU: lambda_1 of (41) = -1/4, bias = -lambda_1 h = +h/4 (eqs. 40, 46)", ok, detail))
-    out.notes.append("exact on the Gaussian: the Poisson solution is a polynomial and every pi-moment is closed form")
+    out.notes.append("exact on the Gaussian: the Poisson solution is a polynomial and every pi-moment is closed form; "
+                     "the simulated counterparts are vollmer.eq18.* and vollmer.eq19.sgld_leading_coefficient")
     return out
 
 
