@@ -44,6 +44,14 @@ def _percent(v: float, _pos=None) -> str:
     return f"{p:+.0f}%" if abs(p) >= 10 else f"{p:+.2g}%"
 
 
+def _asinh_ticks(lo: float, hi: float, most: int = 5) -> list[float]:
+    """Positive ticks 1, 2, 5 x 10^k in [lo, hi], at most ``most``, keeping the largest (the far points)."""
+    cand = [f * 10.0**k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1) for f in (1, 2, 5)]
+    cand = [t for t in cand if lo <= t <= hi] or [10.0 ** math.floor(math.log10(hi))]
+    step = max(1, math.ceil(len(cand) / most))
+    return cand[::-1][::step][::-1]
+
+
 def _panel(ax, rows: list[tuple[int, dict]], z_crit: float, relative: bool) -> None:
     xs, lo, hi = [], [], []
     for _, c in rows:
@@ -56,6 +64,9 @@ def _panel(ax, rows: list[tuple[int, dict]], z_crit: float, relative: bool) -> N
     for yy, x, a, b, (_, c) in zip(y, xs, lo, hi, rows, strict=True):
         col = "#c0392b" if c.get("rejected") else "#1b5fb4"
         ax.errorbar([x], [yy], xerr=[[a], [b]], fmt="o", ms=4.5, color=col, capsize=3, lw=1.4)
+        if c.get("rejected") and _finite(c.get("z")):
+            ax.annotate(f"z = {c['z']:+.3g}", (x, yy), xytext=(0, 6), textcoords="offset points", ha="center",
+                        fontsize=7, color=col)
     ax.axvline(0.0, color="#222", lw=1.0)
     span = max(max(abs(x) + max(a, b) for x, a, b in zip(xs, lo, hi, strict=True)), 1e-300)
     width = float(np.median([max(a, b) for a, b in zip(lo, hi, strict=True)])) or span
@@ -64,9 +75,8 @@ def _panel(ax, rows: list[tuple[int, dict]], z_crit: float, relative: bool) -> N
     if span > 25 * width:  # arcsinh scale: linear within ~width of theory, logarithmic beyond
         ax.set_xscale("asinh", linear_width=width)
         ax.set_xlim(-1.6 * span, 1.6 * span)
-        ks = range(math.ceil(math.log10(3 * width)), math.floor(math.log10(span)) + 1)
-        ks = list(ks)[::max(1, math.ceil(len(ks) / 4))] or [math.floor(math.log10(span))]
-        ax.xaxis.set_major_locator(FixedLocator([0.0] + [s * 10.0**k for k in ks for s in (-1, 1)]))
+        pos = _asinh_ticks(3 * width, span)
+        ax.xaxis.set_major_locator(FixedLocator(sorted([0.0] + pos + [-t for t in pos])))
         ax.xaxis.set_minor_locator(NullLocator())
     else:
         ax.set_xlim(-1.08 * span, 1.08 * span)

@@ -255,7 +255,7 @@ function render() {
     `<tr><td>posterior value estimated</td><td>${fmt(c.target, 6)}</td></tr></table>`;
   const g = gridOptimum(c, b), opt = c.opt[b];
   $("optimum").textContent = g ? `n = ${c.n[g.i]}, h = ${fmt(c.h[g.i][g.j], 4)}, MSE = ${fmt(g.mse, 4)}` : "no step fits";
-  $("explanation").textContent = opt ? opt.explanation : "";
+  $("explanation").textContent = opt ? opt.explanation.replace(/\^2/g, "\u00b2") : "";
   $("curves").innerHTML = drawCurves(c);
   $("nplot").innerHTML = drawN(c);
   $("heat").innerHTML = drawHeat(c);

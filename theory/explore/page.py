@@ -38,7 +38,7 @@ the mean, variance and MSE of the time average (1/L) &sum;<sub>k=b</sub><sup>b+L
 as an estimate of its posterior expectation, with the steps L (and burn-in b, {data["burn_in"]:.0%} of the steps)
 that the budget buys at the chosen n; chains start at &theta;<sub>0</sub> = {html.escape(data["theta0"])}.
 h runs over fractions of each n's mean-square stability edge. Precomputed in {t["seconds"]:.1f} s
-({t["workers"]} processes); moving a control only looks values up.</p>
+({t["workers"]} process{"es" if t["workers"] > 1 else ""}); moving a control only looks values up.</p>
 {approx}
 <div class="controls">
  <label for="objective">objective</label><div><select id="objective"></select></div>

@@ -206,26 +206,28 @@ def optimum(surface: Surface, spec: SamplerSpec, model, objective: Objective, bu
 
 
 def explain(opt: Optimum) -> str:
-    """One line: what limits h* (bias^2 or variance, or mean-square stability) and where h* sits relative to the
-    stability edge."""
+    """One line: what stops h* from growing (bias^2 or variance, or mean-square stability) and where h* sits
+    relative to the stability edge, with the MSE's split at h*."""
     share = opt.bias2 / opt.mse if opt.mse > 0 else 0.0
     pos = opt.h / opt.edge
     which = "start-up" if abs(opt.startup_bias) >= abs(opt.stationary_bias) else "stationary"
-    parts = f"bias^2 is {share:.0%} of the MSE, mostly {which} bias; variance {1 - share:.0%}"
+    split = f"(at h*: bias^2 {share:.0%} of the MSE, mostly {which} bias; variance {1 - share:.0%})"
     if pos >= 0.9:
-        kind = "bias-limited" if share >= 0.5 else "variance-limited"
-        falling = "the start-up bias" if share >= 0.5 else "the time average's variance"
-        return (f"{kind}: the optimum is at the largest stable h (h* = {pos:.3f} x the stability edge "
-                f"{opt.edge:.4g}): {falling} shrinks as h grows, until mean-square stability ends ({parts})")
+        if share >= 0.5:
+            return (f"bias-limited: the optimum is at the largest stable h (h* = {pos:.3f} x the stability edge "
+                    f"{opt.edge:.4g}): the {which} bias shrinks as h grows, until mean-square stability ends {split}")
+        return (f"variance-limited: the optimum is at the largest stable h (h* = {pos:.3f} x the stability edge "
+                f"{opt.edge:.4g}): the time average's variance shrinks as h grows, until mean-square stability ends "
+                f"{split}")
     if opt.at_grid_bottom:
         return (f"bias-limited: the optimum is at the smallest h of the grid (h* = {pos:.2g} x the stability edge): "
-                f"extend the grid to smaller h ({parts})")
+                f"extend the grid to smaller h {split}")
     dbias, dvar = opt.slopes
     if dbias >= dvar:
-        return (f"bias-limited: interior optimum h* = {pos:.2g} x the stability edge; a larger h adds more bias^2 "
-                f"({which} bias) than it removes variance ({parts})")
-    return (f"variance-limited: interior optimum h* = {pos:.2g} x the stability edge; a larger h adds more variance "
-            f"than it removes bias^2 ({parts})")
+        return (f"bias-limited: interior optimum h* = {pos:.2g} x the stability edge; beyond it the {which} bias^2 "
+                f"grows faster than the variance falls {split}")
+    return (f"variance-limited: interior optimum h* = {pos:.2g} x the stability edge; beyond it the variance grows "
+            f"faster than bias^2 falls {split}")
 
 
 __all__ = ["FRACTIONS", "Optimum", "Surface", "default_n_values", "explain", "optimum", "stability_edge", "surfaces"]
