@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: verify test smoke lint bench conformance coverage notebooks clean
+.PHONY: verify test smoke lint bench conformance coverage notebooks explore clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,14 @@ smoke:
 bench: $(STAMP)
 	$(PY) benchmarks/throughput.py
 	$(PY) benchmarks/compare.py
+
+# executed copies of the notebooks, with their figures, in output/notebooks (the repository keeps them without outputs)
+notebooks: $(STAMP)
+	$(PY) notebooks/execute.py $(ARGS)
+
+# the step-size / minibatch explorer: the table, and output/explore/explorer.html
+explore: $(STAMP)
+	$(PY) -m theory.explore $(ARGS)
 
 conformance: $(CONFORMANCE_STAMP)
 	$(PY) -m verify.conformance $(ARGS)

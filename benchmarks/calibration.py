@@ -72,7 +72,50 @@ def summarize(runs: list[dict], alpha: float) -> dict:
                 p_rate_gt_alpha=binomtest(false_runs, S, alpha, alternative="greater").pvalue,
                 false_claims=false_claims, errata_missed=misses, n_checks=len(p),
                 frac_p_lt_01=float(np.mean(p < 0.01)) if len(p) else float("nan"),
-                frac_p_lt_05=float(np.mean(p < 0.05)) if len(p) else float("nan"))
+                frac_p_lt_05=float(np.mean(p < 0.05)) if len(p) else float("nan"),
+                p_histogram=np.histogram(p, bins=20, range=(0.0, 1.0))[0].tolist())
+
+
+def render_html(tot: dict, runs: list[dict]) -> str:
+    """The calibration result as a self-contained page: the totals, false failures per claim, the per-seed runs and
+    the histogram of pooled p-values (uniform when the checks are calibrated)."""
+    from verify.html import esc, page, table
+
+    hist = tot["p_histogram"]
+    top, W, H = max(max(hist), 1), 520, 200
+    bars = "".join(f'<rect x="{40 + i * 24}" y="{10 + (H - 40) * (1 - c / top):.1f}" width="22" '
+                   f'height="{(H - 40) * c / top:.1f}" fill="#1b5fb4"><title>p in [{i / 20:.2f}, {(i + 1) / 20:.2f}):'
+                   f' {c}</title></rect>' for i, c in enumerate(hist))
+    flat = 10 + (H - 40) * (1 - sum(hist) / 20 / top)
+    axis = "".join(f'<text x="{40 + i * 24 * 4}" y="{H - 12}" font-size="11" text-anchor="middle">{i / 5:.1f}</text>'
+                   for i in range(6))
+    svg = (f'<svg width="{W}" height="{H}" role="img" aria-label="histogram of p-values">{bars}<line x1="40" '
+           f'x2="{40 + 20 * 24}" y1="{flat:.1f}" y2="{flat:.1f}" stroke="#c0392b" stroke-dasharray="5 3"/>{axis}'
+           f'<text x="{40 + 240}" y="{H}" font-size="12" text-anchor="middle">p-value (pooled checks of claims that '
+           "hold); dashed: uniform</text></svg>")
+    totals = [["runs with a false failure", f"<b>{tot['false_runs']}/{tot['seeds']}</b> = {tot['rate']:.3f}"],
+              ["95% Clopper-Pearson interval", f"[{tot['ci_low']:.3f}, {tot['ci_high']:.3f}]"],
+              ["family-wise level alpha", f"{tot['alpha']}"],
+              [f"P(X >= {tot['false_runs']} | rate = alpha)", f"{tot['p_rate_gt_alpha']:.3g}"],
+              ["registered errata that did not fail", f"{tot['errata_missed']}"],
+              ["pooled p-values below 0.01 / 0.05", f"{tot['frac_p_lt_01']:.3f} / {tot['frac_p_lt_05']:.3f} "
+                                                    f"({tot['n_checks']} p-values)"],
+              ["command", f"<code>{esc(tot.get('command', ''))}</code>"],
+              ["wall time", f"{tot.get('seconds', float('nan')):.0f} s"]]
+    claims = [[f"<code>{esc(k)}</code>", str(v)] for k, v in sorted(tot["false_claims"].items())]
+    seeds = []
+    for r in runs:
+        bad = [c["id"] for c in r["claims"] if c["verdict"] not in (c["expected"], "out of scope")]
+        seeds.append([str(r["settings"]["seed"]), str(r["rc"]), f"{r['seconds']:.0f}",
+                      esc(", ".join(bad)) if bad else "all as registered"])
+    body = ["<h1>Calibration: false alarms of full verification runs</h1>",
+            "<p class='note'>Each run is <code>python -m verify</code> with another seed on correct code; a false "
+            "failure is a claim registered to hold whose verdict is 'fails'. Holm's procedure keeps its rate per run "
+            "at or below alpha.</p>", table(["quantity", "value"], totals), "<h2>Pooled p-values</h2>", svg,
+            "<h2>False failures by claim</h2>",
+            table(["claim", "runs"], claims) if claims else "<p>None.</p>",
+            "<h2>Runs</h2>", table(["seed", "exit code", "seconds", "unexpected verdicts"], seeds)]
+    return page("Calibration of the verification", "".join(body))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--paper", action="append", help="only this paper's claims (repeatable)")
     ap.add_argument("--claim", action="append", help="only this claim (repeatable)")
     ap.add_argument("--json", help="write the per-seed summary and the totals here")
+    ap.add_argument("--html", default="output/calibration/report.html",
+                    help="write the result as a page (default output/calibration/report.html; '' for none)")
     args = ap.parse_args(argv)
     if args.seeds < 1 or args.jobs < 1 or args.first_seed < 0 or not 0 < args.alpha < 1:
         ap.error("need --seeds >= 1, --jobs >= 1, --first-seed >= 0 and 0 < --alpha < 1")
@@ -119,6 +164,10 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json).write_text(json.dumps(dict(totals=tot, runs=[
             dict(seed=r["settings"]["seed"], rc=r["rc"], seconds=r["seconds"],
                  verdicts={c["id"]: c["verdict"] for c in r["claims"]}) for r in runs]), indent=1))
+    if args.html:
+        Path(args.html).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.html).write_text(render_html(tot, runs), encoding="utf-8")
+        print(f"page: {args.html}")
     print(f"false_rate={tot['rate']:.4f} ci_high={tot['ci_high']:.4f} alpha={args.alpha} seeds={tot['seeds']} "
           f"seconds={tot['seconds']:.0f}")
     return 0 if tot["ci_low"] <= args.alpha else 1

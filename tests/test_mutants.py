@@ -4,6 +4,7 @@ small subset of mutants run end to end through the harness (fresh processes, kil
 from __future__ import annotations
 
 import json
+from html import escape
 
 import numpy as np
 import pytest
@@ -66,14 +67,21 @@ def test_harness_end_to_end_subset(tmp_path, capsys):
     """Three mutants through the CLI (fresh processes, control first): all killed, exit code 0, JSON written."""
     out = tmp_path / "kill.json"
     ids = ["core.vr_shared_minibatch", "core.vr_correction_scale_n1", "core.euler_stale_gradient"]
+    page = tmp_path / "kill.html"
     rc = main([a for m in ids for a in ("--mutant", m)] + ["--no-sentinels", "--chains", "2000", "--jobs", "2",
-                                                           "--json", str(out)])
+                                                           "--json", str(out), "--html", str(page)])
     text = capsys.readouterr().out
     assert rc == 0, text
     assert "kill rate: 3/3 = 100%" in text and "control (correct code): passes" in text
     res = json.loads(out.read_text())
     assert res["killed"] == res["mutants"] == 3
     assert [r["mutant"] for r in res["rows"]][0] == CONTROL
+    html = page.read_text()  # the heat map page: every mutant a row, offline
+    assert "<svg" in html and "3/3</b> mutants killed" in html and "http://" not in html and "https://" not in html
+    assert all(m in html for m in ids) and escape(res["descriptions"][ids[0]]) in html
+    from verify.mutants._report import render_kill_matrix
+
+    assert render_kill_matrix(res) == html  # rebuilt from the JSON record alone
 
 
 def test_a_harmless_patch_survives(monkeypatch):

@@ -32,7 +32,11 @@ def test_all_default_claims_hold_on_correct_code(tmp_path):
     res = json.loads((tmp_path / "results.json").read_text())
     assert all(c["verdict"] in (c["expected"], "out of scope") for c in res["claims"])
     assert any(c["expected"] == "holds" for c in res["claims"])
-    assert {"stationary.png", "finite_k.png", "h_expansion.png"} <= {p.name for p in tmp_path.iterdir()}
+    names = {p.name for p in tmp_path.iterdir()}
+    assert "report.html" in names
+    for c in res["claims"]:  # each claim's own figures only, never a family figure of other claims
+        assert (c["check_figure"] in names) if c["checks"] else c["check_figure"] is None
+        assert c["figure"] is None or c["figure"] == f"fig-{c['id']}.png" in names
 
 
 # Each planted bug is realistic (cf. the noise-scale typo in TFP's SGLD) and must turn a verdict to "fails".

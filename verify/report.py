@@ -15,13 +15,13 @@ from pathlib import Path
 
 from .checks import OneSidedCheck
 from .environment import environment
-from .figures import default_figure, holm_threshold
+from .figures import check_figure, holm_threshold
 from .registry import Claim, ClaimResult, Settings
 from .stats import detectable_deviation
 from .verdicts import part_verdicts, verdict
 
-#: Version of the results.json layout (3: check parts, findings and readings).
-SCHEMA = 3
+#: Version of the results.json layout (4: check parts, findings and readings; per-claim figures and check figures).
+SCHEMA = 4
 
 #: How the report words each registered verdict.
 REGISTERED = {
@@ -44,9 +44,10 @@ def _number(x: float) -> float | str:
 
 
 def claim_record(claim: Claim, res: ClaimResult | None, figure: str | None = None,
-                 family: tuple[float, int] | None = None) -> dict:
+                 check_figure: str | None = None, family: tuple[float, int] | None = None) -> dict:
     """One claim of results.json: its registry entry, verdict (with the verdict of each part), timing, checks,
-    exact checks, notes and error."""
+    exact checks, notes, error, and the file names of its own figure and of its checks' figure (None when not
+    drawn)."""
     ok = res is not None and not res.error and not claim.out_of_scope
     parts = part_verdicts(claim, res) if ok else {}
     rec = {
@@ -58,7 +59,7 @@ def claim_record(claim: Claim, res: ClaimResult | None, figure: str | None = Non
         "parts": {("" if p is None else p): v for p, v in parts.items()} if claim.parts else {},
         "out_of_scope": claim.out_of_scope, "verdict": verdict(claim, res),
         "seconds": None if res is None else res.seconds, "error": None if res is None else res.error,
-        "figure": figure, "notes": [] if res is None else list(res.notes),
+        "figure": figure, "check_figure": check_figure, "notes": [] if res is None else list(res.notes),
         "checks": [] if res is None else [_check_record(k, family) for k in res.checks],
         "exact": [] if res is None else [dict(label=e.label, passed=e.passed, detail=e.detail, kind=e.kind,
                                               part=e.part) for e in res.exact],
@@ -208,8 +209,9 @@ def _claim_markdown(c: dict) -> list[str]:
                   f"{e['detail']}")
     for note in c["notes"]:
         md.append(f"- {note}")
-    if c["figure"]:
-        md.append(f"\n![{c['family']}]({c['figure']})")
+    for key, what in (("check_figure", "checks: simulation vs theory"), ("figure", "the claim's figure")):
+        if c.get(key):
+            md.append(f"\n![{c['id']}: {what}]({c[key]})")
     return md
 
 
@@ -254,32 +256,35 @@ def render_markdown(results: dict) -> str:
     return "\n".join(md) + "\n"
 
 
-def _figures(rows, outdir: Path, alpha: float) -> dict[str, str]:
-    """One PNG per claim family: each claim's own figure, or the default one (:mod:`verify.figures`)."""
+def _figures(rows, outdir: Path, alpha: float) -> dict[str, dict[str, str]]:
+    """Per claim: its own figure (``fig-<id>.png``, when it draws one) and its checks as theory against simulation
+    (``checks-<id>.png``, :func:`verify.figures.check_figure`); a figure is never shown under a claim it does not
+    draw."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    z_crit = holm_threshold(alpha, sum(len(r.checks) for _, r in rows if r is not None and not r.error))
-    families: dict[str, list] = {}
+    m = sum(len(r.checks) for _, r in rows if r is not None and not r.error)
+    z_crit = holm_threshold(alpha, m)
+    paths: dict[str, dict[str, str]] = {}
     for claim, res in rows:
         if res is None or res.error:
             continue
-        draw = res.figure or (default_figure(res.checks, z_crit) if res.checks else None)
-        if draw is not None:
-            families.setdefault(claim.family, []).append((claim, draw))
-    paths = {}
-    for fam, items in families.items():
-        fig, axes = plt.subplots(1, len(items), figsize=(4.2 * len(items), 3.8), squeeze=False)
-        for ax, (claim, draw) in zip(axes[0], items, strict=True):
-            draw(ax)
-            ax.text(0.0, 1.08, claim.id, transform=ax.transAxes, fontsize=7, color="0.3")
-        fig.tight_layout()
-        path = outdir / f"{fam}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        paths[fam] = path.name
+        out = paths.setdefault(claim.id, {})
+        if res.figure is not None:
+            fig, ax = plt.subplots(figsize=(6.4, 4.0))
+            res.figure(ax)
+            ax.text(0.0, 1.06, claim.id, transform=ax.transAxes, fontsize=7, color="0.35")
+            fig.tight_layout()
+            fig.savefig(outdir / f"fig-{claim.id}.png", dpi=100)
+            plt.close(fig)
+            out["figure"] = f"fig-{claim.id}.png"
+        fig = check_figure([_check_record(k) for k in res.checks], z_crit, m) if res.checks else None
+        if fig is not None:
+            fig.savefig(outdir / f"checks-{claim.id}.png", dpi=100)
+            plt.close(fig)
+            out["check_figure"] = f"checks-{claim.id}.png"
     return paths
 
 
@@ -287,7 +292,7 @@ def _remove_stale_figures(outdir: Path) -> None:
     """Delete the figures listed by the results.json already in ``outdir`` (an earlier run's), and nothing else."""
     old = outdir / "results.json"
     try:
-        listed = {c.get("figure") for c in json.loads(old.read_text()).get("claims", [])}
+        listed = {c.get(k) for c in json.loads(old.read_text()).get("claims", []) for k in ("figure", "check_figure")}
     except (OSError, ValueError, AttributeError):
         return
     for name in listed:
@@ -297,38 +302,47 @@ def _remove_stale_figures(outdir: Path) -> None:
 
 def write_report(rows, settings: Settings, outdir: Path, argv: list[str], figures: bool = True,
                  extra: dict | None = None) -> Path:
-    """Write results.json, report.md (rendered from it) and the figures into ``outdir``; returns report.md's path.
-    ``extra``: further top-level entries for results.json (e.g. a rerun's source and comparison)."""
+    """Write results.json, report.md and report.html (both rendered from it) and the figures into ``outdir``;
+    returns report.md's path. ``extra``: further top-level entries for results.json (e.g. a rerun's source and
+    comparison)."""
+    from .report_html import render_html
+
     outdir.mkdir(parents=True, exist_ok=True)
     _remove_stale_figures(outdir)
     figs = _figures(rows, outdir, settings.alpha) if figures else {}
     n_checks = sum(len(r.checks) for _, r in rows if r is not None and not r.error)
-    claims = [claim_record(c, r, figs.get(c.family), (settings.alpha, n_checks)) for c, r in rows]
+    claims = [claim_record(c, r, **figs.get(c.id, {}), family=(settings.alpha, n_checks)) for c, r in rows]
     results = {"schema": SCHEMA, "argv": argv, "settings": dict(settings.__dict__), "environment": environment(),
                "summary": summary(claims), "claims": claims, **(extra or {})}
     (outdir / "results.json").write_text(json.dumps(results, indent=1, default=_jsonable))
     path = outdir / "report.md"
     path.write_text(render_markdown(results))
+    (outdir / "report.html").write_text(render_html(json.loads((outdir / "results.json").read_text()), outdir),
+                                        encoding="utf-8")
     return path
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m verify.report RESULTS [OUT]``: rebuild report.md from a results.json (OUT: default beside it)."""
+    """``python -m verify.report RESULTS [OUT]``: rebuild report.md (OUT ending in .md) or report.html (OUT ending
+    in .html) from a results.json; without OUT both, beside it."""
+    from .report_html import render_html
+
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) not in (1, 2):
-        print("usage: python -m verify.report RESULTS.json [OUT.md]", file=sys.stderr)
+        print("usage: python -m verify.report RESULTS.json [OUT.md | OUT.html]", file=sys.stderr)
         return 2
     src = Path(argv[0])
     src = src / "results.json" if src.is_dir() else src
+    outs = [Path(argv[1])] if len(argv) == 2 else [src.with_name("report.md"), src.with_name("report.html")]
     try:
         results = json.loads(src.read_text())
-        text = render_markdown(results)
+        texts = [render_html(results, src.parent) if o.suffix == ".html" else render_markdown(results) for o in outs]
     except (OSError, ValueError, KeyError) as e:
         print(f"error: RESULTS must be a results.json written by python -m verify ({src}): {e!r}", file=sys.stderr)
         return 2
-    out = Path(argv[1]) if len(argv) == 2 else src.with_name("report.md")
-    out.write_text(text)
-    print(f"report: {out}")
+    for out, text in zip(outs, texts, strict=True):
+        out.write_text(text, encoding="utf-8")
+        print(f"report: {out}")
     return 0
 
 

@@ -99,6 +99,15 @@ def optimal_step(method: str, data, n: int | None, M: int, replace: bool = False
                        r_asymptotic=float(hstar.subs(subs)) * Af, mse_asymptotic=float(msestar.subs(subs)))
 
 
+def asymptotic_mse_constants(method: str, data, n: int | None, replace: bool = False) -> tuple[float, float]:
+    """(c1, C_v) of Theorem 5.2 on the toy for this data set and n: MSE2(M, h) ~ c1^2 h^2 + C_v/(M h) for small h
+    and large M h (module docstring); Remark 8's optimum is h* = (C_v / (2 c1^2 M))^(1/3)."""
+    ch = toy_finite_time(method, data, n, replace=replace, r=0.5)
+    c1, cv = theorem52_constants(method)
+    subs = _toy_subs(ch)
+    return float(c1.subs(subs)), float(cv.subs(subs))
+
+
 def _toy_subs(ch: ToyFiniteTime) -> dict:
     return {A: float(ch.A), VB: float(ch.var_B), EB: float(ch.b[1]), _mu: float(ch.posterior_mean)}
 

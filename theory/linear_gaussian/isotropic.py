@@ -37,7 +37,9 @@ def _project(src: AffineParts, U: np.ndarray) -> AffineParts:
                                    src.common[0, 0] * np.eye(k), src.shifts @ U)
 
 
-def isotropic_quadratic(law, B: np.ndarray, L: int, b: int, target: float):
+def isotropic_quadratic(law, B: np.ndarray, L: int, b: int, target: float, centre: np.ndarray | None = None):
+    """The time average of (theta - c)^T B (theta - c) (c = ``centre``, default 0) by the coordinate-pair route of
+    the module docstring (the centre rotates with the coordinates: u - U^T c)."""
     from .time_average import TimeAverage
 
     src = law.source
@@ -56,14 +58,16 @@ def isotropic_quadratic(law, B: np.ndarray, L: int, b: int, target: float):
     one = {}
     for j in live:
         sub = law.projected(U[:, [j]].T, _project(src, U[:, [j]]))
-        one[j] = sub.time_average(quadratic=np.eye(1), n_steps=L, burn_in=b, target=0.0)
+        cj = None if centre is None else U[:, [j]].T @ centre
+        one[j] = sub.time_average(quadratic=np.eye(1), n_steps=L, burn_in=b, target=0.0, centre=cj)
     mean = sum(beta[j] * one[j].mean for j in live)
     var = sum(beta[j] ** 2 * one[j].variance for j in live)
     for x, j in enumerate(live):
         for k in live[x + 1:]:
             Uk = U[:, [j, k]]
             sub = law.projected(Uk.T, _project(src, Uk))
-            vjk = sub.time_average(quadratic=np.eye(2), n_steps=L, burn_in=b, target=0.0).variance
+            cjk = None if centre is None else Uk.T @ centre
+            vjk = sub.time_average(quadratic=np.eye(2), n_steps=L, burn_in=b, target=0.0, centre=cjk).variance
             var += beta[j] * beta[k] * (vjk - one[j].variance - one[k].variance)
     var = max(var, 0.0)
     return TimeAverage(mean, var, (mean - target) ** 2 + var, target)

@@ -242,18 +242,20 @@ class ExactLaw:
                              f"stationary law.{limit}")
 
     # ------------------------------------------------------------------ time averages and series
-    def time_average_mse(self, a=None, *, quadratic=None, n_steps: int, burn_in: int = 0, target=None) -> float:
+    def time_average_mse(self, a=None, *, quadratic=None, n_steps: int, burn_in: int = 0, target=None,
+                         centre=None) -> float:
         """MSE of (1/L) sum_{k=b}^{b+L-1} phi(theta_k) against ``target`` (default: the posterior expectation of
-        phi), phi = a^T theta or theta^T B theta (``quadratic`` = B); see :mod:`.time_average`."""
+        phi), phi = a^T theta or (theta - c)^T B (theta - c) (``quadratic`` = B, ``centre`` = c, default 0); see
+        :mod:`.time_average`."""
         from .time_average import time_average
 
-        return time_average(self, a, quadratic, n_steps, burn_in, target).mse
+        return time_average(self, a, quadratic, n_steps, burn_in, target, centre).mse
 
-    def time_average(self, a=None, *, quadratic=None, n_steps: int, burn_in: int = 0, target=None):
+    def time_average(self, a=None, *, quadratic=None, n_steps: int, burn_in: int = 0, target=None, centre=None):
         """(mean, variance, mse) of the time average; see :meth:`time_average_mse`."""
         from .time_average import time_average
 
-        return time_average(self, a, quadratic, n_steps, burn_in, target)
+        return time_average(self, a, quadratic, n_steps, burn_in, target, centre)
 
     def expansion(self, order: int = 2, route: str = "auto", phase=None):
         """Taylor coefficients in h of the stationary mean and covariance of theta (:mod:`.expansion`)."""

@@ -1,5 +1,6 @@
 """Exact MSE of time averages (1/L) sum_{k=b}^{b+L-1} phi(theta_k), phi linear (a^T theta) or quadratic
-(theta^T B theta), over any window [b, b+L), at a cost independent of L (Vollmer et al. 2016 eq. 7 convention).
+(theta^T B theta, or (theta - c)^T B (theta - c) about a given centre c), over any window [b, b+L), at a cost
+independent of L (Vollmer et al. 2016 eq. 7 convention).
 
 Write phi(theta_k) - t = a_k^T z_k with z_k = x^_k (linear) or z_k = x^_k (x) x^_k (quadratic; t the target), in
 coordinates centred at the stationary means (a_k then depends on the phase). The z_k satisfy E[z_l | z_k] = Psi_{l<-k}
@@ -52,23 +53,40 @@ def _check_observable(law, a, B):
     return None, 0.5 * (B + B.T)
 
 
-def time_average(law, a, B, n_steps: int, burn_in: int, target) -> TimeAverage:
-    """See the module docstring; ``n_steps`` = L >= 1 (a window of length 0 has no average), ``burn_in`` = b."""
+def _check_centre(law, B, centre) -> np.ndarray | None:
+    """The centre c of a quadratic observable (theta - c)^T B (theta - c), shape (d,); None for c = 0."""
+    if centre is None:
+        return None
+    if B is None:
+        raise ParameterError("centre applies to a quadratic observable (theta - c)^T B (theta - c) only; a linear "
+                             "observable a^T theta needs no centre (shift its target instead)")
+    c = check_finite_array("centre", centre, ndim=(0, 1)).reshape(-1)
+    if c.shape != (law.d,):
+        raise ParameterError(f"centre must have shape ({law.d},), got {c.shape}")
+    return c
+
+
+def time_average(law, a, B, n_steps: int, burn_in: int, target, centre=None) -> TimeAverage:
+    """See the module docstring; ``n_steps`` = L >= 1 (a window of length 0 has no average), ``burn_in`` = b;
+    ``centre`` c (quadratic observables only): phi = (theta - c)^T B (theta - c), i.e. the stationary origins s_p of
+    the centred coordinates become s_p - c (new)."""
     L = check_int("n_steps", n_steps, 1)
     b = check_int("burn_in", burn_in, 0)
     a, B = _check_observable(law, a, B)
+    c = _check_centre(law, B, centre)
     mu, Sig = law.posterior_mean, law.posterior_cov
     if target is None:
-        target = float(a @ mu) if a is not None else float(np.trace(B @ Sig) + mu @ B @ mu)
+        dm = mu if c is None else mu - c
+        target = float(a @ mu) if a is not None else float(np.trace(B @ Sig) + dm @ B @ dm)
     target = float(check_finite_array("target", target, ndim=(0,)))
     law._stationary  # noqa: B018 - raises ParameterError naming h when unstable
     if B is not None and law.kernel.layout.n > QUADRATIC_MAX_N:
         from .isotropic import isotropic_quadratic
 
-        return isotropic_quadratic(law, B, L, b, target)
+        return isotropic_quadratic(law, B, L, b, target, c)
     if B is None and not law.explicit:
         return _large(law, a, L, b, target)
-    first, second, z0, Z0, obs = _explicit_setup(law, a, B)
+    first, second, z0, Z0, obs = _explicit_setup(law, a, B, c)
     s1 = _first_sum(first, obs(0.0), z0, b, L)
     mean = s1 / L
     mse = _second_sum(first, second, obs(target), Z0, b, L) / L**2
@@ -76,28 +94,37 @@ def time_average(law, a, B, n_steps: int, burn_in: int, target) -> TimeAverage:
     return TimeAverage(mean, max(var, 0.0), mse, target)
 
 
-def _explicit_setup(law, a, B):
+def _matrices(law, quadratic: bool):
+    """(first, second, z_0, E z_0 z_0^T) of the linear (second moments) or quadratic (fourth moments) route; they
+    depend on the law only, so they are kept on it for the next window or observable (the same numbers)."""
+    cache = law.__dict__.setdefault("_time_average_matrices", {})
+    if quadratic not in cache:
+        K = law._centred_or_raw[0]
+        P = K.period
+        m0, S0 = K.initial(law.theta0, law.cov0)
+        if not quadratic:
+            cache[quadratic] = ([K.first_matrix(p) for p in range(P)], [K.second_matrix(p) for p in range(P)], m0, S0)
+        else:
+            cache[quadratic] = ([K.second_matrix(p) for p in range(P)], fourth_matrices(K), S0.reshape(-1),
+                                _fourth_initial(S0, m0))
+    return cache[quadratic]
+
+
+def _explicit_setup(law, a, B, centre=None):
     """Per-phase Psi, W (centred kernel), z_0, E z_0 z_0^T and the observable's per-phase vectors a_p(t)."""
     K, origins = law._centred_or_raw
     n, d, P = K.layout.n, law.d, K.period
-    m0, S0 = K.initial(law.theta0, law.cov0)
+    first, second, z0, Z0 = _matrices(law, B is not None)
     if B is None:
-        first = [K.first_matrix(p) for p in range(P)]
-        second = [K.second_matrix(p) for p in range(P)]
-        z0, Z0 = m0, S0
 
         def obs(t):
             return [np.append(np.pad(a, (0, n - 1 - d)), a @ origins[p][:d] - t) for p in range(P)]
     else:
-        first = [K.second_matrix(p) for p in range(P)]
-        second = fourth_matrices(K)
-        z0 = S0.reshape(-1)
-        Z0 = _fourth_initial(S0, m0)
 
         def obs(t):
             out = []
             for p in range(P):
-                s = origins[p][:d]
+                s = origins[p][:d] if centre is None else origins[p][:d] - centre
                 Q = np.zeros((n, n))
                 Q[:d, :d] = B
                 Q[:d, -1] = Q[-1, :d] = B @ s

@@ -39,6 +39,9 @@ SENTINELS = ("vollmer.sec2.finite_k_moments", "vollmer.eq22.mse2_finite_time")
 
 CONTROL = "(correct code)"
 
+#: Where the kill-matrix page goes by default.
+DEFAULT_HTML = Path("output/mutants/report.html")
+
 
 def plan(mutant_ids: list[str], sentinels: tuple[str, ...]) -> dict[str, list[str]]:
     """Claim ids to run for each mutant: its own claims, then the sentinels (registered ones only, no repeats)."""
@@ -110,6 +113,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-sentinels", action="store_true", help="run only the claims each mutant names")
     p.add_argument("--no-control", action="store_true", help="skip the control run of the correct code")
     p.add_argument("--json", metavar="PATH", help="write the kill matrix as JSON")
+    p.add_argument("--html", metavar="PATH", default=str(DEFAULT_HTML),
+                   help=f"write the kill matrix as a heat map page (default {DEFAULT_HTML}; '' for none)")
     p.add_argument("--list", action="store_true", help="list the mutants and exit")
     return p
 
@@ -176,11 +181,17 @@ def main(argv: list[str] | None = None) -> int:
     survivors = [r["mutant"] for r in mrows if not r["killed"]]
     if survivors:
         print("SURVIVED: " + ", ".join(survivors))
+    record = {"settings": settings.__dict__, "environment": environment(), "sentinels": [] if args.no_sentinels else
+              list(SENTINELS), "claims": claim_ids, "rows": rows, "killed": killed, "mutants": len(mrows),
+              "seconds": elapsed, "descriptions": {m: muts[m].description for m in ids}}
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({
-            "settings": settings.__dict__, "environment": environment(), "sentinels": [] if args.no_sentinels else
-            list(SENTINELS), "claims": claim_ids, "rows": rows, "killed": killed, "mutants": len(mrows),
-            "seconds": elapsed}, indent=1))
+        Path(args.json).write_text(json.dumps(record, indent=1))
+    if args.html:
+        from ._report import render_kill_matrix
+
+        Path(args.html).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.html).write_text(render_kill_matrix(record), encoding="utf-8")
+        print(f"kill matrix page: {args.html}")
     return 0 if not survivors and control_ok else 1
 

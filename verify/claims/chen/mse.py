@@ -21,6 +21,7 @@ from simulate import run, sgld
 from simulate.samplers import vrsgld
 from theory.chains import chen_mse
 from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register, simulation_cache
+from verify.figures import log_ticks
 
 from ._common import DEFAULT_VR, EPS_P, N_DATA, PAPER, V1V2, default_model, gdata, mu, step
 
@@ -94,7 +95,7 @@ def _mse_formulas(settings: Settings) -> ClaimResult:
         for i, (_lab, th, est, se) in enumerate(pts):
             ax.errorbar([est / th], [i], xerr=[3 * se / th], fmt="o", ms=3)
         ax.axvline(1, color="k", lw=0.5)
-        ax.set_yticks(range(len(pts)), [p[0] for p in pts], fontsize=6)
+        ax.set_yticks(range(len(pts)), [p[0] for p in pts], fontsize=7)
         ax.set_xlabel("simulated MSE / exact MSE (3 s.e. bars)")
         ax.set_title(f"exact finite-L MSE vs simulation, L={L_STEPS}, eps P={EPS_P}", fontsize=8)
     out.figure = draw
@@ -115,15 +116,20 @@ def _ratio_fig(rows: list, title: str) -> Callable:
     def draw(ax) -> None:
         """Draw this claim's figure on ``ax``."""
         labs = [r[0] for r in rows]
-        ax.barh(range(len(rows)), [r[1] for r in rows], color="tab:blue", label="exact (frozen anchor noise)")
-        ax.scatter([r[2] for r in rows], range(len(rows)), color="tab:orange", zorder=3, label="paper-implied")
-        ax.axvline(1, color="k", lw=0.5)
+        y = range(len(rows))
+        ax.hlines(y, 1.0, [r[1] for r in rows], color="tab:blue", lw=2.5)
+        ax.scatter([r[1] for r in rows], y, color="tab:blue", zorder=3, label="exact (frozen anchor noise)")
+        ax.scatter([r[2] for r in rows], y, color="tab:orange", marker="D", zorder=3, label="paper-implied")
+        ax.axvline(1, color="k", lw=0.8)
         ax.set_xscale("log")
-        ax.set_xlim(0.2, 6)
-        ax.set_yticks(range(len(rows)), labs, fontsize=6)
-        ax.set_xlabel("MSE(vrSGLD) / MSE(SGLD n=10)")
+        vals = [v for r in rows for v in r[1:3]]
+        ax.set_xlim(min(0.2, 0.8 * min(vals)), max(6.0, 1.25 * max(vals)))
+        log_ticks(ax.xaxis, [t for t in (0.25, 0.5, 1, 2, 4) if ax.get_xlim()[0] < t < ax.get_xlim()[1]])
+        ax.set_yticks(y, labs, fontsize=7)
+        ax.set_ylim(-0.6, len(rows) - 0.4)
+        ax.set_xlabel("MSE(vrSGLD) / MSE(SGLD n=10)   (< 1: vrSGLD better)")
         ax.set_title(title, fontsize=8)
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=7, loc="lower right")
     return draw
 
 

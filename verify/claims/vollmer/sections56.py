@@ -29,6 +29,7 @@ from verify.api import (
     register,
     simulation_cache,
 )
+from verify.figures import log_ticks
 
 from .toy import N_DATA, default_model, make_sampler
 
@@ -73,6 +74,7 @@ def _thm52(settings: Settings) -> ClaimResult:
             rr = [(r, e / p) for m, r, M, e, p in rows if m == method]
             ax.semilogx(*zip(*rr, strict=True), "o-", label=method)
         ax.axhline(1, color="k", lw=0.5)
+        log_ticks(ax.xaxis, [r for _, r, *_ in rows])
         ax.set_xlabel("r = A h (M chosen so both terms are equal)")
         ax.set_ylabel("exact MSE2 / (c1^2 h^2 + C_v/(M h))")
         ax.set_title("Theorem 5.2 constants on the toy", fontsize=8)
@@ -142,6 +144,7 @@ def _remark8(settings: Settings) -> ClaimResult:
         for method, opts in res.items():
             ax.loglog(OPT_M, [o.mse_exact for o in opts], "o", label=f"{method} exact optimum")
             ax.loglog(OPT_M, [o.mse_asymptotic for o in opts], "--", label=f"{method} 3 c1^2 h*^2")
+        log_ticks(ax.xaxis, OPT_M, "{:.0e}")
         ax.set_xlabel("M (states averaged)")
         ax.set_ylabel("min over h of MSE2")
         ax.set_title("Remark 8: MSE* ~ M^(-2/3)", fontsize=8)
@@ -181,12 +184,14 @@ def _fig4(settings: Settings) -> ClaimResult:
         ax.loglog(FIG4_EPS, Ms, "o-", label=f"M* (slope {sM:.2f})")
         ax2 = ax.twinx()
         ax2.loglog(FIG4_EPS, rs, "s--", color="tab:orange", label=f"r* (slope {sr:.2f})")
+        log_ticks(ax.xaxis, FIG4_EPS)
+        log_ticks(ax2.yaxis, rs, "{:.2g}")
         ax.set_xlabel("eps (MSE2 <= eps^2)")
         ax.set_ylabel("minimal M")
-        ax2.set_ylabel("optimal r")
+        ax2.set_ylabel("optimal r", color="tab:orange")
         ax.set_title("Fig. 4: Euler, N = 1000", fontsize=8)
-        ax.legend(fontsize=6, loc="upper right")
-        ax2.legend(fontsize=6, loc="lower left")
+        ax.legend(fontsize=7, loc="upper center")
+        ax2.legend(fontsize=7, loc="center right")
     out.figure = draw
     return out
 
@@ -255,9 +260,10 @@ def _thm61(settings: Settings) -> ClaimResult:
         ax.loglog(THM61_N, pred, "--", label="N^(-2 eps)/16")
         for (al, be), vals in ere.items():
             ax.loglog(THM61_N, vals, "s-", label=f"E_X ERE, alpha+beta={al + be:g}")
+        log_ticks(ax.xaxis, THM61_N)
         ax.set_xlabel("N")
         ax.set_title("Theorem 6.1 and the ERE limit (exact over random data)", fontsize=8)
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, 0.86))
     out.figure = draw
     return out
 

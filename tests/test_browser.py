@@ -1,0 +1,152 @@
+"""The report and the explorer in a real browser: headless Debian Chromium driven by selenium (chromedriver).
+
+Opens report.html and the explorer page from files (no server, no network), checks that nothing fails in the
+console, moves a slider and reads the new optimum (checked against the engine's brute-force minimum), filters the
+claim table, and saves screenshots to output/screenshots/. Skips, with the reason, where no browser is installed
+(``.ci/run`` installs Debian's chromium and chromium-driver).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from _brute import brute_force
+
+from theory import tradeoffs as tr
+from theory.explore.grid import PAGE_FRACTIONS, GridSpec, explorer_data
+from theory.explore.page import write_page
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOTS = ROOT / "output" / "screenshots"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1400,1100"]
+GRID = dict(n_data=(100, 300), budgets=(1e3, 1e4, 1e5), objectives=("mean", "quadratic"),
+            samplers=("sgld", "msgld", "sgld_cv", "vrsgld", "sghmc"), n_values=(1, 3, 10, 30, 100),
+            fractions=PAGE_FRACTIONS)
+
+
+def _browser():
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    driver = shutil.which("chromedriver")
+    if not (chrome and driver):
+        pytest.skip("no browser: install Debian's chromium and chromium-driver (apt-get install -y chromium "
+                    "chromium-driver; .ci/run does) to run the browser tests")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.skip("selenium is not installed (pip install -e '.[test]')")
+    return chrome, driver, webdriver, Service
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    chrome, driver, webdriver, Service = _browser()
+    opts = webdriver.ChromeOptions()
+    for flag in FLAGS + [f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"]:
+        opts.add_argument(flag)
+    opts.binary_location = chrome
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    d = webdriver.Chrome(service=Service(driver), options=opts)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    yield d
+    d.quit()
+
+
+def _console_errors(d) -> list:
+    return [e for e in d.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+
+
+def _by_id(d, name):
+    from selenium.webdriver.common.by import By
+
+    return d.find_element(By.ID, name)
+
+
+def _optimum(d) -> tuple[int, float, float]:
+    m = re.match(r"n = (\d+), h = ([\d.e-]+), MSE = ([\d.e-]+)", _by_id(d, "optimum").text)
+    assert m, _by_id(d, "optimum").text
+    return int(m.group(1)), float(m.group(2)), float(m.group(3))
+
+
+@pytest.fixture(scope="module")
+def explorer(tmp_path_factory) -> Path:
+    _browser()
+    data = explorer_data(GridSpec(tr.toy(300), **GRID), workers=1)
+    return write_page(data, tmp_path_factory.mktemp("explorer") / "explorer.html")
+
+
+def test_explorer_slider_moves_give_the_engine_optimum(browser, explorer):
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    d = browser
+    d.get(explorer.as_uri())
+    assert _console_errors(d) == []
+    d.save_screenshot(str(SHOTS / "explorer-default.png"))
+    # the default state: objective mean, SGLD, N = 100 (no N = 1000 here), budget 1e5
+    n, h, mse = brute_force(100, "mean", "sgld", 1e5, PAGE_FRACTIONS, GRID["n_values"])
+    assert _optimum(d) == (n, pytest.approx(h, rel=1e-3), pytest.approx(mse, rel=1e-3))
+    _by_id(d, "budget").send_keys(Keys.LEFT)  # budget 1e5 -> 1e4: a slider move redraws from the grid
+    n, h, mse = brute_force(100, "mean", "sgld", 1e4, PAGE_FRACTIONS, GRID["n_values"])
+    assert _optimum(d) == (n, pytest.approx(h, rel=1e-3), pytest.approx(mse, rel=1e-3))
+    Select(_by_id(d, "objective")).select_by_index(1)  # theta^2: the Vollmer overlay appears for SGLD
+    _by_id(d, "N").send_keys(Keys.RIGHT)  # N = 300
+    n, h, mse = brute_force(300, "quadratic", "sgld", 1e4, PAGE_FRACTIONS, GRID["n_values"])
+    assert _optimum(d) == (n, pytest.approx(h, rel=1e-3), pytest.approx(mse, rel=1e-3))
+    assert "Vollmer et al." in _by_id(d, "vollmer-note").text and "limited" in _by_id(d, "explanation").text
+    _by_id(d, "to-optimum").click()
+    assert _by_id(d, "n-out").text.split()[0] == str(n)
+    d.save_screenshot(str(SHOTS / "explorer-quadratic-optimum.png"))
+    for key in (Keys.LEFT, Keys.LEFT, Keys.LEFT):
+        _by_id(d, "h").send_keys(key)
+    d.save_screenshot(str(SHOTS / "explorer-smaller-h.png"))
+    Select(_by_id(d, "sampler")).select_by_index(3)  # vrSG-MCMC x theta^2: not precomputed, says why
+    assert "allow_slow=True" in _by_id(d, "readout").text and _by_id(d, "optimum").text == "n/a"
+    assert _console_errors(d) == []
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    _browser()
+    from verify.__main__ import main
+
+    out = tmp_path_factory.mktemp("report")
+    claims = ["chen.alg1.vr_estimator_moments", "chen.lemma2.gamma_nonnegative", "baker.zv.printed_operator",
+              "baker.zv.printed_sign", "baker.sec3.fig1_method_ranking", "vollmer.sec2.finite_k_moments",
+              "vollmer.thm52.toy_constants"]
+    assert main([a for c in claims for a in ("--claim", c)] + ["--chains", "2000", "--out", str(out),
+                                                               "--no-progress"]) == 0
+    return out / "report.html"
+
+
+def test_report_filters_by_paper_and_verdict(browser, report):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    d = browser
+    d.get(report.as_uri())
+    assert _console_errors(d) == []
+    d.save_screenshot(str(SHOTS / "report-top.png"))
+    rows = d.find_elements(By.CSS_SELECTOR, "table.claims tbody tr")
+    assert _by_id(d, "shown").text == f"{len(rows)} of {len(rows)} claims shown"
+    Select(_by_id(d, "paper")).select_by_value("baker")
+    visible = [r for r in rows if r.is_displayed()]
+    assert visible and all(r.get_attribute("data-paper") == "baker" for r in visible)
+    assert _by_id(d, "shown").text == f"{len(visible)} of {len(rows)} claims shown"
+    Select(_by_id(d, "verdict")).select_by_value("erratum")
+    visible = [r for r in rows if r.is_displayed()]
+    assert {r.get_attribute("data-verdict") for r in visible} == {"erratum"} and len(visible) == 2
+    sections = [s for s in d.find_elements(By.CSS_SELECTOR, "section.claim") if s.is_displayed()]
+    assert len(sections) == 2
+    d.save_screenshot(str(SHOTS / "report-baker-errata.png"))
+    d.execute_script("document.getElementById('baker.zv.printed_operator').scrollIntoView()")
+    d.save_screenshot(str(SHOTS / "report-erratum-figure.png"))
+    Select(_by_id(d, "paper")).select_by_value("all")
+    Select(_by_id(d, "verdict")).select_by_value("all")
+    d.execute_script("document.getElementById('vollmer.thm52.toy_constants').scrollIntoView()")
+    d.save_screenshot(str(SHOTS / "report-own-figure.png"))
+    assert _console_errors(d) == []

@@ -1,0 +1,1 @@
+"""The step-size / minibatch explorer page (``python -m theory.explore``)."""

@@ -1,0 +1,151 @@
+"""The explorer page's data: the exact engine's bias^2, variance and MSE over a grid of (objective, sampler, N,
+budget, n, h), computed once in Python and embedded in the page, whose sliders only look values up.
+
+One task per (objective, sampler, N) computes :func:`theory.tradeoffs.surfaces` for every budget (the laws are
+shared across budgets), the explanation of each budget's grid optimum (:func:`theory.tradeoffs.optimum` without
+refinement, so the page's optimum is the grid's) and, where they apply, the papers' regimes (:mod:`.regimes`).
+Tasks run in ``workers`` processes (forkserver: the theory is imported once).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from simulate.validation import ParameterError
+
+from ..tradeoffs import (
+    SAMPLERS,
+    Budget,
+    ModelSpec,
+    Objective,
+    SamplerOptions,
+    optimum,
+    sampler_spec,
+    surfaces,
+)
+from ..tradeoffs.api import slow_reason
+from . import regimes
+
+#: The page's default grid (written in well under 30 s on a 2-core machine).
+PAGE_FRACTIONS = tuple(np.concatenate([np.geomspace(1e-3, 0.9, 7), [0.95, 0.98, 0.995]]).tolist())
+PAGE_N = (1, 3, 10, 30, 100, 300, 1000, 3000, 10000)
+PAGE_N_DATA = (100, 300, 1000)
+PAGE_BUDGETS = (1e3, 1e4, 1e5, 1e6, 1e7)
+PAGE_OBJECTIVES = ("mean", "quadratic")
+
+
+@dataclass(frozen=True)
+class GridSpec:
+    """What the page precomputes: the model at each N, the budgets (per-datum gradient evaluations), the
+    objectives, samplers, candidate n (each N adds N itself) and h as fractions of each n's stability edge."""
+
+    model: ModelSpec
+    n_data: tuple[int, ...] = PAGE_N_DATA
+    budgets: tuple[float, ...] = PAGE_BUDGETS
+    objectives: tuple[str, ...] = PAGE_OBJECTIVES
+    samplers: tuple[str, ...] = tuple(SAMPLERS)
+    n_values: tuple[int, ...] = PAGE_N
+    fractions: tuple[float, ...] = PAGE_FRACTIONS
+    options: SamplerOptions = field(default_factory=SamplerOptions)
+    theta0: tuple[float, ...] | None = None
+    burn_in: float = 0.0
+
+    def ns(self, N: int) -> list[int]:
+        return sorted({n for n in self.n_values if n <= N} | {N})
+
+
+def _round(a) -> list:
+    """Nested lists with 5 significant digits, NaN as None (JSON null)."""
+    arr = np.asarray(a, dtype=float)
+    out = [float(f"{x:.5g}") if math.isfinite(x) else None for x in arr.reshape(-1)]
+    return np.array(out, dtype=object).reshape(arr.shape).tolist()
+
+
+def cell(model: ModelSpec, objective: str, sampler: str, grid: GridSpec) -> dict:
+    """The page's data for one (objective, sampler, N): surfaces per budget, grid optima and their explanations."""
+    spec = sampler_spec(sampler)
+    obj = Objective(objective)
+    slow = slow_reason(spec, obj, grid.options)
+    if slow:
+        return {"error": f"Not precomputed for the page: {slow.removeprefix('slow: ')}. "
+                         "theory.tradeoffs.tradeoffs(..., allow_slow=True) computes it."}
+    budgets = [Budget(b, "gradients", grid.burn_in) for b in grid.budgets]
+    theta0 = None if grid.theta0 is None else np.asarray(grid.theta0, dtype=float)
+    try:
+        surf = surfaces(spec, model.model, obj, budgets, grid.ns(model.n_data), fractions=grid.fractions,
+                        options=grid.options, theta0=theta0)
+    except ParameterError as e:
+        return {"error": str(e)}
+    s0 = surf[0]
+    out = {"error": None, "n": s0.n.tolist(), "edge": _round(s0.edge), "h": _round(s0.h), "cost": _round(s0.cost),
+           "target": float(s0.target) if math.isfinite(s0.target) else None,
+           "settings": [spec.settings(grid.options, model.n_data, int(n)) for n in s0.n],
+           "L": [s.n_steps.tolist() for s in surf], "burn": [s.burn_in.tolist() for s in surf],
+           "bias2": [_round(s.bias2) for s in surf], "var": [_round(s.variance) for s in surf],
+           "mse": [_round(s.mse) for s in surf], "opt": []}
+    for s, budget in zip(surf, budgets, strict=True):
+        o = optimum(s, spec, model.model, obj, budget, options=grid.options, theta0=theta0, refine=False)
+        if o is None:
+            out["opt"].append(None)
+            continue
+        i, j = s.grid_optimum()
+        out["opt"].append({"i": int(i), "j": int(j), "explanation": o.explanation})
+    out["vollmer"] = regimes.vollmer_overlay(model, obj, sampler, surf)
+    return out
+
+
+def _task(args) -> tuple[tuple[int, int, int], dict, float]:
+    key, model, objective, sampler, grid = args
+    t0 = time.perf_counter()
+    return key, cell(model, objective, sampler, grid), time.perf_counter() - t0
+
+
+def _models(grid: GridSpec) -> list[ModelSpec]:
+    return [dataclasses.replace(grid.model.at(N), rebuild=None) for N in grid.n_data]
+
+
+def explorer_data(grid: GridSpec, workers: int = 2) -> dict:
+    """The page's data (see the module docstring); ``workers`` processes (1: in this process)."""
+    t0 = time.perf_counter()
+    models = _models(grid)
+    bare = dataclasses.replace(grid, model=models[0])  # picklable: no rebuild closure
+    tasks = [((o, s, k), models[k], grid.objectives[o], grid.samplers[s], bare)
+             for o in range(len(grid.objectives)) for s in range(len(grid.samplers)) for k in range(len(models))]
+    tasks.sort(key=lambda t: -(SAMPLERS[t[3]].periodic * 3 + 1) * t[1].n_data ** 0.1)  # long tasks first
+    cells: dict = {}
+    if workers <= 1:
+        results = map(_task, tasks)
+    else:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["theory.explore.grid"])
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        results = pool.map(_task, tasks)
+    seconds = {}
+    for key, data, sec in results:
+        cells[key] = data
+        seconds[key] = sec
+    if workers > 1:
+        pool.shutdown()
+    o_n, s_n, k_n = len(grid.objectives), len(grid.samplers), len(models)
+    nested = [[[cells[(o, s, k)] for k in range(k_n)] for s in range(s_n)] for o in range(o_n)]
+    return {
+        "model": grid.model.label, "approximation": grid.model.approximation,
+        "N": list(grid.n_data), "budgets": list(grid.budgets), "fractions": _round(grid.fractions),
+        "objectives": [{"key": o, "label": Objective(o).label} for o in grid.objectives],
+        "samplers": [{"key": s, "label": SAMPLERS[s].label} for s in grid.samplers],
+        "burn_in": grid.burn_in, "theta0": "0" if grid.theta0 is None else str(list(grid.theta0)),
+        "cells": nested, "chen": regimes.chen_overlay(models, grid.budgets),
+        "timing": {"seconds": time.perf_counter() - t0, "workers": workers,
+                   "cell_seconds": sum(seconds.values())},
+    }
+
+
+__all__ = ["PAGE_BUDGETS", "PAGE_FRACTIONS", "PAGE_N", "PAGE_N_DATA", "PAGE_OBJECTIVES", "GridSpec", "cell",
+           "explorer_data"]

@@ -1,0 +1,37 @@
+"""The step-size / minibatch trade-off explorer's API: for a model, a budget and an objective, the exact optimal
+(h, n) of each sampler, with its whole MSE surface, stability edge, a one-line explanation and a simulation
+spot-check.
+
+    >>> from theory import tradeoffs as tr
+    >>> answer = tr.tradeoffs(tr.toy(1000), tr.Budget(1e5), tr.Objective.quadratic(), samplers=["sgld", "msgld"])
+    >>> print(answer.table())                                      # doctest: +SKIP
+
+Every number comes from the exact engine (:func:`theory.exact_law`): the models are those with an affine gradient
+(:mod:`.models`: the Gaussian toy, the Gaussian mean model, your linear regression, logistic regression through its
+Laplace approximation, labelled as such), the samplers one line each (:mod:`.samplers`), the objective and budget
+in :mod:`.objective`, the surface, optimum and explanation in :mod:`.surface`, the spot-check in :mod:`.spotcheck`.
+``python -m theory.explore`` prints the table and writes the interactive page.
+"""
+
+from .api import SamplerResult, Tradeoff, tradeoffs
+from .models import (
+    PRESETS,
+    ModelSpec,
+    gaussian_mean,
+    laplace_linearised,
+    linear_regression,
+    logistic_laplace,
+    preset,
+    toy,
+)
+from .objective import Budget, Objective
+from .samplers import SAMPLERS, SamplerOptions, SamplerSpec, sampler_spec
+from .spotcheck import SpotCheck, spot_check
+from .surface import FRACTIONS, Optimum, Surface, default_n_values, explain, optimum, stability_edge, surfaces
+
+__all__ = [
+    "FRACTIONS", "PRESETS", "SAMPLERS", "Budget", "ModelSpec", "Objective", "Optimum", "SamplerOptions",
+    "SamplerResult", "SamplerSpec", "SpotCheck", "Surface", "Tradeoff", "default_n_values", "explain",
+    "gaussian_mean", "laplace_linearised", "linear_regression", "logistic_laplace", "optimum", "preset",
+    "sampler_spec", "spot_check", "stability_edge", "surfaces", "toy", "tradeoffs",
+]

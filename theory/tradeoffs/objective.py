@@ -1,0 +1,149 @@
+"""What the explorer minimises: the MSE of a time average (1/L) sum_{k=b}^{b+L-1} phi(theta_k) as an estimate of
+its posterior expectation (Vollmer et al. eq. 7), and the budget that fixes b and L.
+
+Objectives (:class:`Objective`):
+
+* ``mean``: phi = a^T theta (default a = e_1), estimating a^T E[theta];
+* ``variance``: phi = (a^T (theta - mu))^2 with mu the exact posterior mean (the mode, for the Laplace model),
+  estimating the posterior variance a^T Cov[theta] a: the centred second moment, with the centre known;
+* ``quadratic``: phi = theta^T B theta (default B = e_1 e_1^T, Chen et al.'s and Vollmer et al.'s theta^2),
+  estimating its posterior expectation.
+
+Budgets (:class:`Budget`) count per-datum gradient evaluations (``unit="gradients"``) or data passes (N of them
+each); a sampler with one-off cost s and cost c per step gets K = floor((budget - s) / c) steps, of which the first
+``burn_in`` fraction are discarded: b = floor(burn_in K), L = K - b.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from simulate.validation import ParameterError, check_finite_array, check_positive
+
+KINDS = ("mean", "variance", "quadratic")
+UNITS = ("gradients", "passes")
+
+
+@dataclass(frozen=True)
+class Objective:
+    """The test function phi of the time average; ``vector`` is a (mean, variance) or B (quadratic), None for the
+    default (e_1, e_1 e_1^T)."""
+
+    kind: str = "mean"
+    vector: tuple | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ParameterError(f"objective must be one of {KINDS}, got {self.kind!r}")
+
+    @classmethod
+    def mean(cls, a=None) -> Objective:
+        """MSE of the time average of a^T theta (default theta_1)."""
+        return cls("mean", None if a is None else tuple(np.ravel(a).tolist()))
+
+    @classmethod
+    def variance(cls, a=None) -> Objective:
+        """MSE of the time average of (a^T (theta - mu))^2, mu the posterior mean (default a = e_1)."""
+        return cls("variance", None if a is None else tuple(np.ravel(a).tolist()))
+
+    @classmethod
+    def quadratic(cls, B=None) -> Objective:
+        """MSE of the time average of theta^T B theta (default theta_1^2)."""
+        return cls("quadratic", None if B is None else tuple(map(tuple, np.atleast_2d(B).tolist())))
+
+    @property
+    def label(self) -> str:
+        what = {"mean": "posterior mean", "variance": "posterior variance", "quadratic": "quadratic observable"}
+        phi = {"mean": "a^T theta", "variance": "(a^T (theta - mu))^2", "quadratic": "theta^T B theta"}[self.kind]
+        if self.vector is None:
+            phi = {"mean": "theta_1", "variance": "(theta_1 - mu_1)^2", "quadratic": "theta_1^2"}[self.kind]
+        return f"MSE of the {what[self.kind]} estimate (time average of {phi})"
+
+    def _a(self, d: int) -> np.ndarray:
+        a = np.eye(d)[0] if self.vector is None else check_finite_array("a", self.vector, ndim=(1,))
+        if a.shape != (d,):
+            raise ParameterError(f"a must have shape ({d},), got {a.shape}")
+        return a
+
+    def _B(self, d: int) -> np.ndarray:
+        if self.kind == "quadratic":
+            B = np.outer(np.eye(d)[0], np.eye(d)[0]) if self.vector is None else check_finite_array(
+                "B", self.vector, ndim=(2,))
+            if B.shape != (d, d) or not np.allclose(B, B.T):
+                raise ParameterError(f"B must be a symmetric ({d}, {d}) matrix")
+            return B
+        a = self._a(d)
+        return np.outer(a, a)
+
+    def exact(self, law, n_steps: int, burn_in: int):
+        """(mean, variance, mse, target) of the time average under the exact law ``law`` (a
+        :class:`theory.linear_gaussian.TimeAverage`)."""
+        d = law.d
+        if self.kind == "mean":
+            return law.time_average(self._a(d), n_steps=n_steps, burn_in=burn_in)
+        centre = law.posterior_mean if self.kind == "variance" else None
+        return law.time_average(quadratic=self._B(d), n_steps=n_steps, burn_in=burn_in, centre=centre)
+
+    def stationary_value(self, law) -> float:
+        """E phi under the sampler's stationary law (averaged over the phases of a periodic chain)."""
+        phase = "average" if law.period > 1 else None
+        m, C = law.stationary_moments(phase)
+        if self.kind == "mean":
+            return float(self._a(law.d) @ m)
+        B = self._B(law.d)
+        s = m - law.posterior_mean if self.kind == "variance" else m
+        return float(np.trace(B @ C) + s @ B @ s)
+
+    def phi(self, theta: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """phi at the chains' states ``theta`` (M, d), shape (M, 1) (the simulation's test function)."""
+        d = theta.shape[1]
+        if self.kind == "mean":
+            return (theta @ self._a(d))[:, None]
+        x = theta - mu if self.kind == "variance" else theta
+        return np.einsum("mi,ij,mj->m", x, self._B(d), x)[:, None]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A budget of ``amount`` per-datum gradient evaluations (``unit="gradients"``) or data passes (``"passes"``);
+    ``burn_in``: the fraction of the steps discarded before the time average (0: average from theta_0, as Chen et
+    al.'s Figure 1)."""
+
+    amount: float
+    unit: str = "gradients"
+    burn_in: float = 0.0
+
+    def __post_init__(self) -> None:
+        check_positive("budget", self.amount)
+        if self.unit not in UNITS:
+            raise ParameterError(f"budget unit must be one of {UNITS}, got {self.unit!r}")
+        if not (math.isfinite(self.burn_in) and 0.0 <= self.burn_in < 1.0):
+            raise ParameterError(f"burn_in must satisfy 0 <= burn_in < 1 (a fraction of the steps), got {self.burn_in}")
+
+    def gradients(self, N: int) -> float:
+        """The budget in per-datum gradient evaluations for N data."""
+        return float(self.amount) * (N if self.unit == "passes" else 1)
+
+    def steps(self, sampler) -> tuple[int, int] | None:
+        """(burn_in b, n_steps L) this budget buys ``sampler`` (module docstring); None when not one step of the
+        average fits."""
+        N = sampler.model.n_data
+        setup = float(getattr(sampler.estimator, "setup_grads", 0) or 0)
+        K = int(math.floor((self.gradients(N) - setup) / sampler.grads_per_step() + 1e-9))
+        b = int(math.floor(self.burn_in * K))
+        if K - b < 1:
+            return None
+        return b, K - b
+
+    def describe(self, N: int | None = None) -> str:
+        if self.unit == "passes":
+            text = f"{self.amount:g} data passes" + (f" ({self.gradients(N):.3g} gradient evaluations)" if N else "")
+        else:
+            text = f"{self.amount:.3g} gradient evaluations" + (f" ({self.amount / N:.3g} data passes)" if N else "")
+        return text + (f", burn-in {self.burn_in:.0%} of the steps" if self.burn_in else "")
+
+
+__all__ = ["KINDS", "UNITS", "Budget", "Objective"]

@@ -1,0 +1,107 @@
+"""The samplers the explorer compares, each as one line of :mod:`simulate.samplers` at (h, n).
+
+``n`` is the minibatch size of the sampler's gradient estimate: n for SGLD (with and without replacement), mSGLD,
+SGLD-CV and SGHMC, n2 for SVRG-LD and vrSG-MCMC (Chen et al. Algorithm 1, whose anchor batch n1 and epoch m are
+:class:`SamplerOptions`). Costs per step are the estimators' own ``grads_per_step`` (per-datum gradient
+evaluations: n; 2n for SGLD-CV, plus N once for the full gradient at theta_hat; 2 n2 + N/m for SVRG-LD;
+2 n2 + n1/m for vrSG-MCMC).
+
+SGLD-CV is centred at the exact posterior mode (the mean, on these Gaussian posteriors): the mode search's cost is
+not counted, the full gradient at theta_hat (N evaluations) is. SGHMC's ``h`` is its learning rate eta (README).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from simulate import samplers as named
+from simulate.sampler import Sampler
+from simulate.validation import ParameterError, check_int, check_positive
+
+
+@dataclass(frozen=True)
+class SamplerOptions:
+    """Settings held fixed while (h, n) vary: vrSG-MCMC's anchor batch ``n1`` (None: min(N, 10 n2), Chen et al.'s
+    (100, 10) at N = 1000), the epoch ``m`` of SVRG-LD and vrSG-MCMC, SGHMC's friction ``alpha``."""
+
+    n1: int | None = None
+    m: int = 10
+    alpha: float = 0.1
+
+    def __post_init__(self) -> None:
+        if self.n1 is not None:
+            check_int("n1", self.n1, 1)
+        check_int("m", self.m, 1)
+        a = check_positive("alpha", self.alpha)
+        if a >= 1.0:
+            raise ParameterError(f"alpha must satisfy 0 < alpha < 1, got {a}")
+
+    def anchor_batch(self, N: int, n2: int) -> int:
+        """n1 for vrSG-MCMC at minibatch n2 (at least n2, at most N)."""
+        n1 = min(N, 10 * n2) if self.n1 is None else self.n1
+        if not n2 <= n1 <= N:
+            raise ParameterError(f"n1 must satisfy n2 = {n2} <= n1 <= N = {N}, got {n1}")
+        return n1
+
+
+@dataclass(frozen=True)
+class SamplerSpec:
+    """A sampler of the comparison: its key, label, and ``build(model, h, n, options) -> Sampler``."""
+
+    key: str
+    label: str
+    build: Callable[[object, float, int, SamplerOptions], Sampler]
+    periodic: bool = False  # the exact law is m-periodic (anchors refreshed every m steps)
+
+    def n_values(self, ns, N: int) -> tuple[int, ...]:
+        """The minibatch sizes of ``ns`` this sampler takes with N data (n2 < N for the anchored estimators, whose
+        anchor batch must be larger than n2)."""
+        top = N - 1 if self.periodic else N
+        return tuple(int(n) for n in ns if 1 <= int(n) <= top)
+
+    def settings(self, options: SamplerOptions, N: int, n: int) -> str:
+        """The fixed settings of this sampler in words (for tables and the page)."""
+        if self.key == "vrsgld":
+            return f"n1 = {options.anchor_batch(N, n)}, m = {options.m}"
+        if self.key == "svrgld":
+            return f"m = {options.m}"
+        if self.key == "sghmc":
+            return f"alpha = {options.alpha:g}"
+        if self.key == "sgld_cv":
+            return "theta_hat = posterior mode"
+        return ""
+
+
+def _mode(model) -> np.ndarray:
+    from theory.linear_gaussian.affine import posterior, read_parts
+
+    return posterior(read_parts(model))[0]
+
+
+def _cv(model, h: float, n: int, o: SamplerOptions) -> Sampler:
+    return named.sgld_cv(model, h, n, theta_hat=_mode(model))
+
+
+SAMPLERS: dict[str, SamplerSpec] = {s.key: s for s in (
+    SamplerSpec("sgld", "SGLD (without replacement)", lambda mo, h, n, o: named.sgld(mo, h, n)),
+    SamplerSpec("sgld_wr", "SGLD (with replacement)", lambda mo, h, n, o: named.sgld(mo, h, n, replace=True)),
+    SamplerSpec("msgld", "mSGLD", lambda mo, h, n, o: named.msgld(mo, h, n)),
+    SamplerSpec("sgld_cv", "SGLD-CV", _cv),
+    SamplerSpec("svrgld", "SVRG-LD", lambda mo, h, n, o: named.svrgld(mo, h, n, o.m), periodic=True),
+    SamplerSpec("vrsgld", "vrSG-MCMC (vrSGLD)",
+                lambda mo, h, n, o: named.vrsgld(mo, h, o.anchor_batch(mo.n_data, n), n, o.m), periodic=True),
+    SamplerSpec("sghmc", "SGHMC", lambda mo, h, n, o: named.sghmc(mo, h, o.alpha, n=n)),
+)}
+
+
+def sampler_spec(key: str) -> SamplerSpec:
+    """The sampler ``key`` of :data:`SAMPLERS` (ParameterError listing them otherwise)."""
+    if key not in SAMPLERS:
+        raise ParameterError(f"sampler must be one of {list(SAMPLERS)}, got {key!r}")
+    return SAMPLERS[key]
+
+
+__all__ = ["SAMPLERS", "SamplerOptions", "SamplerSpec", "sampler_spec"]
