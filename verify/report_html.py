@@ -134,9 +134,10 @@ def _summary_table(claims: list[dict]) -> str:
     rows, attrs = [], []
     for c in claims:
         zs = [abs(k["z"]) for k in c["checks"] if not isinstance(k["z"], str)]
+        worst = num(max(zs), ".2f" if max(zs) < 1e4 else ".3g") if zs else "-"
         rows.append([f'<a href="#{esc(c["id"])}"><code>{esc(c["id"])}</code></a>', esc(c["paper"]), esc(c["source"]),
                      _badge(c), esc(c["expected"]), f'<td class="num">{len(c["checks"])} + {len(c["exact"])}</td>',
-                     f'<td class="num">{max(zs):.2f}</td>' if zs else '<td class="num">-</td>',
+                     f'<td class="num">{worst}</td>',
                      f'<td class="num">{"-" if c["seconds"] is None else format(c["seconds"], ".1f")}</td>'])
         attrs.append(f'data-paper="{esc(c["paper"])}" data-verdict="{category(c)}"')
     head = ["claim", "paper", "source", "verdict", "expected", "checks (statistical + exact)", "worst |z|", "seconds"]
