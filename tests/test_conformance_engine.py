@@ -185,3 +185,13 @@ def test_baoab_time_averages_refuse_the_distinct_first_step():
     law = exact_law(NEW["BAOAB"]())
     with pytest.raises(ParameterError, match="step 0 differs"):
         law.time_average_mse(np.ones(2), n_steps=10)
+
+
+def test_baoab_first_step_in_every_route_of_the_finite_k_law():
+    """moments(k) (single steps, then powers of the period past POWER_FROM) equals the step-by-step trajectory."""
+    law = exact_law(NEW["BAOAB"](), np.ones(2))
+    traj = {k: (m, c) for k, m, c in law.trajectory(300)}
+    for k in (0, 1, 2, 65, 300):
+        m, c = law.moments(k)
+        np.testing.assert_allclose(m, traj[k][0], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(c, traj[k][1], rtol=1e-10, atol=1e-15)
