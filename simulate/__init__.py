@@ -4,7 +4,7 @@ A sampler is an integrator composed with a gradient estimator on a model (:mod:`
 
     models/        Gaussian mean, linear and logistic regression, 1-D potentials, Baker et al.'s toys, LDA
     estimators/    full gradient, minibatch, control variate, vr / SVRG, SAGA, stratified, Remark 7, additive noise
-    integrators/   Langevin (SGLD), mSGLD, SGHMC, SGRLD
+    integrators/   Langevin (SGLD, any temperature), mSGLD, SGHMC, explicit-Euler SGHMC, BAOAB, SGRLD
     samplers.py    every named sampler: sgld, msgld, sgld_cv, svrgld, vrsgld, saga_ld, sghmc, cp_sgld, ...
     runtime/       run(): M chains in blocks with their own random streams; threads, drawing ahead, Dask
     analysis/      KL, ZV, divide-and-conquer, reference posteriors (MALA, quadrature), ArviZ export

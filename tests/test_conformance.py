@@ -1,6 +1,8 @@
-"""verify.conformance: the stop-gap exact engine against the workbench's theory, the harness's power, planted bugs
-in a user's numpy step, bad input, and one quick case per peer adapter (skipped, with the reason, when the peer is
-not installed)."""
+"""verify.conformance: the reference moment recursion (tests/_conformance_recursion.py) against the workbench's
+theory, the harness's power, planted bugs in a user's numpy step, bad input, and one quick case per peer adapter
+(skipped, with the reason, when the peer is not installed). The engine against the reference:
+test_conformance_engine.py.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
+from _conformance_recursion import MomentChain
 
 from simulate.validation import ParameterError
 from theory.chains import gaussian_targets as baker_toys
@@ -30,7 +33,6 @@ from verify.conformance import (
     toy_problem,
 )
 from verify.conformance._exact import _exact_moments
-from verify.conformance._recursion import MomentChain
 
 TOY, LR = toy_problem(), linreg_problem()
 QUICK = Schedule(snapshots=(1, 3, 10), burn_in=150, window=400)

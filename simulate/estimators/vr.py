@@ -88,6 +88,10 @@ class VRMinibatch(EstimatorBase):
         """Size n1 of the anchor minibatch (N for SVRG-LD)."""
         return int(self.n1)
 
+    def anchor_is_full(self, model: Model) -> bool:
+        """True when the anchor gradient is the exact full-data sum (n1 = N without replacement; SVRG-LD always)."""
+        return self.anchor_size(model) == model.n_data and not self.replace
+
     def check(self, model: Model) -> None:
         """Validate 1 <= n2 < n1 <= N (Chen et al. Algorithm 1 input: n1 > n2), m >= 1 and replace in {True, False}."""
         N = model.n_data
@@ -126,7 +130,7 @@ class VRMinibatch(EstimatorBase):
         """
         N = model.n_data
         n1 = self.anchor_size(model)
-        if n1 == N and not self.replace:
+        if self.anchor_is_full(model):
             return model.grad_log_lik_full(theta_tilde)
         return self.anchor_gradient_at(model, theta_tilde, sample_indices(rng, N, n1, theta_tilde.shape[0],
                                                                            self.replace))
@@ -145,7 +149,7 @@ class VRMinibatch(EstimatorBase):
         anchor = None
         if step % self.m == 0:
             N, n1 = model.n_data, self.anchor_size(model)
-            anchor = () if n1 == N and not self.replace else sample_indices(rng, N, n1, n_chains, self.replace)
+            anchor = () if self.anchor_is_full(model) else sample_indices(rng, N, n1, n_chains, self.replace)
         return VRDraws(anchor, sample_indices(rng, model.n_data, self.n2, n_chains, self.replace))
 
     def apply(self, model: Model, theta: np.ndarray, state: VRState, draws: VRDraws) -> tuple[np.ndarray, VRState]:
@@ -190,16 +194,21 @@ class SVRG(VRMinibatch):
     g = grad log p(theta) + sum_{i=1}^N grad log p(d_i|theta_tilde)
         + (N/n2) sum_{i in pi2} (grad log p(d_i|theta) - grad log p(d_i|theta_tilde)),
     the anchor theta_tilde refreshed every m steps. ``n1`` is stored as None (the full data set; see
-    :meth:`anchor_size`); the correction minibatch is drawn without replacement.
+    :meth:`anchor_size`); the correction minibatch is drawn without replacement unless ``replace`` (as SGMCMCJax
+    draws it); the anchor gradient is always the exact full sum.
     """
 
     name = "svrg"
 
-    def __init__(self, n2: int, m: int) -> None:
+    def __init__(self, n2: int, m: int, replace: bool = False) -> None:
         object.__setattr__(self, "n1", None)
         object.__setattr__(self, "n2", n2)
         object.__setattr__(self, "m", m)
-        object.__setattr__(self, "replace", False)
+        object.__setattr__(self, "replace", replace)
+
+    def anchor_is_full(self, model: Model) -> bool:
+        """Always: SVRG-LD's anchor gradient is the full-data sum, whatever ``replace`` says of the minibatch."""
+        return True
 
     def anchor_size(self, model: Model) -> int:
         """n1 = N: the anchor gradient is the full gradient."""

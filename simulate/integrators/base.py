@@ -3,12 +3,33 @@ stability bound h < 4/L of a first-order Langevin step, no random numbers inside
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from ..validation import ParameterError, check_real
+
 #: The state of an integrator without one (first-order schemes).
 EMPTY: tuple = ()
+
+
+def check_temperature(value) -> float:
+    """``temperature`` T scales the injected noise variance (target p^(1/T)); 0 <= T < inf (0: no injected noise)."""
+    v = check_real("temperature", value)
+    if not (math.isfinite(v) and v >= 0.0):
+        raise ParameterError(f"temperature must satisfy 0 <= temperature < inf, got {value!r}")
+    return v
+
+
+def check_variance(name: str, value) -> float | None:
+    """A momentum variance given in absolute units: None (the integrator's default) or 0 <= value < inf."""
+    if value is None:
+        return None
+    v = check_real(name, value)
+    if not (math.isfinite(v) and v >= 0.0):
+        raise ParameterError(f"{name} must satisfy 0 <= {name} < inf (a variance per coordinate), got {value!r}")
+    return v
 
 
 class IntegratorBase:

@@ -4,7 +4,9 @@
 
 (Welling & Teh 2011; Vollmer et al. 2016 eq. 2/5), ``g`` an estimate of grad log posterior: SGLD's step
 (:class:`Langevin`), mSGLD's (:class:`ModifiedLangevin`) and SAGA's printed map without noise
-(:class:`NoiselessLangevin`). Updates work in place on ``theta`` (M, d); their state is empty.
+(:class:`NoiselessLangevin`). Updates work in place on ``theta`` (M, d); their state is empty. :class:`Langevin`
+takes a ``temperature`` T: the injected noise becomes sqrt(h T) xi (stationary law p^(1/T) as h -> 0; T = 1 is SGLD,
+as in blackjax's ``temperature`` and SGMCMCJax's ``tau`` where they are right).
 """
 
 from __future__ import annotations
@@ -14,18 +16,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._fast import kernels
-from .base import EMPTY, IntegratorBase
+from .base import EMPTY, IntegratorBase, check_temperature
 
 
 @dataclass(frozen=True)
 class Langevin(IntegratorBase):
-    """Euler-Maruyama step of d theta = (1/2) grad log pi dt + dW (Vollmer et al. eq. 2; SGLD eq. 5)."""
+    """Euler-Maruyama step of d theta = (1/2) grad log pi dt + sqrt(T) dW (Vollmer et al. eq. 2; SGLD eq. 5 at
+    ``temperature`` T = 1): theta' = theta + (h/2) g + sqrt(h T) xi."""
+
+    temperature: float = 1.0
 
     name = "langevin"
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "temperature", check_temperature(self.temperature))
+
     def noise_scale(self, h: float) -> float:
-        """Standard deviation of the injected noise per coordinate: sqrt(h)."""
-        return float(np.sqrt(h))
+        """Standard deviation of the injected noise per coordinate: sqrt(h T)."""
+        return float(np.sqrt(h * self.temperature))
 
     def noise_matrix(self, h: float, noise_cov: np.ndarray | None) -> float:
         return self.noise_scale(h)

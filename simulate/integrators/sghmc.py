@@ -16,6 +16,9 @@ mass M = I, friction C): eta = eps^2, alpha = eps C (see :meth:`SGHMC.from_frict
 
 The momentum starts at v ~ N(0, eta I) and, when ``resample_every = L`` is given, is redrawn from N(0, eta I) after
 every L steps (the "trajectory of L steps" of Baker et al. Sec. 2.4; the sgmcmc package's L inner steps).
+``temperature`` T scales every injected variance: the step's noise is sqrt(2 alpha eta T) xi and the momentum's
+default law N(0, eta T I) (target p^(1/T)); ``v0_var`` and ``refresh_var`` override the variance per coordinate of
+the initial and of the redrawn momentum (absolute units; a library that draws them otherwise is declared so).
 The sgmcmc package writes the same update with eps for eta and refreshes v as 0.5 sqrt(2 eps) N(0, 1), i.e.
 N(0, eps/2); the workbench uses Chen et al.'s N(0, eta I), the stationary momentum law of the dynamics.
 
@@ -32,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..validation import ParameterError, check_int, check_positive
-from .base import IntegratorBase
+from .base import IntegratorBase, check_temperature, check_variance
 
 
 class SGHMCState(NamedTuple):
@@ -44,10 +47,14 @@ class SGHMCState(NamedTuple):
 
 @dataclass(frozen=True)
 class SGHMC(IntegratorBase):
-    """SGHMC integrator (Chen et al. 2014 eq. 15, M = I, beta_hat = 0) with friction ``alpha`` in (0, 1]."""
+    """SGHMC integrator (Chen et al. 2014 eq. 15, M = I, beta_hat = 0) with friction ``alpha`` in (0, 1],
+    ``temperature`` T >= 0 and optional momentum variances ``v0_var``, ``refresh_var`` (default eta T)."""
 
     alpha: float
     resample_every: int | None = None
+    temperature: float = 1.0
+    v0_var: float | None = None
+    refresh_var: float | None = None
 
     name = "sghmc"
 
@@ -57,6 +64,17 @@ class SGHMC(IntegratorBase):
             raise ParameterError(f"alpha must satisfy 0 < alpha <= 1 (friction per step), got {self.alpha!r}")
         if self.resample_every is not None:
             check_int("resample_every", self.resample_every, 1)
+        object.__setattr__(self, "temperature", check_temperature(self.temperature))
+        object.__setattr__(self, "v0_var", check_variance("v0_var", self.v0_var))
+        object.__setattr__(self, "refresh_var", check_variance("refresh_var", self.refresh_var))
+
+    def initial_var(self, h: float) -> float:
+        """Variance per coordinate of v_0: ``v0_var``, else eta T."""
+        return h * self.temperature if self.v0_var is None else self.v0_var
+
+    def redraw_var(self, h: float) -> float:
+        """Variance per coordinate of a redrawn momentum: ``refresh_var``, else eta T."""
+        return h * self.temperature if self.refresh_var is None else self.refresh_var
 
     @classmethod
     def from_friction(cls, eps: float, friction: float, resample_every: int | None = None) -> tuple[SGHMC, float]:
@@ -73,15 +91,15 @@ class SGHMC(IntegratorBase):
             "Lipschitz constant of grad log posterior")
 
     def noise_scale(self, h: float) -> float:
-        """Standard deviation of the injected momentum noise per coordinate: sqrt(2 alpha eta)."""
-        return float(np.sqrt(2.0 * self.alpha * h))
+        """Standard deviation of the injected momentum noise per coordinate: sqrt(2 alpha eta T)."""
+        return float(np.sqrt(2.0 * self.alpha * h * self.temperature))
 
     def noise_matrix(self, h: float, noise_cov: np.ndarray | None) -> float:
         return self.noise_scale(h)
 
     def init_state(self, theta: np.ndarray, h: float, rng: np.random.Generator) -> SGHMCState:
-        """v_0 ~ N(0, eta I), drawn after the estimator's initial random numbers."""
-        return SGHMCState(np.sqrt(h) * rng.standard_normal(theta.shape), 0)
+        """v_0 ~ N(0, eta T I) (or ``v0_var``), drawn after the estimator's initial random numbers."""
+        return SGHMCState(np.sqrt(self.initial_var(h)) * rng.standard_normal(theta.shape), 0)
 
     def draws_in_update(self) -> bool:
         """The momentum refresh (every ``resample_every`` steps) draws from rng inside the update."""
@@ -100,10 +118,13 @@ class SGHMC(IntegratorBase):
         xi *= noise
         v += xi
         theta += v
-        k = state.step + 1
+        return self._after_step(v, state.step + 1, h, rng)
+
+    def _after_step(self, v: np.ndarray, k: int, h: float, rng: np.random.Generator | None) -> SGHMCState:
+        """The state after step k (1-based): v redrawn from N(0, redraw_var) (in place) when L divides k."""
         if self.resample_every is not None and k % self.resample_every == 0:
             v[...] = rng.standard_normal(v.shape)
-            v *= np.sqrt(h)
+            v *= np.sqrt(self.redraw_var(h))
         return SGHMCState(v, k)
 
 

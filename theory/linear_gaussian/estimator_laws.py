@@ -16,7 +16,7 @@ E[g | x] = Gm x^ (d, n), its own blocks' mean update (n, n) and the fluctuation 
                       sum_i g_i(theta_hat) (Baker et al. 2019 Alg. 1);
 * vrSG-MCMC / SVRG:   at l mod m = 0: anchor = theta, gtilde = (N/n1) sum_{i in pi} G_i x^_theta; then
                       g = gtilde + G_0 x^_theta + (N/n2) sum_{i in pi2} G_i (theta - anchor, 0) (Chen et al. 2019
-                      Alg. 1; SVRG-LD: n1 = N); period m;
+                      Alg. 1; SVRG-LD: gtilde the full sum, pi2 with or without replacement); period m;
 * SAGA:               table entries T_i: g = G_0 x^_theta + sum_j T_j + (N/n) sum_{i in S} (G_i x^_theta - T_i), then
                       T_i <- G_i x^_theta for i in S (Dubey et al. 2016; Baker et al. 2019 Sec. 4.4);
 * minibatch reused K steps (:class:`simulate.estimators.reuse.Reused`): exact where the inner noise is additive (all
@@ -160,7 +160,8 @@ def vr_minibatch(est, ctx: Context) -> EstimatorLaw:
     p = ctx.parts
     N, d = p.n_data, p.dim
     n1 = est.anchor_size(_Sized(N))
-    op1 = NoiseOperator(p, Scheme.minibatch(N, n1, est.replace))
+    full = est.anchor_is_full(_Sized(N))  # the exact full sum (SVRG-LD, with or without replacement for pi2)
+    op1 = NoiseOperator(p, Scheme.minibatch(N, N if full else n1, False if full else est.replace))
     op2 = NoiseOperator(p, Scheme.minibatch(N, est.n2, est.replace))
     Gsum = p.gradient_matrix_sum()
 

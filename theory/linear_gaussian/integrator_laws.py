@@ -2,14 +2,21 @@
 
 An integrator law gives the blocks it adds (SGHMC's momentum), its period (the momentum refresh), and for the update
 x' = A x^ + B g + noise: A (n, n) (identity off its blocks), B (n, d) and the noise covariance Qn (n, n), plus the
-stages after the update (the refresh). Workbench convention (README):
+stages after the update (the refresh) and, where step 0 differs from the rest (BAOAB), that step's (A, B, Qn).
+Workbench convention (README); T is the integrator's ``temperature`` (every injected variance times T):
 
-* Langevin / SGLD:   theta' = theta + (h/2) g + sqrt(h) xi (Welling & Teh 2011; Vollmer et al. eq. 5);
+* Langevin / SGLD:   theta' = theta + (h/2) g + sqrt(h T) xi (Welling & Teh 2011; Vollmer et al. eq. 5);
 * no noise:          theta' = theta + (h/2) g (SAGA's update as printed in Baker et al. Sec. 4.4);
 * mSGLD:             theta' = theta + (h/2) g + sqrt(h) (I - (h/8) Cov g) xi (Vollmer et al. eq. 9 with Cov fhat =
                      Cov g / 4; needs Cov g free of theta);
-* SGHMC:             v' = (1 - alpha) v + h g + sqrt(2 alpha h) xi, theta' = theta + v' (Chen et al. 2014 eq. 15,
-                     M = I, beta_hat = 0); v <- sqrt(h) xi' after every ``resample_every`` steps; v_0 ~ N(0, h I).
+* SGHMC:             v' = (1 - alpha) v + h g + sqrt(2 alpha h T) xi, theta' = theta + v' (Chen et al. 2014 eq. 15,
+                     M = I, beta_hat = 0); v <- N(0, refresh_var) after every ``resample_every`` steps;
+                     v_0 ~ N(0, v0_var) (both default h T);
+* explicit-Euler SGHMC: theta' = theta + v, v' = (1 - alpha) v + h g(theta) + sqrt(2 alpha h T) xi (the peers' order;
+                     :mod:`simulate.integrators.underdamped`), momentum as SGHMC;
+* BAOAB:             v1 = v + k g, theta' = theta + (1 + c)/2 v1 + eta/2, v' = c v1 + eta, eta ~ N(0, h T (1 - c^2)),
+                     c = exp(-alpha), k = h (k = h/2 at step 0): the B A O A of Leimkuhler & Matthews (2013) with the
+                     previous step's closing half-kick folded in (:mod:`simulate.integrators.underdamped`).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ class IntegratorLaw:
     post: Callable[[int, Layout], list[Stage]]
     init_noise: Callable[[Layout], np.ndarray]
     needs_grad_cov: bool = False
+    first: Callable[[Layout], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None  # step 0's (A, B, Qn)
 
 
 def _theta_noise(lay: Layout, cov: np.ndarray) -> np.ndarray:
@@ -47,7 +55,8 @@ def _first_order(ctx: Context, noise: Callable[[Layout, np.ndarray], np.ndarray]
 
 
 def langevin(integ, ctx: Context) -> IntegratorLaw:
-    return _first_order(ctx, lambda lay, c: _theta_noise(lay, eye(lay.d, lay.dtype) * ctx.h))
+    T = ctx.num(integ.temperature)
+    return _first_order(ctx, lambda lay, c: _theta_noise(lay, eye(lay.d, lay.dtype) * (ctx.h * T)))
 
 
 def noiseless_langevin(integ, ctx: Context) -> IntegratorLaw:
@@ -65,9 +74,37 @@ def modified_langevin(integ, ctx: Context) -> IntegratorLaw:
     return _first_order(ctx, noise, needs=True)
 
 
+def _variance(value, default):
+    """A momentum variance: the integrator's absolute value, else its default (h T, possibly symbolic in h)."""
+    return default if value is None else value
+
+
+def _momentum(integ, ctx: Context, update, first=None) -> IntegratorLaw:
+    """The law of a momentum integrator: ``update`` (A, B, Qn); v_0 ~ N(0, v0_var I); v redrawn from
+    N(0, refresh_var I) after every ``resample_every`` steps (when the integrator has one)."""
+    h, T = ctx.h, ctx.num(integ.temperature)
+    L = getattr(integ, "resample_every", None)
+    v0 = _variance(None if integ.v0_var is None else ctx.num(integ.v0_var), h * T)
+    vr = _variance(None if getattr(integ, "refresh_var", None) is None else ctx.num(integ.refresh_var), h * T)
+
+    def post(phase: int, lay: Layout) -> list[Stage]:
+        if L is None or (phase + 1) % L != 0:
+            return []
+        M = eye(lay.n, lay.dtype)
+        M[lay.slice("v")] = 0
+        Ev = lay.embed("v")
+        return [Stage(M, Ev @ Ev.T * vr)]
+
+    def init_noise(lay: Layout) -> np.ndarray:
+        Ev = lay.embed("v")
+        return Ev @ Ev.T * v0
+
+    return IntegratorLaw((("v", ctx.parts.dim),), 1 if L is None else int(L), update, post, init_noise,
+                         first=first)
+
+
 def sghmc(integ, ctx: Context) -> IntegratorLaw:
-    h, a = ctx.h, ctx.num(integ.alpha)
-    L = integ.resample_every
+    h, a, T = ctx.h, ctx.num(integ.alpha), ctx.num(integ.temperature)
 
     def update(lay: Layout, cov_g: np.ndarray):
         th, v = lay.slice("theta"), lay.slice("v")
@@ -77,21 +114,47 @@ def sghmc(integ, ctx: Context) -> IntegratorLaw:
         A[v] = Ev * (1 - a)
         B = (lay.embed("theta") + lay.embed("v")) * h
         W = lay.embed("theta") + lay.embed("v")
-        return A, B, W @ W.T * (2 * a * h)
+        return A, B, W @ W.T * (2 * a * h * T)
 
-    def post(phase: int, lay: Layout) -> list[Stage]:
-        if L is None or (phase + 1) % L != 0:
-            return []
-        M = eye(lay.n, lay.dtype)
-        M[lay.slice("v")] = 0
-        Ev = lay.embed("v")
-        return [Stage(M, Ev @ Ev.T * h)]
-
-    def init_noise(lay: Layout) -> np.ndarray:
-        Ev = lay.embed("v")
-        return Ev @ Ev.T * h
-
-    return IntegratorLaw((("v", ctx.parts.dim),), 1 if L is None else int(L), update, post, init_noise)
+    return _momentum(integ, ctx, update)
 
 
-__all__ = ["IntegratorLaw", "langevin", "modified_langevin", "noiseless_langevin", "sghmc"]
+def explicit_euler_sghmc(integ, ctx: Context) -> IntegratorLaw:
+    h, a, T = ctx.h, ctx.num(integ.alpha), ctx.num(integ.temperature)
+
+    def update(lay: Layout, cov_g: np.ndarray):
+        th, v = lay.slice("theta"), lay.slice("v")
+        A = eye(lay.n, lay.dtype)
+        Ev = lay.select("v")
+        A[th] = A[th] + Ev
+        A[v] = Ev * (1 - a)
+        E = lay.embed("v")
+        return A, E * h, E @ E.T * (2 * a * h * T)
+
+    return _momentum(integ, ctx, update)
+
+
+def baoab(integ, ctx: Context) -> IntegratorLaw:
+    h, T = ctx.h, ctx.num(integ.temperature)
+    c = ctx.num(integ.damping)
+    half = ctx.num(0.5)
+
+    def update_with(kick):
+        def update(lay: Layout, cov_g: np.ndarray | None = None):
+            th, v = lay.slice("theta"), lay.slice("v")
+            A = eye(lay.n, lay.dtype)
+            Ev = lay.select("v")
+            A[th] = A[th] + Ev * ((1 + c) * half)
+            A[v] = Ev * c
+            B = (lay.embed("theta") * ((1 + c) * half) + lay.embed("v") * c) * kick
+            W = lay.embed("theta") * half + lay.embed("v")
+            return A, B, W @ W.T * (h * T * (1 - c * c))
+
+        return update
+
+    first = update_with(h * half)
+    return _momentum(integ, ctx, update_with(h), first=lambda lay: first(lay))
+
+
+__all__ = ["IntegratorLaw", "baoab", "explicit_euler_sghmc", "langevin", "modified_langevin", "noiseless_langevin",
+           "sghmc"]

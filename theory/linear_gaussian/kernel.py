@@ -13,6 +13,8 @@ from math import lcm
 
 import numpy as np
 
+from simulate.validation import ParameterError
+
 from .affine import Parts
 from .stages import Stage, eye, zeros
 
@@ -100,12 +102,14 @@ class Context:
 @dataclass(frozen=True)
 class Kernel:
     """``phases[p]``: the stages of a step at phase p, applied in order; ``init`` (n, d+1) maps (theta_0, 1) to x^_0;
-    ``init_noise`` (n, n): the covariance of the independent initial draws (SGHMC's v_0 ~ N(0, h I))."""
+    ``init_noise`` (n, n): the covariance of the independent initial draws (SGHMC's v_0 ~ N(0, h I)); ``first``: the
+    stages of step 0 where they differ from phase 0's (BAOAB's opening half-kick), else None."""
 
     layout: Layout
     phases: tuple[tuple[Stage, ...], ...]
     init: np.ndarray
     init_noise: np.ndarray
+    first: tuple[Stage, ...] | None = None
 
     @property
     def period(self) -> int:
@@ -125,8 +129,25 @@ class Kernel:
         n = self.layout.n
         return reduce(lambda acc, st: st.kron2() @ acc, self.phases[phase], eye(n * n, self.layout.dtype))
 
-    def initial(self, m0: np.ndarray, C0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(E x^_0, E x^_0 x^_0^T) for theta_0 ~ N(m0, C0) (C0 = 0: a point)."""
+    def stages_at(self, step: int) -> tuple[Stage, ...]:
+        """The stages of step ``step`` (0-based): ``first`` at step 0 when given, else phase step mod P."""
+        if step == 0 and self.first is not None:
+            return self.first
+        return self.phases[step % self.period]
+
+    def advance(self, step: int, m: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(E x^_{k+1}, E x^_{k+1} x^_{k+1}^T) from those of step k = ``step``."""
+        for st in self.stages_at(step):
+            m, X = st.mean @ m, st.second(X)
+        return m, X
+
+    def initial(self, m0: np.ndarray, C0: np.ndarray, first_ok: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(E x^_0, E x^_0 x^_0^T) for theta_0 ~ N(m0, C0) (C0 = 0: a point). A caller that steps from here by the
+        phases alone must leave ``first_ok`` False: a kernel whose step 0 differs then raises."""
+        if self.first is not None and not first_ok:
+            raise ParameterError("this sampler's step 0 differs from its later steps (BAOAB's opening half-kick): its "
+                                 "finite-k law is available as ExactLaw.moments / trajectory, its stationary law as "
+                                 "stationary_moments; time averages from the start are not implemented for it")
         d = self.layout.d
         mh = zeros((d + 1,), self.layout.dtype)
         mh[:d] = m0
@@ -151,7 +172,13 @@ class Kernel:
             st[0] = st[0].before(T(origins[p], +1))
             st[-1] = st[-1].after(T(origins[(p + 1) % P], -1))
             phases.append(tuple(st))
-        return Kernel(self.layout, tuple(phases), T(origins[0], -1) @ self.init, self.init_noise)
+        first = None
+        if self.first is not None:
+            first = list(self.first)
+            first[0] = first[0].before(T(origins[0], +1))
+            first[-1] = first[-1].after(T(origins[1 % P], -1))
+            first = tuple(first)
+        return Kernel(self.layout, tuple(phases), T(origins[0], -1) @ self.init, self.init_noise, first)
 
 
 def common_period(*periods: int) -> int:

@@ -98,9 +98,14 @@ class ExactLaw:
         """(E x_k, Cov x_k) of theta (or of the whole state) after k steps from the start."""
         k = check_int("k", k, 0)
         K, origins = self._centred_or_raw
-        m, S = K.initial(self.theta0, self.cov0)
+        m, S = K.initial(self.theta0, self.cov0, first_ok=True)
         P = K.period
-        q, r = divmod(k, P)
+        done = 0
+        if K.first is not None:  # step 0 differs: take it, then single steps up to a whole period
+            while done < k and (done == 0 or done % P):
+                m, S = K.advance(done, m, S)
+                done += 1
+        q, r = divmod(k - done, P)
         if self.explicit and q > POWER_FROM:
             n = K.layout.n
             m = np.linalg.matrix_power(solve.period_first(K), q) @ m
@@ -119,12 +124,12 @@ class ExactLaw:
         """Yields (k, E x_k, Cov x_k) for k = 0..k_max in one pass of the exact recursions (O(k_max))."""
         k_max = check_int("k_max", k_max, 0)
         K, origins = self._centred_or_raw
-        m, S = K.initial(self.theta0, self.cov0)
+        m, S = K.initial(self.theta0, self.cov0, first_ok=True)
         D, P = K.layout.D, K.period
         for k in range(k_max + 1):
             cov = S[:D, :D] - np.outer(m[:D], m[:D])
             yield (k,) + self._out(m[:D] + origins[k % P], 0.5 * (cov + cov.T), whole_state)
-            m, S = K.first_matrix(k % P) @ m, K.second(k % P, S)
+            m, S = K.advance(k, m, S)
 
     def mean(self, k: int, whole_state: bool = False) -> np.ndarray:
         """E theta_k (exact)."""

@@ -16,6 +16,7 @@ from simulate.estimators.stratified import Stratified
 from simulate.estimators.vr import SVRG, VRMinibatch
 from simulate.integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin, PrintedEq9Langevin
 from simulate.integrators.sghmc import SGHMC
+from simulate.integrators.underdamped import BAOAB, ExplicitEulerSGHMC
 from simulate.validation import ParameterError
 
 from . import estimator_laws as el
@@ -40,6 +41,8 @@ INTEGRATORS = {
     ModifiedLangevin: il.modified_langevin,
     PrintedEq9Langevin: il.modified_langevin,
     SGHMC: il.sghmc,
+    ExplicitEulerSGHMC: il.explicit_euler_sghmc,
+    BAOAB: il.baoab,
 }
 
 
@@ -63,21 +66,26 @@ def integrator_law(integ, ctx: Context) -> il.IntegratorLaw:
 
 
 def build_kernel(estimator, integrator, ctx: Context) -> Kernel:
-    """The chain's kernel: layout (theta, integrator blocks, estimator blocks) and the stages of every phase."""
+    """The chain's kernel: layout (theta, integrator blocks, estimator blocks), the stages of every phase and, where the
+    integrator's step 0 differs (BAOAB), the stages of step 0."""
     est, integ = estimator_law(estimator, ctx), integrator_law(integrator, ctx)
     blocks = (("theta", ctx.parts.dim),) + integ.blocks + est.blocks
     lay = Layout(tuple(b[0] for b in blocks), tuple(b[1] for b in blocks), ctx.dtype)
     cov_g = est.msgld_cov(lay) if integ.needs_grad_cov else None
-    A, B, Qn = integ.update(lay, cov_g)
-    phases = []
-    for p in range(common_period(est.period, integ.period)):
+
+    def stages(p: int, update) -> tuple[Stage, ...]:
+        A, B, Qn = update
         core = est.core(p % est.period, lay)
         # A and the estimator's state map both carry the identity off their own blocks: count it once
         mean = A + core.state_mean - eye(lay.n, lay.dtype) + B @ core.grad_mean
         noise = Qn if core.grad_noise is None else Qn + B @ core.grad_noise @ B.T  # Gaussian gradient noise
         main = Stage(mean, noise, None if core.fluct is None else core.fluct.stage_fluct(B))
-        phases.append(tuple(est.pre(p % est.period, lay)) + (main,) + tuple(integ.post(p % integ.period, lay)))
-    return Kernel(lay, tuple(phases), est.init(lay), integ.init_noise(lay))
+        return tuple(est.pre(p % est.period, lay)) + (main,) + tuple(integ.post(p % integ.period, lay))
+
+    update = integ.update(lay, cov_g)
+    phases = tuple(stages(p, update) for p in range(common_period(est.period, integ.period)))
+    first = None if integ.first is None else stages(0, integ.first(lay))
+    return Kernel(lay, phases, est.init(lay), integ.init_noise(lay), first)
 
 
 __all__ = ["ESTIMATORS", "INTEGRATORS", "build_kernel", "estimator_law", "integrator_law"]

@@ -90,6 +90,9 @@ def method_of(sampler) -> str:
     from simulate.integrators.langevin import Langevin, ModifiedLangevin
 
     est, integ = sampler.estimator, sampler.integrator
+    if getattr(integ, "temperature", 1.0) != 1.0:
+        raise ParameterError(f"no toy-model theory for sampler {sampler.name!r} at temperature {integ.temperature:g} "
+                             "(Vollmer et al.'s laws are at T = 1; theory.exact_law covers any T)")
     if isinstance(integ, Langevin) and isinstance(est, FullGradient):
         return "euler"
     if isinstance(integ, Langevin) and isinstance(est, Minibatch):

@@ -1,22 +1,21 @@
 """The exact answer for a declared algorithm: the one narrow function the conformance layer asks.
 
-``_exact_moments`` is the single place that would switch wholly to the exact engine ``theory.exact_law(sampler)``
-(mean(k), cov(k), stationary_mean(), stationary_cov()) once the engine has the peers' integrators (explicit-Euler
-SGHMC, BAOAB, temperature, momentum refresh). Until then it uses the workbench's theory where it applies and the
-stop-gap recursion of :mod:`verify.conformance._recursion` elsewhere:
+``_exact_moments`` builds the workbench sampler the declaration names (:func:`._workbench.workbench_sampler`: the
+estimator, e.g. ``Minibatch``, ``ControlVariate``, ``SVRG``, ``Reused`` for one minibatch per call, and the
+integrator, ``Langevin``, ``SGHMC``, ``ExplicitEulerSGHMC`` or ``BAOAB``, with the temperature and momentum laws as
+integrator parameters) and reads the project's one exact engine, ``theory.exact_law(sampler)``: mean(k), cov(k) at
+k = calls x inner steps and the stationary law (at phase 0, the call boundary, for a refreshed momentum or a reused
+minibatch; averaged over the phases for SVRG's anchor period). Every declared algorithm on every problem comes from
+the engine, including finite-k covariances on linear regression, SVRG-LD (an anchor offset runs as two segments:
+the moment recursion is linear in the first two moments, so the second segment starts from the first's mean and
+covariance), explicit-Euler SGHMC, momentum refreshes, one minibatch per call (exact for additive gradient noise;
+the engine says why not otherwise), BAOAB, a temperature and the power calculation's ``noise_scale``.
 
-* 1-D toy, SGLD: ``theory.toy.chain.ToyChain`` (Vollmer et al. 2016 eqs. 14-18: mean and variance at step k and
-  stationary);
-* SGLD / SGLD-CV on linear regression: stationary law ``theory.chains.linear_regression.stationary_cov_linreg`` (Baker
-et al.
-  2019, exact on linear regression);
-* SGHMC in Chen et al.'s order without momentum refresh:
-``theory.chains.linear_regression.sghmc_cv_stationary_cov_linreg``
-  (its ``method="sgld"`` minibatch estimator; on the toy this is ``theory.chains.sghmc``'s law);
-* everything else (finite-k covariances on linear regression, SVRG-LD, explicit-Euler SGHMC, momentum refreshes, one
-  minibatch per call, BAOAB, a temperature or ``noise_scale`` != 1): the stop-gap recursion. Tests check the
-  recursion against each of the theory routes above to 1e-12. Minibatches in reshuffled epochs (``DataLoader``):
-  ``verify.conformance._epochs`` (the 1-D toy).
+One case is not the engine's: minibatches in reshuffled epochs (``DataLoader(shuffle=True)``, ``epochs=True``). The
+errors of one epoch's disjoint batches are negatively correlated (they sum to zero), which is not a chain with
+independent random stages, so the engine cannot express it; :mod:`verify.conformance._epochs` gives its law on the
+1-D toy (additive noise). tests/_conformance_recursion.py keeps the former stop-gap recursion as an independent test
+reference: tests check the engine's answers against it for every declared case.
 """
 
 from __future__ import annotations
@@ -25,7 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._recursion import MomentChain
+from simulate.validation import ParameterError
+from theory.linear_gaussian import exact_law
+
+from ._workbench import svrg_segments, workbench_sampler
 from .declared import Declared
 from .problems import Problem
 
@@ -42,52 +44,53 @@ class ExactMoments:
     source: str
 
 
+def _theta0(problem: Problem, theta0) -> np.ndarray:
+    th = np.asarray(theta0, dtype=float).reshape(-1)
+    if th.shape != (problem.dim,):
+        raise ParameterError(f"theta0 must have {problem.dim} entries for problem {problem.name!r}, got {th.shape}")
+    return th
+
+
+def _engine(declared: Declared, problem: Problem, theta0, steps, noise_scale: float):
+    """(mean, cov, stationary mean, stationary cov, source) from ``theory.exact_law``."""
+    L = declared.inner_steps
+    first, period = svrg_segments(declared) if declared.algorithm == "svrg_ld" else (0, 1)
+    law = exact_law(workbench_sampler(declared, problem, noise_scale), theta0)
+    lead = None
+    if first:  # SVRG with an anchor offset: calls [0, first) with the anchor of call 0, then the periodic schedule
+        lead = exact_law(workbench_sampler(declared, problem, noise_scale, anchor_every=first), theta0)
+        m1, C1 = lead.moments(first)
+        law = exact_law(workbench_sampler(declared, problem, noise_scale), m1, C1)
+    d = problem.dim
+    mean, cov = np.empty((steps.size, d)), np.empty((steps.size, d, d))
+    for j, k in enumerate(steps):
+        k = int(k)
+        mean[j], cov[j] = lead.moments(k) if lead is not None and k < first else law.moments((k - first) * L)
+    phase = "average" if declared.algorithm == "svrg_ld" else 0
+    s_mean, s_cov = law.stationary_moments(phase if law.period > 1 else None)
+    sampler = law.sampler
+    source = (f"theory.exact_law({type(sampler.estimator).__name__} + {type(sampler.integrator).__name__}, "
+              f"h = {declared.h:.4g}" + (f", {L} steps per call" if L > 1 else "")
+              + (f", anchor offset {first}: two segments" if first else "") + ")")
+    return mean, cov, s_mean, s_cov, source
+
+
 def _exact_moments(declared: Declared, problem: Problem, theta0, steps, noise_scale: float = 1.0) -> ExactMoments:
-    """Exact moments of theta_k (all chains started at ``theta0``) for ``steps`` and the stationary law, with the
-    injected noise scaled by ``noise_scale`` (1: the declared algorithm)."""
+    """Exact moments of theta_k (all chains started at ``theta0``) for ``steps`` (calls) and the stationary law,
+    with the injected noise's variance scaled by ``noise_scale``^2 (1: the declared algorithm)."""
     steps = np.asarray(steps, dtype=np.int64).reshape(-1)
+    if steps.size and steps.min() < 0:
+        raise ParameterError(f"steps must be >= 0, got {steps.min()}")
+    theta0 = _theta0(problem, theta0)
     if declared.epochs:
         from ._epochs import EpochToyChain
 
         ep = EpochToyChain(declared, problem, noise_scale)
         mean, cov = ep.moments(theta0, steps)
         s_mean, s_cov = ep.stationary()
-        return ExactMoments(steps, mean, cov, s_mean, s_cov, "stop-gap: reshuffled epochs on the toy "
-                                                             "(verify.conformance._epochs)")
-    chain = MomentChain(declared, problem, noise_scale)
-    mean, cov = chain.moments(theta0, steps)
-    s_mean, s_cov = chain.stationary()
-    source = "stop-gap moment recursion (verify.conformance._recursion)"
-    if noise_scale != 1.0 or declared.temperature != 1.0:
-        return ExactMoments(steps, mean, cov, s_mean, s_cov, source)
-    alg = declared.algorithm
-    if problem.kind == "toy" and alg == "sgld":
-        from theory.toy.chain import ToyChain
-        from theory.toy.constants import toy_constants
-
-        c = toy_constants(problem.y, declared.n, declared.replace, problem.sigma, problem.sigma0)
-        tc = ToyChain("sgld", c, declared.h)
-        th0 = float(np.asarray(theta0, dtype=float).reshape(-1)[0])
-        mean = tc.mean(steps, th0)[:, None]
-        cov = tc.variance(steps, 0.0)[:, None, None]
-        s_mean, s_cov = np.array([tc.stationary_mean()]), np.array([[tc.stationary_variance()]])
-        source = "theory.toy.chain.ToyChain (Vollmer et al. 2016, eqs. 14-18)"
-    elif alg in ("sgld", "sgld_cv"):
-        from theory.chains.linear_regression import stationary_cov_linreg
-
-        method = "sgld" if alg == "sgld" else "cv"
-        s_mean, s_cov = stationary_cov_linreg(problem.Z, problem.y, problem.sigma, problem.sigma0, declared.h,
-                                              declared.n, method, declared.theta_hat, declared.replace)
-        source = "stationary: theory.chains.linear_regression.stationary_cov_linreg; finite k: stop-gap recursion"
-    elif (alg == "sghmc" and declared.order == "momentum_first" and not declared.momentum_refresh
-          and not declared.minibatch_per_call):
-        from theory.chains.linear_regression import sghmc_cv_stationary_cov_linreg
-
-        s_mean, s_cov = sghmc_cv_stationary_cov_linreg(problem.Z, problem.y, problem.sigma, problem.sigma0,
-                                                       declared.h, declared.alpha, declared.n, None, "sgld",
-                                                       declared.replace)
-        source = ("stationary: theory.chains.linear_regression.sghmc_cv_stationary_cov_linreg; finite k: stop-gap "
-                  "recursion")
+        return ExactMoments(steps, mean, cov, s_mean, s_cov, "reshuffled epochs on the toy (verify.conformance."
+                                                             "_epochs; not an independent-stage chain)")
+    mean, cov, s_mean, s_cov, source = _engine(declared, problem, theta0, steps, noise_scale)
     return ExactMoments(steps, mean, cov, s_mean, s_cov, source)
 
 

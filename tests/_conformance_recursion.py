@@ -1,10 +1,9 @@
-"""Stop-gap exact engine: first and second moments of a declared SG-MCMC chain on a linear-Gaussian problem (new).
+"""Test reference: first and second moments of a declared SG-MCMC chain on a linear-Gaussian problem, written from
+the declaration alone (no simulator sampler, no engine).
 
-STOP-GAP, to be replaced by the exact engine ``theory.exact_law(sampler)`` (../shared/DESIGN.md, "The exact engine on
-affine models"), which is built on another branch; ``verify.conformance._exact._exact_moments`` is the one function
-to switch. It covers what the workbench's theory modules do not: finite-k covariances on linear regression, SVRG's
-anchor, SGHMC in the explicit-Euler order, momentum redrawn every call, a minibatch reused for a call, and the
-injected-noise scale used by the power calculation.
+This was the conformance layer's stop-gap engine; the layer now asks ``theory.exact_law(sampler)``
+(``verify.conformance._exact``), and this independent derivation stays in tests as the reference the engine's
+answers are checked against (tests/test_conformance.py: every declared case of ``verify.conformance.cases``).
 
 Mathematics. With u = theta - mu (posterior mean mu, precision P), per-datum gradients g_i = r_i - A_i theta, every
 algorithm of :mod:`verify.conformance.declared` is linear in an augmented state X = (u, [v], [w], [e]) (momentum v,
@@ -39,9 +38,8 @@ import numpy as np
 
 from simulate.validation import ParameterError
 from theory.noise.minibatch import k_factor, linreg_parts
-
-from .declared import Declared
-from .problems import Problem
+from verify.conformance.declared import Declared
+from verify.conformance.problems import Problem
 
 
 @dataclass(frozen=True)
