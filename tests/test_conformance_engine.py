@@ -90,14 +90,18 @@ def test_engine_equals_the_reference_recursion(label, problem, dec, s):
 @pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("blackjax", "sgmcmcjax", "posteriors")),
                     reason="the peer libraries are not installed: their adapters cannot build the declarations")
 def test_the_list_covers_every_case_of_cases_py():
-    ours = {(p.name, d.describe(), d.v0_var, d.refresh_var, d.theta_hat) for _, p, d in CASES}
+    def key(p, d):  # variances to 12 digits: the adapters compute h N in another order than this list
+        def r(x):
+            return None if x is None else float(f"{x:.12g}")
+        return p.name, d.describe(), r(d.v0_var), r(d.refresh_var), d.theta_hat
+
+    ours = {key(p, d) for _, p, d in CASES}
     for case in C.library_cases():
         p = case.problem()
         dec = case.make(p).declared
         dec = dec if case.declared is None else case.declared(dec)
         if not dec.epochs:
-            key = (p.name, dec.describe(), dec.v0_var, dec.refresh_var, dec.theta_hat)
-            assert key in ours, (case.library, case.algorithm)
+            assert key(p, dec) in ours, (case.library, case.algorithm)
 
 
 def test_engine_refusals_name_the_reason():
