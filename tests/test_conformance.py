@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import json
 import math
 
 import numpy as np
@@ -33,6 +34,7 @@ from verify.conformance import (
     toy_problem,
 )
 from verify.conformance._exact import _exact_moments
+from verify.conformance.report import write
 
 TOY, LR = toy_problem(), linreg_problem()
 QUICK = Schedule(snapshots=(1, 3, 10), burn_in=150, window=400)
@@ -135,7 +137,7 @@ def _numpy_case(name, make, problem=LR, expected="holds"):
     return Case("numpy", name, make, lambda: problem, QUICK, expected=expected, chains=2000)
 
 
-def test_numpy_step_holds_and_planted_bugs_are_detected():
+def test_numpy_step_holds_and_planted_bugs_are_detected(tmp_path):
     h = _h(LR, 0.8)
     cases = [_numpy_case("SGLD", lambda p: numpy_sgld(p, h, 10)),
              _numpy_case("SGLD with replacement", lambda p: numpy_sgld(p, h, 10, replace=True)),
@@ -154,6 +156,10 @@ def test_numpy_step_holds_and_planted_bugs_are_detected():
         assert c.params["mde"] > 4.5 * c.se
         if c.params["kind"] == "mean":
             assert c.params["noise_error"] == math.inf
+    path = write(res, {"seed": 3, "alpha": 0.01}, tmp_path)  # the report and its JSON record, with the environment
+    rec = json.loads((tmp_path / "results.json").read_text())
+    assert path.exists() and [c["verdict"] for c in rec["cases"]] == [r.verdict for r in res]
+    assert rec["versions"]["numpy"] and "blackjax" in rec["versions"]
 
 
 def _numpy_epoch_sgld(problem, h, n):

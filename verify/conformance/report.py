@@ -14,9 +14,10 @@ PEERS = ("jax", "blackjax", "sgmcmcjax", "torch", "posteriors")
 
 
 def versions() -> dict:
-    from verify.report import versions as workbench_versions
+    """The run's environment (:func:`verify.environment.environment`) and the peers' versions."""
+    from verify.environment import environment
 
-    out = workbench_versions()
+    out = environment()
     for pkg in PEERS:
         try:
             out[pkg] = metadata.version(pkg)
