@@ -65,8 +65,9 @@ def _panel(ax, rows: list[tuple[int, dict]], z_crit: float, relative: bool) -> N
         col = "#c0392b" if c.get("rejected") else "#1b5fb4"
         ax.errorbar([x], [yy], xerr=[[a], [b]], fmt="o", ms=4.5, color=col, capsize=3, lw=1.4)
         if c.get("rejected") and _finite(c.get("z")):
-            ax.annotate(f"z = {c['z']:+.3g}", (x, yy), xytext=(0, 6), textcoords="offset points", ha="center",
-                        fontsize=7, color=col)
+            # the label reaches from the point towards the theory line, so it stays inside the axes at the edges
+            ax.annotate(f"z = {c['z']:+.3g}", (x, yy), xytext=(4 if x > 0 else -4, 6), textcoords="offset points",
+                        ha="right" if x > 0 else "left", fontsize=7, color=col)
     ax.axvline(0.0, color="#222", lw=1.0)
     span = max(max(abs(x) + max(a, b) for x, a, b in zip(xs, lo, hi, strict=True)), 1e-300)
     width = float(np.median([max(a, b) for a, b in zip(lo, hi, strict=True)])) or span

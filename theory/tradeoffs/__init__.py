@@ -9,7 +9,8 @@ spot-check.
 Every number comes from the exact engine (:func:`theory.exact_law`): the models are those with an affine gradient
 (:mod:`.models`: the Gaussian toy, the Gaussian mean model, your linear regression, logistic regression through its
 Laplace approximation, labelled as such), the samplers one line each (:mod:`.samplers`), the objective and budget
-in :mod:`.objective`, the surface, optimum and explanation in :mod:`.surface`, the spot-check in :mod:`.spotcheck`.
+in :mod:`.objective`, the surface, optimum, explanation and single points (:func:`time_average`) in
+:mod:`.surface`, the spot-check in :mod:`.spotcheck`.
 ``python -m theory.explore`` prints the table and writes the interactive page.
 """
 
@@ -27,11 +28,22 @@ from .models import (
 from .objective import Budget, Objective
 from .samplers import SAMPLERS, SamplerOptions, SamplerSpec, sampler_spec
 from .spotcheck import SpotCheck, spot_check
-from .surface import FRACTIONS, Optimum, Surface, default_n_values, explain, optimum, stability_edge, surfaces
+from .surface import (
+    FRACTIONS,
+    Optimum,
+    Point,
+    Surface,
+    default_n_values,
+    explain,
+    optimum,
+    stability_edge,
+    surfaces,
+    time_average,
+)
 
 __all__ = [
-    "FRACTIONS", "PRESETS", "SAMPLERS", "Budget", "ModelSpec", "Objective", "Optimum", "SamplerOptions",
+    "FRACTIONS", "PRESETS", "SAMPLERS", "Budget", "ModelSpec", "Objective", "Optimum", "Point", "SamplerOptions",
     "SamplerResult", "SamplerSpec", "SpotCheck", "Surface", "Tradeoff", "default_n_values", "explain",
     "gaussian_mean", "laplace_linearised", "linear_regression", "logistic_laplace", "optimum", "preset",
-    "sampler_spec", "spot_check", "stability_edge", "surfaces", "toy", "tradeoffs",
+    "sampler_spec", "spot_check", "stability_edge", "surfaces", "time_average", "toy", "tradeoffs",
 ]

@@ -140,6 +140,43 @@ def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budge
                     target) for b in range(B)]
 
 
+@dataclass(frozen=True)
+class Point:
+    """Exact statistics of the time average at one (h, n) under a budget (:func:`time_average`)."""
+
+    sampler: str
+    n: int
+    h: float
+    burn_in: int
+    n_steps: int
+    mean: float
+    variance: float
+    mse: float
+    target: float
+
+    @property
+    def bias2(self) -> float:
+        return (self.mean - self.target) ** 2
+
+
+def time_average(spec: SamplerSpec, model, objective: Objective, budget: Budget, n: int, h: float, *,
+                 options: SamplerOptions | None = None, theta0=None) -> Point | None:
+    """The exact mean, variance and MSE of the time average (Vollmer et al. eq. 7) of ``spec`` at step size h and
+    minibatch size n, with the window ``budget`` buys; None when it buys no step. h above the stability edge is
+    allowed (the MSE then grows with the budget)."""
+    n = check_int("n", n, 1, model.n_data)
+    if not (isinstance(h, (int, float, np.floating)) and math.isfinite(h) and h > 0):
+        raise ParameterError(f"h must be a positive finite step size, got {h!r}")
+    options = options or SamplerOptions()
+    sampler = spec.build(model, float(h), n, options)
+    win = budget.steps(sampler)
+    if win is None:
+        return None
+    ta = objective.exact(exact_law(sampler, theta0), n_steps=win[1], burn_in=win[0])
+    return Point(spec.key, n, float(h), win[0], win[1], float(ta.mean), float(ta.variance), float(ta.mse),
+                 float(ta.target))
+
+
 def _evaluate(spec, model, objective, budget, n, h, options, theta0):
     sampler = spec.build(model, h, n, options)
     law = exact_law(sampler, theta0)
@@ -230,4 +267,5 @@ def explain(opt: Optimum) -> str:
             f"faster than bias^2 falls {split}")
 
 
-__all__ = ["FRACTIONS", "Optimum", "Surface", "default_n_values", "explain", "optimum", "stability_edge", "surfaces"]
+__all__ = ["FRACTIONS", "Optimum", "Point", "Surface", "default_n_values", "explain", "optimum", "stability_edge",
+           "surfaces", "time_average"]
