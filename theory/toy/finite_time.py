@@ -26,10 +26,8 @@ precision (do further arithmetic inside ``mpmath.workdps``, or convert with floa
 (raw moments E B^j, no cumulants) by a matrix power in O(log M); :meth:`ToyFiniteTime.enumeration` sums the
 O(M^2) double sum of E theta_i^2 theta_j^2 by propagating conditional moments step by step.
 
-**Random data** (Appendix 10.2): :func:`expected_over_data` averages MSE2, MSE1, E S2 or the ERE over data sets
-x_i ~ iid N(theta_dag, sigma_X^2) exactly: for fixed (h, n, M) each quantity is a polynomial in mu, c_2, c_3, c_4,
-which are polynomials in the power sums p_1..p_4 of the data, and E_X of a product of power sums follows from the
-Gaussian moments by a sum over set partitions.  :func:`expected_over_data_mc` is the Monte Carlo version (for checks).
+**Random data** (Appendix 10.2): :mod:`theory.toy.data_average` averages these quantities over data sets exactly.
+The sympy derivation lives in :mod:`theory.toy.finite_time_sympy`.
 """
 
 from __future__ import annotations

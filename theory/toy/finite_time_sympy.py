@@ -1,35 +1,13 @@
-"""Exact finite-time theory of Euler / SGLD / mSGLD on the 1-D Gaussian toy model (Vollmer et al. 2016,
-Section 2.2, eq. 22, eq. 68 and Appendix 10; re-derived in ../shared/notes/004b.md section 8).
+"""The sympy derivation behind :mod:`theory.toy.finite_time` (Vollmer et al. 2016, Section 2.2, eq. 22, eq. 68 and
+Appendix 10; re-derived in ../shared/notes/004b.md section 8).
 
-One step of every method is theta' = a theta + h B + s xi with a = 1 - A h, B_k iid (a fresh minibatch each
-step; Euler: B constant), xi ~ N(0, 1), and s = sqrt(h) (Euler, SGLD) or sqrt(h) (1 - h Var(B)/2) (mSGLD, eq. 20).
-theta_0 is deterministic.
-
-**Closed forms (sympy, derived once, evaluated with mpmath).**  With mu = E(B)/A = mu_p, delta_0 = theta_0 - mu
-and zeta = h (B - E B) + s xi (cumulants c_2 = h^2 Var B + s^2, c_3 = h^3 kappa_3(B), c_4 = h^4 kappa_4(B)),
-theta_k = mu + D_k where D_k has mean a^k delta_0 and cumulants c_p (1 - a^{pk}) / (1 - a^p) (notes 8.2), so
-E theta_k^p (p <= 4) is a polynomial in x = a^k.  The cross moments (notes 8.3; they replace the paper's (C.6)-(C.7),
-whose printed (1-Ah)^{j-i} should read (1-Ah)^{2(j-i)}) are, with y = a^{j-i} and V_inf = c_2 / (1 - a^2),
-
-    E theta_i^2 theta_j^2 = (V_inf (1 - y^2) + mu^2 (1 - y)^2) E theta_i^2
-                            + 2 mu (1 - y) y E theta_i^3 + y^2 E theta_i^4,
-    E theta_i theta_j     = mu (1 - y) E theta_i + y E theta_i^2.
-
-So every sum over k < M is a combination of sum_k a^{lk} and sum_{i<j} a^{li} a^{m(j-i)}: sympy evaluates these
-finite geometric sums in closed form once, with z = a^M kept as a symbol, and the results are lambdified to mpmath.
-The derivation is generic (the method enters only through the numbers c_2, c_3, c_4), so it runs once per process
-(about 1-2 s) and is cached.  Evaluating at M = 10^9 costs the same as at M = 10 (about 2 ms).  Near the plateau
-MSE2 ~ 1e-8 comes from terms ~ 1, so the default precision is 60 digits; results are mpmath numbers at that
-precision (do further arithmetic inside ``mpmath.workdps``, or convert with float()).
-
-**Cross-checks.** :meth:`ToyFiniteTime.recursion` advances the augmented 15-state linear recursion of notes 8.3
-(raw moments E B^j, no cumulants) by a matrix power in O(log M); :meth:`ToyFiniteTime.enumeration` sums the
-O(M^2) double sum of E theta_i^2 theta_j^2 by propagating conditional moments step by step.
-
-**Random data** (Appendix 10.2): :func:`expected_over_data` averages MSE2, MSE1, E S2 or the ERE over data sets
-x_i ~ iid N(theta_dag, sigma_X^2) exactly: for fixed (h, n, M) each quantity is a polynomial in mu, c_2, c_3, c_4,
-which are polynomials in the power sums p_1..p_4 of the data, and E_X of a product of power sums follows from the
-Gaussian moments by a sum over set partitions.  :func:`expected_over_data_mc` is the Monte Carlo version (for checks).
+The moments E theta_k^p (p <= 4) of theta' = a theta + h B + s xi are polynomials in x = a^k with coefficients in
+mu, delta_0 and the cumulants c_2, c_3, c_4 of the step noise (:func:`moment_polynomials`); the cross moments are
+the kernels :func:`cross_kernel_22` and :func:`cross_kernel_11`. Sums over k < M reduce to the geometric primitives
+sum_k a^{lk} and sum_{i<j} a^{li} a^{m(j-i)} (:func:`geom_sum`, :func:`pair_sum`), evaluated once in closed form with
+z = a^M kept as a symbol (:func:`derivation`) and lambdified to mpmath (:func:`lambdified`). Module
+:mod:`theory.toy.finite_time` states the closed forms and evaluates them; :mod:`theory.toy.data_average` averages
+them over random data.
 """
 
 from __future__ import annotations
