@@ -12,36 +12,14 @@ import numpy as np
 from scipy.linalg import solve_discrete_lyapunov
 
 from simulate.validation import ParameterError, check_int, check_positive
-from theory.noise.minibatch import k_factor, linreg_parts
-
-METHODS = ("sgld", "cv")
-
+from theory.chains.linear_regression import _posterior, noise_parts
+from theory.noise.minibatch import linreg_parts
 
 # ------------------------------------------------------------------ theory.chains.linear_regression
-def old_posterior(A: np.ndarray, r: np.ndarray, sigma0: float) -> tuple[np.ndarray, np.ndarray]:
-    P = A.sum(axis=0) + np.eye(A.shape[1]) / sigma0**2
-    return P, np.linalg.solve(P, r.sum(axis=0))
-
-
-def old_noise_parts(Z, y, sigma: float, sigma0: float, n: int, method: str, theta_hat, replace: bool):
-    """Posterior precision P and mean mu, the minibatch factor K, the centred per-datum Hessians B_i and the constant
-    part C of the gradient-noise covariance, Cov(eps | u) = K (C + sum_i B_i u u^T B_i): for SGLD the spread of the
-    per-datum gradients at mu, for the CV estimator the spread of B_i (theta_hat - mu)."""
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
-    A, r = linreg_parts(Z, y, sigma)
-    N = r.shape[0]
-    P, mu = old_posterior(A, r, check_positive("sigma0", sigma0))
-    K = k_factor(N, n, replace)
-    B = A - A.mean(axis=0)
-    if method == "sgld":
-        g = r - A @ mu
-        c = g - g.mean(axis=0)
-        return P, mu, K, B, c.T @ c
-    if theta_hat is None:
-        raise ParameterError("theta_hat must be given for method='cv'")
-    Be = B @ (np.asarray(theta_hat, dtype=np.float64) - mu)
-    return P, mu, K, B, Be.T @ Be
+# The noise parts (posterior, minibatch factor, per-datum Hessians) are the module's public noise_parts, not a second
+# copy of it; what the references below keep independent of the engine are the solvers.
+old_posterior = _posterior
+old_noise_parts = noise_parts
 
 
 def old_stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, n: int, method: str = "sgld",
