@@ -29,26 +29,34 @@ def _run(env: dict, out: Path, extra: list[str]) -> dict:
     return json.loads((out / "results.json").read_text())
 
 
-def _compare(a: dict, b: dict) -> tuple[int, int, dict[str, float], set[str]]:
-    """(checks compared, checks differing in any bit, largest relative difference per field, claims concerned)."""
-    old = {(c["id"], k["label"]): k for c in a["claims"] for k in c["checks"]}
-    worst = {"theory": 0.0, "estimate": 0.0, "se": 0.0}
-    differ, claims = 0, set()
+def _compare(a: dict, b: dict) -> tuple[int, int, dict[str, float], set[str], list[str]]:
+    """(checks compared, checks differing in any bit, largest differences, claims concerned, verdicts changed).
+
+    Checks are matched by claim and position (labels repeat across a claim's parts); the largest differences are
+    relative for theory values, estimates and standard errors (against the larger magnitude) and absolute for z."""
+    old = {c["id"]: c for c in a["claims"]}
+    worst = {"theory": 0.0, "estimate": 0.0, "se": 0.0, "z": 0.0}
+    n = differ = 0
+    claims, verdicts = set(), []
     for c in b["claims"]:
-        for k in c["checks"]:
-            o = old.get((c["id"], k["label"]))
-            if o is None:
-                continue
+        o = old.get(c["id"])
+        if o is None:
+            continue
+        if o["verdict"] != c["verdict"]:
+            verdicts.append(f"{c['id']}: {o['verdict']} -> {c['verdict']}")
+        for ko, k in zip(o["checks"], c["checks"], strict=True):
+            n += 1
             moved = False
             for f in worst:
-                x, y = float(o[f]), float(k[f])
-                if x != y:
+                x, y = float(ko[f]), float(k[f])
+                if x != y and not (x != x and y != y):
                     moved = True
-                    worst[f] = max(worst[f], abs(x - y) / max(abs(x), abs(y), 1e-300))
+                    d = abs(x - y) if f == "z" else abs(x - y) / max(abs(x), abs(y), 1e-300)
+                    worst[f] = max(worst[f], d)
             differ += moved
             if moved:
                 claims.add(c["id"])
-    return len(old), differ, worst, claims
+    return n, differ, worst, claims, verdicts
 
 
 def main(argv: list[str]) -> int:
@@ -57,9 +65,10 @@ def main(argv: list[str]) -> int:
         for i, t in enumerate(targets()):
             env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(tmp) / f"numba{i}"), **t)
             other = _run(env, Path(tmp) / f"t{i}", argv)
-            n, differ, worst, claims = _compare(base, other)
-            print(f"{t}: {differ} of {n} checks differ; largest relative difference: "
-                  + ", ".join(f"{k} {v:.2g}" for k, v in worst.items()))
+            n, differ, worst, claims, verdicts = _compare(base, other)
+            print(f"{t}: {differ} of {n} checks differ; largest difference: "
+                  + ", ".join(f"{k} {v:.2g}" for k, v in worst.items())
+                  + " (relative; z absolute); verdicts changed: " + ("; ".join(verdicts) or "none"))
             for c in sorted(claims):
                 print(f"    {c}")
     return 0
