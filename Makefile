@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 PEERS ?= bench,conformance-torch
 CONFORMANCE_STAMP := $(VENV)/.conformance
 $(CONFORMANCE_STAMP): $(STAMP) pyproject.toml
-	$(if $(PEERS),$(PY) -m pip install --quiet -e '.[test,$(PEERS)]')
+	if [ -n "$(PEERS)" ]; then $(PY) -m pip install --quiet -e '.[test,$(PEERS)]'; fi
 	touch $(CONFORMANCE_STAMP)
 
 verify: $(STAMP)
