@@ -1,24 +1,10 @@
-"""Weak-order expansions and the leading invariant-measure bias in 1-D (Vollmer, Zygalakis & Teh 2016, Secs. 3-4).
+"""One-step operator expansions of Euler, SGLD and mSGLD in 1-D (Vollmer, Zygalakis & Teh 2016, Sections 3-4).
 
-Target pi(theta) ∝ exp(-U(theta)) on R, with U a sympy expression in :data:`theta`.  Paper notation (Section 4):
-f = (1/2) grad log pi = -U'/2, fhat = (1/2) g = f + eps with E eps = 0 and Var fhat = E eps^2 = V(theta), and
-
-    Euler   theta' = theta + h f     + sqrt(h) xi                           (eq. 42)
-    SGLD    theta' = theta + h fhat  + sqrt(h) xi                           (eq. 47)
-    mSGLD   theta' = theta + h fhat  + sqrt(h) (1 - (h/2) V(theta)) xi      (eq. 51)
-
-(workbench convention theta' = theta + (h/2) g + sqrt(h) xi with g = 2 fhat.)
-
-* :func:`generator` is L = f d/dtheta + (1/2) d^2/dtheta^2 (eq. 25); :func:`one_step_operators` derives
-  E[phi(theta_1) | theta_0] = phi + h A_0 phi + h^2 A_1 phi + O(h^3) (eq. 33) by Taylor-expanding phi and taking
-  the Gaussian moments of xi and symbolic moments of eps (its third and higher moments drop out at O(h^2)).
-* :func:`error_operator` is L^2/2 - A_1; the paper's printed forms (50) and (53) are :func:`eq50_sgld_error_operator`
-  and :func:`eq53_msgld_error_operator`.
-* :func:`leading_bias_coefficient` gives c1 in lim_K (1/K) sum_k phi(theta_k) - pi(phi) = c1 h + O(h^2)
-  (Theorem 3.3 = JMLR Theorem 6, eqs. 40-41), by the Poisson equation (see its docstring for the identity and the
-  sign: c1 = -lambda_1 = pi((L^2/2 - A_1) psi) with L psi = phi - pi(phi)).
-* :func:`invariant_expectation` computes pi_h(phi) of the discrete chain itself (Gaussian gradient noise) by a
-  Nystrom discretisation of its transition kernel: reference values at finite h (new, not in the paper).
+The schemes, the notation (f = -U'/2, fhat = f + eps, V = Var fhat) and the map of the package are in
+:mod:`theory.weak_order`. Here: :func:`generator` L = f d/dtheta + (1/2) d^2/dtheta^2 (eq. 25),
+:func:`one_step_operators` E[phi(theta_1) | theta_0] = phi + h A_0 phi + h^2 A_1 phi + O(h^3) (eq. 33, by Taylor
+expansion with the Gaussian moments of xi and symbolic moments of eps), :func:`error_operator` L^2/2 - A_1, and the
+paper's printed operators (eqs. 43, 49, 50, 53) kept apart for comparison.
 """
 
 from __future__ import annotations
