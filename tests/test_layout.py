@@ -108,7 +108,7 @@ def test_readme_imports_still_work():
 
 #: Pointers to files a clone does not have: the design sketch, the papers' text files and their digests kept beside
 #: the repository (built from parts so that this file does not match itself).
-OUTSIDE = re.compile("|".join([r"DESIGN" + r"\.md", r"shared/(?:notes|papers)", r"\.\./" + "shared",
+OUTSIDE = re.compile("|".join([r"DESIGN" + r"\.md", r"shared" + r"/(?:notes|papers)", r"\.\./" + "shared",
                                r"\b\d{3}_[0-9a-f]{16}\b"]))
 RELATIVE = re.compile(r"(?:\.\./)+[\w./-]*")
 
