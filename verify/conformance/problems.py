@@ -1,7 +1,7 @@
 """The test models a conformance run puts another library's sampler on: linear-Gaussian posteriors.
 
 Both are Bayesian linear regression y_i ~ N(z_i^T theta, sigma^2), theta ~ N(0, sigma0^2 I) (Baker et al. 2019,
-digest 001 sec. 4.1; ``simulate.LinearRegressionModel``): per-datum gradients g_i(theta) = r_i - A_i theta with
+docs/papers/baker.md sec. 2; ``simulate.LinearRegressionModel``): per-datum gradients g_i(theta) = r_i - A_i theta with
 A_i = z_i z_i^T / sigma^2, r_i = z_i y_i / sigma^2, posterior N(mu, P^{-1}), P = sum_i A_i + I / sigma0^2.
 
 * :func:`toy_problem`: the 1-D Gaussian toy of Vollmer et al. (2016), x_i ~ N(theta, sigma_x^2), prior

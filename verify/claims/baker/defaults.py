@@ -74,7 +74,7 @@ def _default_centre(settings: Settings) -> ClaimResult:
 
 register(Claim(
     id="baker.a3.default_centre", paper="baker",
-    source=f"{SRC} Assumption 3 (a), Algorithm 1's theta_hat; digest sec. 3",
+    source=f"{SRC} Assumption 3 (a), Algorithm 1's theta_hat; docs/papers/baker.md sec. 1.3",
     statement="The centre that sgld_cv / control_variate find by default (averaged minibatch SGD) lies within one "
               "posterior standard deviation of the mode, so Assumption 3 holds and the CV gradient noise is O(N/n); "
               "the estimator built on it has the exact CV noise.",

@@ -1,12 +1,12 @@
 """Baker, Fearnhead, Fox & Nemeth, "Control variates for stochastic gradient MCMC" (Statistics and Computing 2019;
-arXiv:1706.05439): Sections 4-5 (SGLD-CV, SAGA-LD, ZV post-processing); digest ../shared/notes/001.md.
+arXiv:1706.05439): Sections 4-5 (SGLD-CV, SAGA-LD, ZV post-processing); docs/papers/baker.md.
 
 Closed forms come from theory.noise.minibatch, theory.chains.linear_regression and theory.bounds.baker (typed from the
-digest; they read the raw data
-arrays, never the simulator's code). Models: Bayesian linear regression y_i ~ N(z_i^T theta, 1) with a varied design
-(the control-variate noise is degenerate on the Gaussian location model, digest sec. 4.1), prior N(0, 10^2 I).
-Statistical checks use one value per independent chain (or independent draw) and a z-test; exact checks enumerate
-all minibatches or evaluate closed forms (the asymptotic claims say their criterion).
+paper; they read the raw data arrays, never the simulator's code). Models: Bayesian linear regression
+y_i ~ N(z_i^T theta, 1) with a varied design (the control-variate noise is degenerate on the Gaussian location model,
+docs/papers/baker.md sec. 2), prior N(0, 10^2 I). Statistical checks use one value per independent chain (or
+independent draw) and a z-test; exact checks enumerate all minibatches or evaluate closed forms (the asymptotic claims
+say their criterion).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def _noise_enumeration(settings: Settings) -> ClaimResult:
 
 register(Claim(
     id="baker.noise.enumeration", paper=PAPER,
-    source=f"{SRC} Sec. 4.1 (6)-(7), proof of Theorem 1 (A.2.1), Sec. 4.4; digest sec. 4 general formula",
+    source=f"{SRC} Sec. 4.1 (6)-(7), proof of Theorem 1 (A.2.1), Sec. 4.4; docs/papers/baker.md sec. 2",
     statement="The SGLD, SGLD-CV, SAGA and SVRG gradient estimates are unbiased with covariance K_n sum_i (G_i - "
               "G_bar)(G_i - G_bar)^T, K_n = N/n (with replacement) or N(N-n)/(n(N-1)) (without), G_i = g_i(theta), "
               "g_i(theta) - g_i(theta_hat), g_i(theta) - table_i, g_i(theta) - g_i(theta_tilde).",
@@ -131,7 +131,7 @@ def _noise_simulated(settings: Settings) -> ClaimResult:
 
 register(Claim(
     id="baker.noise.simulated", paper=PAPER,
-    source=f"{SRC} Sec. 4.1 (SGLD-CV, Algorithm 1) and 4.4 (SAGA); digest sec. 4.1, 4.6",
+    source=f"{SRC} Sec. 4.1 (SGLD-CV, Algorithm 1) and 4.4 (SAGA); docs/papers/baker.md sec. 2",
     statement="The simulator's SGLD, SGLD-CV (same minibatch at theta and theta_hat), SAGA and SVRG-LD estimates have "
               "mean squared error tr Cov = K_n sum_i |G_i - G_bar|^2 (exact, linear regression).",
     family="baker_noise", run=_noise_simulated,
@@ -187,7 +187,7 @@ def _n_scaling(settings: Settings) -> ClaimResult:
 
 
 register(Claim(
-    id="baker.noise.n_scaling", paper=PAPER, source=f"{SRC} Sec. 4.1, eqs. (6)-(7); digest sec. 4.2",
+    id="baker.noise.n_scaling", paper=PAPER, source=f"{SRC} Sec. 4.1, eqs. (6)-(7); docs/papers/baker.md sec. 2",
     statement="At theta, theta_hat within O(N^{-1/2}) of the mode, the SGLD gradient noise is Theta(N^2/n) and the "
               "SGLD-CV noise O(N/n): the variance drops by a factor of N.",
     family="baker_noise", run=_n_scaling,

@@ -1,12 +1,12 @@
 """Baker, Fearnhead, Fox & Nemeth, "Control variates for stochastic gradient MCMC" (Statistics and Computing 2019;
-arXiv:1706.05439): Sections 4-5 (SGLD-CV, SAGA-LD, ZV post-processing); digest ../shared/notes/001.md.
+arXiv:1706.05439): Sections 4-5 (SGLD-CV, SAGA-LD, ZV post-processing); docs/papers/baker.md.
 
 Closed forms come from theory.noise.minibatch, theory.chains.linear_regression and theory.bounds.baker (typed from the
-digest; they read the raw data
-arrays, never the simulator's code). Models: Bayesian linear regression y_i ~ N(z_i^T theta, 1) with a varied design
-(the control-variate noise is degenerate on the Gaussian location model, digest sec. 4.1), prior N(0, 10^2 I).
-Statistical checks use one value per independent chain (or independent draw) and a z-test; exact checks enumerate
-all minibatches or evaluate closed forms (the asymptotic claims say their criterion).
+paper; they read the raw data arrays, never the simulator's code). Models: Bayesian linear regression
+y_i ~ N(z_i^T theta, 1) with a varied design (the control-variate noise is degenerate on the Gaussian location model,
+docs/papers/baker.md sec. 2), prior N(0, 10^2 I). Statistical checks use one value per independent chain (or
+independent draw) and a z-test; exact checks enumerate all minibatches or evaluate closed forms (the asymptotic claims
+say their criterion).
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Baker, Fearnhead, Fox & Nemeth, "Control variates for stochastic gradient MCMC" (Statistics and Computing 2019;
-arXiv:1706.05439): Sections 4-5 (SGLD-CV, SAGA-LD, ZV post-processing); digest ../shared/notes/001.md.
+arXiv:1706.05439): Sections 4-5 (SGLD-CV, SAGA-LD, ZV post-processing); docs/papers/baker.md.
 
 Closed forms come from theory.noise.minibatch, theory.chains.linear_regression and theory.bounds.baker (typed from the
-digest; they read the raw data
-arrays, never the simulator's code). Models: Bayesian linear regression y_i ~ N(z_i^T theta, 1) with a varied design
-(the control-variate noise is degenerate on the Gaussian location model, digest sec. 4.1), prior N(0, 10^2 I).
-Statistical checks use one value per independent chain (or independent draw) and a z-test; exact checks enumerate
-all minibatches or evaluate closed forms (the asymptotic claims say their criterion).
+paper; they read the raw data arrays, never the simulator's code). Models: Bayesian linear regression
+y_i ~ N(z_i^T theta, 1) with a varied design (the control-variate noise is degenerate on the Gaussian location model,
+docs/papers/baker.md sec. 2), prior N(0, 10^2 I). Statistical checks use one value per independent chain (or
+independent draw) and a z-test; exact checks enumerate all minibatches or evaluate closed forms (the asymptotic claims
+say their criterion).
 """
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ def _thm1_sim(settings: Settings) -> ClaimResult:
 
 
 register(Claim(
-    id="baker.thm1.strong_error_recursion", paper=PAPER, source=f"{SRC} Theorem 1 setting (A.2); digest sec. 4.3",
+    id="baker.thm1.strong_error_recursion", paper=PAPER,
+    source=f"{SRC} Theorem 1 setting (A.2); docs/papers/baker.md sec. 4",
     statement="The strong error E|phi_T - phi_bar_T|^2 of SGLD and SGLD-CV against the diffusion (8) driven by the "
               "same Brownian motion follows the exact moment recursion (linear regression, d = 1).",
     family="baker_thm1", run=_thm1_sim,
@@ -125,7 +126,8 @@ def _thm1_scaling(settings: Settings) -> ClaimResult:
 
 
 register(Claim(
-    id="baker.thm1.minibatch_scaling", paper=PAPER, source=f"{SRC} Theorem 1 (A.2.1-A.2.2); digest sec. 4.3",
+    id="baker.thm1.minibatch_scaling", paper=PAPER,
+    source=f"{SRC} Theorem 1 (A.2.1-A.2.2); docs/papers/baker.md sec. 4",
     statement="For a fixed strong-error tolerance nu, SGLD needs n = O(N) while SGLD-CV (theta_hat within O(N^{-1/2}) "
               "of the mode) needs n = O(1).",
     family="baker_thm1", run=_thm1_scaling,

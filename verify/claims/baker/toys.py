@@ -1,5 +1,5 @@
 """Baker, Fearnhead, Fox & Nemeth, "Control variates for stochastic gradient MCMC", Sec. 3 (toy comparisons of
-divide-and-conquer and SG-MCMC); digest ../shared/notes/001.md secs. 1.6, 1.7, 3.1.
+divide-and-conquer and SG-MCMC); docs/papers/baker.md secs. 1.6 and 5.
 
 Exact checks with z-tests: consensus Monte Carlo is exact for Gaussian subposteriors (Scott et al. 2016), the
 fixed-step SGLD / SGHMC laws on the Gaussian toy (theory.chains.gaussian_targets, new), label symmetry of SGLD on the
@@ -90,7 +90,7 @@ def _consensus_exact(settings: Settings) -> ClaimResult:
 
 register(Claim(
     id="baker.sec3.consensus_exact_gaussian", paper=PAPER,
-    source="Baker et al. Sec. 2.1.1 eq. (2) and Sec. 3.4 (Scott et al. 2016); digest 001 sec. 4.6",
+    source="Baker et al. Sec. 2.1.1 eq. (2) and Sec. 3.4 (Scott et al. 2016); docs/papers/baker.md sec. 4",
     statement="Consensus Monte Carlo with W_s = Sigma_s^{-1} is exact when the subposteriors p(theta)^(1/S) "
               "prod_{B_s} p(x|theta) are Gaussian: the combined draws have the posterior mean and covariance.",
     family="baker_toys", run=_consensus_exact,

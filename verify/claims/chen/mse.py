@@ -1,5 +1,5 @@
 """Chen, Wang, Zhang, Su & Carin, "A convergence analysis for a class of practical variance-reduction SG-MCMC"
-(V1: arXiv with appendix; V2: Science China Inf. Sci. 62, 012101, 2019); digest ../shared/notes/000_002.md.
+(V1: arXiv with appendix; V2: Science China Inf. Sci. 62, 012101, 2019); docs/papers/chen.md.
 
 Exact checks (enumeration over all minibatches, sympy) judge the algebra of Lemma 2, eq. (7), Proposition 10 and
 Theorem 6/2's lambda_l; exact finite-L MSE formulas for SGLD and vrSGLD on the paper's synthetic Gaussian model
@@ -69,7 +69,7 @@ def _lab(kind: str, cfg: tuple) -> str:
 
 
 def _mse_formulas(settings: Settings) -> ClaimResult:
-    """Exact finite-L MSE (notes 6.3) vs many-chain simulation, z-test per formula."""
+    """Exact finite-L MSE (docs/papers/chen.md sec. 5) vs many-chain simulation, z-test per formula."""
     out = ClaimResult()
     pts = []
     for kind, cfg in SIM_CASES:
@@ -84,7 +84,7 @@ def _mse_formulas(settings: Settings) -> ClaimResult:
                 extra = ""
                 if phi == "theta2":
                     ga = exact_mse(kind, cfg, phi, gaussian_noise=True)
-                    extra = (f"; Gaussian-noise approximation (notes 6.3) {ga:.5g}: error {ga / th - 1:+.2%} of exact, "
+                    extra = (f"; Gaussian-noise approximation {ga:.5g}: error {ga / th - 1:+.2%} of exact, "
                              f"{(ga - est) / se:+.2f} s.e. from the simulation")
                 out.notes.append(f"{_lab(kind, cfg)} {phi}: exact (anchor noise frozen for m steps) {th:.5g}, "
                                  f"simulated {est:.5g} +- {se:.2g}; independent-noise ('paper-implied') {imp:.5g}"
@@ -104,7 +104,7 @@ def _mse_formulas(settings: Settings) -> ClaimResult:
 
 register(Claim(
     id="chen.gaussian.exact_mse_formulas", paper=PAPER,
-    source="Chen et al. synthetic model (V1 'A synthetic experiment' / V2 sec. 5.1); notes 000_002 sec. 6.3",
+    source="Chen et al. synthetic model (V1 'A synthetic experiment' / V2 sec. 5.1); docs/papers/chen.md sec. 5",
     statement="On x_i ~ N(theta, 1), theta ~ N(0, 1), N = 1000, the exact finite-L MSEs of the time averages of theta "
               "and theta^2 (SGLD; vrSGLD with the anchor noise frozen for m steps) match many-chain simulations.",
     family="chen_vr", run=_mse_formulas,

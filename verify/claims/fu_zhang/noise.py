@@ -1,9 +1,9 @@
-"""Fu & Zhang, "CPSG-MCMC: clustering-based preprocessing for SG-MCMC" (AISTATS 2017); digest ../shared/notes/003.md.
+"""Fu & Zhang, "CPSG-MCMC: clustering-based preprocessing for SG-MCMC" (AISTATS 2017); docs/papers/fu_zhang.md.
 
 Exact checks enumerate every minibatch of the simulator's own stratified estimator (simulate.stratified.Stratified
 .combine) on small data, so a bug in the estimator is judged, not re-derived; closed forms come from
-theory.noise.stratified, theory.bounds.fu_zhang and theory.chains.stratified (typed from the paper and the digest,
-sec. 5.1). Statistical checks (z-tests, s.e. across
+theory.noise.stratified, theory.bounds.fu_zhang and theory.chains.stratified (typed from the paper and
+docs/papers/fu_zhang.md sec. 5). Statistical checks (z-tests, s.e. across
 independent chains) compare one-step gradient draws with Lemma 3.4 and the stationary variance of CP-SGLD and
 CP-SGHMC with the exact discrete Lyapunov solution on the Gaussian mean model (theta-free gradient noise).
 Data: a 2-D Gaussian mean model on four Gaussian blobs (N = 500, sigma_x = 1, prior N(0, 10^2 I)), k-means with
@@ -195,7 +195,7 @@ register(Claim(
 
 register(Claim(
     id="fu_zhang.lemma34.without_replacement_corrected", paper=PAPER,
-    source="Fu & Zhang Lemma 3.4 + Algorithm 1 line 6 (corrected, digest sec. 5.1)",
+    source="Fu & Zhang Lemma 3.4 + Algorithm 1 line 6 (corrected, docs/papers/fu_zhang.md sec. 5)",
     statement="For Algorithm 1's draws without repetition the variance is sum_i (n_i/b_i) f_i sum_{j in C_i} "
               "||g_j - gbar_i||^2 with f_i = (n_i - b_i)/(n_i - 1).",
     family="fu_zhang_variance", run=_lemma34_sim(False),

@@ -1,9 +1,9 @@
-"""Fu & Zhang, "CPSG-MCMC: clustering-based preprocessing for SG-MCMC" (AISTATS 2017); digest ../shared/notes/003.md.
+"""Fu & Zhang, "CPSG-MCMC: clustering-based preprocessing for SG-MCMC" (AISTATS 2017); docs/papers/fu_zhang.md.
 
 Exact checks enumerate every minibatch of the simulator's own stratified estimator (simulate.stratified.Stratified
 .combine) on small data, so a bug in the estimator is judged, not re-derived; closed forms come from
-theory.noise.stratified, theory.bounds.fu_zhang and theory.chains.stratified (typed from the paper and the digest,
-sec. 5.1). Statistical checks (z-tests, s.e. across
+theory.noise.stratified, theory.bounds.fu_zhang and theory.chains.stratified (typed from the paper and
+docs/papers/fu_zhang.md sec. 5). Statistical checks (z-tests, s.e. across
 independent chains) compare one-step gradient draws with Lemma 3.4 and the stationary variance of CP-SGLD and
 CP-SGHMC with the exact discrete Lyapunov solution on the Gaussian mean model (theta-free gradient noise).
 Data: a 2-D Gaussian mean model on four Gaussian blobs (N = 500, sigma_x = 1, prior N(0, 10^2 I)), k-means with
@@ -161,7 +161,8 @@ def _stationary(kinds: tuple[str, ...]):
 
 register(Claim(
     id="fu_zhang.cp_sgld.stationary_variance", paper=PAPER,
-    source="Fu & Zhang Algorithm 1, eq. (10) with fixed step (Sec. 4); stationary law new (digest sec. 5.1)",
+    source="Fu & Zhang Algorithm 1, eq. (10) with fixed step (Sec. 4); stationary law new "
+           "(docs/papers/fu_zhang.md sec. 5)",
     statement="Fixed-step CP-SGLD on the Gaussian mean model is unbiased in the mean, and its stationary covariance "
               "is (I + h Sigma/4)/(a(1 - h a/4)) with Sigma the exact eq. (10) noise covariance (discrete Lyapunov).",
     family="fu_zhang_stationary", run=_stationary(("sgld",)),
@@ -170,7 +171,8 @@ register(Claim(
 
 register(Claim(
     id="fu_zhang.cp_sghmc.stationary_variance", paper=PAPER,
-    source="Fu & Zhang Sec. 4.2 (CP-SGHMC) with Chen et al. 2014 eq. (15); stationary law new (digest sec. 5.1)",
+    source="Fu & Zhang Sec. 4.2 (CP-SGHMC) with Chen et al. 2014 eq. (15); stationary law new "
+           "(docs/papers/fu_zhang.md sec. 5)",
     statement="Fixed-step CP-SGHMC on the Gaussian mean model has stationary Cov(theta) = (2 - alpha)(2 alpha I + "
               "h Sigma)/(a alpha (4 - 2 alpha - a h)) (discrete Lyapunov on (theta, v)).",
     family="fu_zhang_stationary", run=_stationary(("sghmc",)),
@@ -202,7 +204,7 @@ def _thm34(settings: Settings) -> ClaimResult:
 
 register(Claim(
     id="fu_zhang.thm34.time_average_mse", paper=PAPER,
-    source="Fu & Zhang Theorem 3.4 (eq. 18) and its Remark; exact AR(1) form new (digest sec. 5.1)",
+    source="Fu & Zhang Theorem 3.4 (eq. 18) and its Remark; exact AR(1) form new (docs/papers/fu_zhang.md sec. 5)",
     statement="With a fixed step the MSE of the sample average decomposes into a 1/(Th) part and a gradient-noise "
               "part proportional to the estimator's variance; CP lowers the latter (exact MSE of CP-SGLD and SGLD "
               "time averages on the Gaussian mean model, started at the posterior mean).",

@@ -184,7 +184,8 @@ def _time_average_claim(quantity: str, cases: list, ylabel: str) -> Callable[[Se
             out.notes.append(
                 f"sgld r=0.05 n=10 with: MSE2(M) = bias^2 + (sigma_as^2 + 2 bias C)/M + O(M^-2) with bias^2 = "
                 f"{float(e0):.6g}, sigma_as^2 = {float(th.asymptotic_variance()):.6g}, "
-                f"2 bias C = {float(2 * th.bias_theta2() * th.transient_coefficient()):.6g} (notes 004b 8.4)")
+                f"2 bias C = {float(2 * th.bias_theta2() * th.transient_coefficient()):.6g} "
+                "(docs/papers/vollmer.md sec. 4.4)")
         out.figure = _curve_figure(quantity, rows, ylabel, absolute=(quantity == "ere"))
         return out
     return run_claim
@@ -254,7 +255,7 @@ def _higher_moments(settings: Settings) -> ClaimResult:
 
 register(Claim(
     id="vollmer.app10.higher_moments", paper=PAPER,
-    source="Vollmer et al. 2016, Appendix 10.1 (C.2)-(C.5); cumulant closed form (notes 004b 8.2)",
+    source="Vollmer et al. 2016, Appendix 10.1 (C.2)-(C.5); cumulant closed form (docs/papers/vollmer.md sec. 4.2)",
     statement="E theta_k^3 and E theta_k^4 follow the cumulant closed form in k (minibatch cumulants up to order "
               "4 from the exact subset-sum moments), also on skewed data.",
     family="finite_time_moments", run=_higher_moments,
@@ -310,7 +311,7 @@ def _exact(settings: Settings) -> ClaimResult:
                                 f"max rel diff {mpmath.nstr(worst_enum, 3)}", kind="consistency"))
     out.exact.append(ExactCheck("E theta_k^p (cumulant form) == iterated (C.2)-(C.5), k in (1, 5, 50)",
                                 worst_k < REL_TOL, f"max rel diff {mpmath.nstr(worst_k, 3)}", kind="consistency"))
-    out.exact.append(ExactCheck("MSE2 expansion: e0 = bias^2, e1 = sigma_as^2 (notes 8.4) + 2 bias C",
+    out.exact.append(ExactCheck("MSE2 expansion: e0 = bias^2, e1 = sigma_as^2 + 2 bias C",
                                 worst_as < REL_TOL, f"max rel diff {mpmath.nstr(worst_as, 3)}", kind="consistency"))
 
     def draw(ax: Axes) -> None:
@@ -351,7 +352,7 @@ def sm_enumeration_check(xs: np.ndarray, n: int) -> tuple[bool, float]:
 
 register(Claim(
     id="vollmer.app10.closed_form_exact", paper=PAPER,
-    source="Vollmer et al. 2016, Appendix 10.1, (C.1)-(C.7); notes 004b 8.2-8.5",
+    source="Vollmer et al. 2016, Appendix 10.1, (C.1)-(C.7); docs/papers/vollmer.md secs. 4.2-4.5",
     statement="The closed forms in M equal the augmented linear recursion and brute-force double sums; the "
               "subset-sum moments equal exhaustive enumeration; sigma_as^2 is the 1/M coefficient of MSE2.",
     family="finite_time_exact", run=_exact,

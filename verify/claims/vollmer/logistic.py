@@ -1,6 +1,6 @@
 """Vollmer, Zygalakis & Teh (2016), Section 7 and Remark 7: SGLD and mSGLD on Bayesian logistic regression.
 
-Setting (the paper's, ../shared/notes/004.md sec. 5): d = 3, N = 1000, rows (x_i1, x_i2, 1), x_ij ~ N(0, 1),
+Setting (the paper's, docs/papers/vollmer.md secs. 8-9): d = 3, N = 1000, rows (x_i1, x_i2, 1), x_ij ~ N(0, 1),
 prior N(0, I), h = 0.002 (workbench convention, the paper's own), minibatches without replacement. Labels: the
 paper does not say how they were drawn; ours are y_i ~ sigma(y beta_true^T x_i) with beta_true = (1, -1, 0.5)
 (simulate.logistic.PAPER_BETA_TRUE, seed 2016).
