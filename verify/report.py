@@ -76,7 +76,8 @@ def _check_record(k, family: tuple[float, int] | None = None) -> dict:
     if isinstance(k, OneSidedCheck):
         rec.update(direction=k.direction, df=k.df)
     if family is not None and math.isfinite(k.se):
-        mde = detectable_deviation(k.se, family[0], family[1], one_sided=isinstance(k, OneSidedCheck))
+        mde = detectable_deviation(k.se, family[0], family[1], one_sided=isinstance(k, OneSidedCheck),
+                                   df=getattr(k, "df", None))
         rec["mde"] = mde
         rec["mde_rel"] = mde / abs(k.theory) if k.theory != 0 and math.isfinite(k.theory) else None
     return rec

@@ -52,7 +52,8 @@ def detectable(k: dict, alpha: float, m: int) -> float | None:
     se = k.get("se")
     if isinstance(se, str) or se is None or not se > 0:
         return None
-    return detectable_deviation(float(se), alpha, m, one_sided=k.get("kind") == "one-sided", power=POWER)
+    return detectable_deviation(float(se), alpha, m, one_sided=k.get("kind") == "one-sided", power=POWER,
+                               df=k.get("df"))
 
 
 def _test(k: dict) -> str:
