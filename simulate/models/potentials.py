@@ -86,7 +86,7 @@ def compile_expr(expr: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
 class PotentialModel(Model):
     """Target pi(theta) ∝ exp(-U(theta)) on R, theta of shape (M, 1) (new; a 'model' with no data).
 
-    grad_log_post = -U'.  ``grad_lipschitz`` is sup |U''| when U'' is bounded (quadratic U), else None (the
+    grad_log_post = -U'.  ``grad_lipschitz`` is sup ``|U''|`` when U'' is bounded (quadratic U), else None (the
     Sampler then only checks h > 0; see :meth:`max_stable_step`).  ``n_data = 1`` so that cost accounting works.
     """
 
@@ -149,7 +149,7 @@ class PotentialModel(Model):
 
     # --- stability
     def max_stable_step(self, radius: float) -> float:
-        """4 / max_{|theta| <= radius} |U''(theta)|: linear stability of explicit Euler on that region (the
+        """``4 / max_{|theta| <= radius} |U''(theta)|``: linear stability of explicit Euler on that region (the
         Sampler's h < 4/L rule with L the local Lipschitz constant of grad log pi) (new)."""
         radius = check_positive("radius", radius)
         x = np.linspace(-radius, radius, 4001)

@@ -1,0 +1,73 @@
+"""``.. public-api:: package``: the API reference of a package's public names, read from its ``__all__``.
+
+Each name is documented under the path a user imports it from (``simulate.run``, ``theory.exact_law``), so a
+docstring's ``:func:`simulate.run``` resolves, and grouped by the module that holds it (``simulate.models``,
+``simulate.estimators``, ...), titled by that module's one-line summary. A name added to ``__all__`` appears by
+itself; a name removed disappears. Options: ``:only:`` and ``:exclude:`` (space-separated group modules) split a
+large package over several pages; ``:depth:`` is how many dotted parts of the holding module name a group (default:
+one below the package).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import types
+
+from docutils.parsers.rst import directives
+from sphinx.util.docutils import SphinxDirective
+
+
+def _summary(module_name: str) -> str:
+    doc = inspect.getdoc(importlib.import_module(module_name)) or ""
+    first = doc.strip().split("\n\n")[0].replace("\n", " ").split(". ")[0].rstrip(".:")
+    return re.sub(r":[a-z]+:`~?([^`]+)`", r"``\1``", first)  # a title holds no cross-reference
+
+
+def _group(package: str, obj: object, depth: int) -> str:
+    holder = getattr(obj, "__module__", None) or package
+    if not holder.startswith(package + "."):
+        return package
+    return ".".join(holder.split(".")[: package.count(".") + 1 + depth])
+
+
+def public_groups(package: str, depth: int = 1) -> dict[str, list[tuple[str, str]]]:
+    """``{group module: [(name, autodoc directive), ...]}`` for the names of ``package.__all__`` (in that order),
+    leaving out submodules (a namespace, not an object)."""
+    mod = importlib.import_module(package)
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for name in dict.fromkeys(mod.__all__):
+        obj = getattr(mod, name)
+        if isinstance(obj, types.ModuleType):
+            continue
+        kind = ("autoclass" if inspect.isclass(obj) else
+                "autofunction" if callable(obj) else "autodata")
+        groups.setdefault(_group(package, obj, depth), []).append((name, kind))
+    return groups
+
+
+class PublicAPI(SphinxDirective):
+    required_arguments = 1
+    option_spec = {"only": directives.unchanged, "exclude": directives.unchanged,
+                   "depth": directives.nonnegative_int}
+
+    def run(self):
+        package = self.arguments[0]
+        only = set(self.options.get("only", "").split())
+        exclude = set(self.options.get("exclude", "").split())
+        lines = [f".. currentmodule:: {package}", ""]
+        for group, members in public_groups(package, self.options.get("depth", 1)).items():
+            if (only and group not in only) or group in exclude:
+                continue
+            title = f"{_summary(group)} (``{group}``)" if group != package else _summary(group)
+            lines += [title, "-" * len(title), ""]
+            for name, kind in members:
+                lines += [f".. {kind}:: {name}"] + (["   :members:"] if kind == "autoclass" else []) + [""]
+        self.state_machine.insert_input(lines, f"<public-api {package}>")
+        return []
+
+
+def setup(app):
+    app.add_directive("public-api", PublicAPI)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
