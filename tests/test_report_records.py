@@ -61,9 +61,11 @@ def test_rerun_never_writes_over_a_report(first, tmp_path, monkeypatch, capsys):
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("keep")
     assert main(["--rerun", str(first), "--out", "full", "--no-progress"]) == 2
-    assert main(["--rerun", str(first), "--no-progress"]) == 0  # a fresh folder of its own
-    made = list((tmp_path / "output" / "verify-reruns").iterdir())
-    assert len(made) == 1 and (made[0] / "results.json").exists()
+    assert main(["--rerun", str(first), "--no-progress"]) == 0  # a fresh folder of its own, beside the report
+    made = sorted(first.parent.glob(f"{first.name}-rerun-*"))
+    assert len(made) == 1 and (made[0] / "results.json").exists() and (made[0] / "report.html").exists()
+    assert f"rerun report: {made[0] / 'report.md'} and {made[0] / 'report.html'}" in capsys.readouterr().out
+    assert not (tmp_path / "output" / "verify-reruns").exists()  # not under the working directory
     assert (first / "results.json").read_text() == before
 
 

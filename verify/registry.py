@@ -210,6 +210,24 @@ def load_modules(modules: list[str] | None) -> list[str]:
     return done
 
 
+def claims_of_modules(modules: list[str]) -> list[Claim]:
+    """The registered claims whose run function lives in one of ``modules`` or a submodule of one.
+
+    Parameters
+    ----------
+    modules : list of str
+        Dotted module names, already imported (:func:`load_modules`).
+
+    Returns
+    -------
+    list of Claim
+        In registration order; empty when the modules register no claim.
+    """
+    under = tuple(modules)
+    return [c for c in REGISTRY.values()
+            if c.run.__module__ in under or c.run.__module__.startswith(tuple(m + "." for m in under))]
+
+
 def select(papers: list[str] | None = None, ids: list[str] | None = None) -> list[Claim]:
     reg = load_all()
     known_papers = sorted({c.paper for c in reg.values()})
@@ -225,4 +243,4 @@ def select(papers: list[str] | None = None, ids: list[str] | None = None) -> lis
 
 __all__ = ["ENTRY_POINT_GROUP", "REGISTRY", "VERDICT_KINDS", "Check", "Claim", "ClaimResult", "ExactCheck",
            "OneSidedCheck", "Reading", "Settings",
-           "clear_caches", "load_all", "load_modules", "register", "select", "simulation_cache"]
+           "claims_of_modules", "clear_caches", "load_all", "load_modules", "register", "select", "simulation_cache"]
