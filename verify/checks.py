@@ -16,6 +16,7 @@ by every reading). :mod:`verify.verdicts` turns the parts into the claim's verdi
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -95,4 +96,54 @@ class ExactCheck:
         self.passed = bool(self.passed)
 
 
-__all__ = ["BEHAVIOUR", "BOUND", "EXACT_KINDS", "Check", "ExactCheck", "OneSidedCheck"]
+#: An s.e. this small relative to the values it compares is floating-point rounding, not sampling error: a real
+#: standard error across M chains is sd / sqrt(M), and sd / |value| = 1e-12 would take 1e24 chains of a statistic
+#: with relative spread 1. Below it the chains have collapsed to one value.
+ROUNDING_SE = 1e-12
+
+
+def format_z(z: float | str) -> str:
+    """A z-statistic as text: two decimals below 1e4 in size, scientific from there on (not "1000000000000000.00").
+
+    Parameters
+    ----------
+    z : float or str
+        The statistic, or a string such as ``"inf"`` as results.json stores a non-finite one.
+
+    Returns
+    -------
+    str
+        ``"+1.96"``, ``"-3.20e+15"`` or the string as given.
+    """
+    if isinstance(z, str) or not math.isfinite(z):
+        return str(z)
+    return f"{z:+.2f}" if abs(z) < 1e4 else f"{z:+.2e}"
+
+
+def vanished_se_note(theory: float | str, estimate: float | str, se: float | str) -> str | None:
+    """Why a z is huge when every chain collapsed to a point: the sentence a report prints beside such a check.
+
+    Parameters
+    ----------
+    theory, estimate, se : float or str
+        The check's values (strings for non-finite ones, as results.json stores them).
+
+    Returns
+    -------
+    str or None
+        The explanation when ``se`` is below :data:`ROUNDING_SE` times the larger of ``|theory|`` and
+        ``|estimate|``, else None.
+    """
+    if any(isinstance(v, str) for v in (theory, estimate, se)):
+        return None
+    scale = max(abs(theory), abs(estimate))
+    if not (se <= ROUNDING_SE * scale):
+        return None
+    return (f"the s.e. vanished ({se:.2g}, {se / scale:.1g} of the value): every chain reached the same value to "
+            "rounding (the chains collapsed to a point, e.g. a step with no injected noise or a map with a fixed "
+            "point), so z measures floating-point rounding, not sampling error; the check compares the point with "
+            "the theory to machine precision")
+
+
+__all__ = ["BEHAVIOUR", "BOUND", "EXACT_KINDS", "ROUNDING_SE", "Check", "ExactCheck", "OneSidedCheck", "format_z",
+           "vanished_se_note"]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from .checks import format_z, vanished_se_note
 from .registry import REGISTRY, Claim, ClaimResult, Settings, claims_of_modules, load_modules
 
 #: What a test that takes ``verify_claim`` says when no claim module is configured (it fails: a silent skip would
@@ -76,8 +77,9 @@ class ClaimOutcome:
             return "no result"
         if r.error:
             return r.error
-        lines = [f"{c.label}: theory {c.theory:.6g}, simulation {c.estimate:.6g} +- {c.se:.3g} (z = {c.z:+.2f}, "
-                 f"p = {c.p:.3g})" for c in r.checks if c.rejected]
+        lines = [f"{c.label}: theory {c.theory:.6g}, simulation {c.estimate:.6g} +- {c.se:.3g} (z = {format_z(c.z)}, "
+                 f"p = {c.p:.3g})" + (f"; {why}" if (why := vanished_se_note(c.theory, c.estimate, c.se)) else "")
+                 for c in r.checks if c.rejected]
         lines += [f"{e.label}: {e.detail}" for e in r.exact if not e.passed]
         return "\n".join(lines) or "every check passed"
 
