@@ -25,15 +25,11 @@ import numpy as np
 import sympy as sp
 from scipy import integrate as spi
 
-from ..validation import ParameterError, check_int, check_positive
+from ..validation import ChainDivergedError, ParameterError, check_int, check_positive
 from .base import Model
 
 #: The parameter symbol of every potential (the same symbol as theory.weak_order.theta).
 theta = sp.Symbol("theta", real=True)
-
-
-class ChainDivergedError(ParameterError):
-    """A chain reached a non-finite state (explicit Euler blew up on a superlinear drift: reduce h)."""
 
 
 def _as_expr(name: str, value: sp.Expr | float | str) -> sp.Expr:
@@ -226,5 +222,5 @@ def double_well(depth: float = 1.0, minimum: float = 1.0) -> PotentialModel:
     return PotentialModel(U, name="double_well")
 
 
-__all__ = ["ChainDivergedError", "PotentialModel", "compile_expr", "double_well", "quartic",
+__all__ = ["PotentialModel", "compile_expr", "double_well", "quartic",
            "theta"]
