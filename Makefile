@@ -37,7 +37,7 @@ test: $(CONFORMANCE_STAMP) $(DOCS_STAMP)
 # the reference site, offline, into output/site: docs/ (Markdown) and the API reference from the numpydoc docstrings;
 # every warning is an error (nitpicky: every cross-reference resolves), then every internal link and anchor is checked
 docs: $(DOCS_STAMP)
-	rm -rf output/site
+	rm -rf output/site output/.site-doctrees
 	$(PY) -m sphinx -b html -n -W -d output/.site-doctrees docs output/site
 	$(PY) docs/check_links.py output/site
 

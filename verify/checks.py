@@ -35,7 +35,36 @@ BOUND, BEHAVIOUR = "bound", "behaviour"
 
 @dataclass
 class Check:
-    """Two-sided: H0 E[estimate] = theory; z = (estimate - theory) / se, p = 2 P(Z > |z|)."""
+    """A two-sided statistical check of E[estimate] = theory: z = (estimate - theory) / se, p = 2 P(Z > abs(z)).
+
+    Parameters
+    ----------
+    label : str
+        What is compared, as the report shows it.
+    theory : float
+        The closed form's (or exact engine's) value.
+    estimate : float
+        The simulation's estimate.
+    se : float
+        Its standard error, estimated across independent chains (finite and > 0).
+    params : dict
+        The parameters of this comparison, recorded in results.json.
+    z, p : float
+        Computed: the z-statistic and its two-sided normal p-value.
+    rejected : bool
+        Filled by the harness: whether Holm's procedure over the run's family rejected it.
+    part : str, optional
+        The part of the claim the check belongs to (:data:`BOUND`, :data:`BEHAVIOUR` or a reading's name).
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        When ``se`` is not finite and positive.
+
+    References
+    ----------
+    Holm, S. (1979), A simple sequentially rejective multiple test procedure, Scand. J. Statist. 6, 65-70.
+    """
 
     label: str
     theory: float
@@ -55,12 +84,26 @@ class Check:
 
 @dataclass
 class OneSidedCheck(Check):
-    """One-sided: the claim is an inequality, E[estimate] >= theory (``direction="greater"``) or <= theory ("less").
+    """A one-sided check of an inequality, E[estimate] >= theory (``direction="greater"``) or <= theory ("less").
 
     z = (estimate - theory)/se as for :class:`Check`; p is one-sided, P(T <= z) for "greater" (small only when the
     estimate is significantly below the bound) and P(T >= z) for "less", T standard normal, or Student t with ``df``
     degrees of freedom when the s.e. comes from few independent replicates. Holm's procedure then rejects the claim
     only when the data contradict it; a large z in favour is reported, not required.
+
+    Parameters
+    ----------
+    label, theory, estimate, se, params, z, p, rejected, part
+        As for :class:`Check` (``p`` here one-sided).
+    direction : str
+        "greater" (the claim: E[estimate] >= theory) or "less".
+    df : int, optional
+        Degrees of freedom of a Student t reference distribution (an s.e. from few replicates); None: normal.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For another ``direction``, an ``se`` that is not finite and positive, or ``df`` < 1.
     """
 
     direction: str = "greater"
@@ -82,7 +125,27 @@ class OneSidedCheck(Check):
 
 @dataclass
 class ExactCheck:
-    """A deterministic check; ``kind`` is "exact", "identity" or "consistency" (module docstring)."""
+    """A deterministic check: passed or failed outright, outside the Holm family.
+
+    Parameters
+    ----------
+    label : str
+        What is compared.
+    passed : bool
+        The outcome.
+    detail : str
+        The numbers behind it, as the report shows them.
+    kind : str
+        "exact" (two independent computations that could disagree), "identity" (true by construction: not
+        evidence about the paper or the simulator) or "consistency" (theory against theory); :data:`EXACT_KINDS`.
+    part : str, optional
+        The part of the claim it belongs to, as for :class:`Check`.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For another ``kind``.
+    """
 
     label: str
     passed: bool

@@ -5,7 +5,7 @@ docstring's ``:func:`simulate.run``` resolves, and grouped by the module that ho
 ``simulate.estimators``, ...), titled by that module's one-line summary. A name added to ``__all__`` appears by
 itself; a name removed disappears. Options: ``:only:`` and ``:exclude:`` (space-separated group modules) split a
 large package over several pages; ``:depth:`` is how many dotted parts of the holding module name a group (default:
-one below the package).
+one below the package); ``:overview:`` puts the package's own docstring first.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
+import sys
 import types
 
 from docutils.parsers.rst import directives
@@ -23,6 +24,21 @@ def _summary(module_name: str) -> str:
     doc = inspect.getdoc(importlib.import_module(module_name)) or ""
     first = doc.strip().split("\n\n")[0].replace("\n", " ").split(". ")[0].rstrip(".:")
     return re.sub(r":[a-z]+:`~?([^`]+)`", r"``\1``", first)  # a title holds no cross-reference
+
+
+def _data_doc(package: str, name: str) -> list[str]:
+    """The ``#:`` comment of the module under ``package`` that defines the constant ``name`` (the deepest module
+    holding the same object), or a note that it has none."""
+    from sphinx.pycode import ModuleAnalyzer
+
+    obj = getattr(importlib.import_module(package), name)
+    holders = sorted((m for m, mod in list(sys.modules.items()) if (m == package or m.startswith(package + "."))
+                      and getattr(mod, name, None) is obj), key=lambda m: m.count("."), reverse=True)
+    for mod in holders:
+        doc = ModuleAnalyzer.for_module(mod).find_attr_docs().get(("", name))
+        if doc:
+            return [line for line in doc if line.strip()]
+    return ["(no description)"]
 
 
 def _group(package: str, obj: object, depth: int) -> str:
@@ -50,19 +66,23 @@ def public_groups(package: str, depth: int = 1) -> dict[str, list[tuple[str, str
 class PublicAPI(SphinxDirective):
     required_arguments = 1
     option_spec = {"only": directives.unchanged, "exclude": directives.unchanged,
-                   "depth": directives.nonnegative_int}
+                   "depth": directives.nonnegative_int, "overview": directives.flag}
 
     def run(self):
         package = self.arguments[0]
         only = set(self.options.get("only", "").split())
         exclude = set(self.options.get("exclude", "").split())
-        lines = [f".. currentmodule:: {package}", ""]
+        lines = [f".. automodule:: {package}", "   :no-members:", ""] if "overview" in self.options else []
+        lines += [f".. currentmodule:: {package}", ""]
         for group, members in public_groups(package, self.options.get("depth", 1)).items():
             if (only and group not in only) or group in exclude:
                 continue
             title = f"{_summary(group)} (``{group}``)" if group != package else _summary(group)
             lines += [title, "-" * len(title), ""]
             for name, kind in members:
+                if kind == "autodata":  # a constant: its ``#:`` comment where it is defined is its docstring
+                    lines += [f".. py:data:: {name}", ""] + [f"   {t}" for t in _data_doc(package, name)] + [""]
+                    continue
                 lines += [f".. {kind}:: {name}"] + (["   :members:"] if kind == "autoclass" else []) + [""]
         self.state_machine.insert_input(lines, f"<public-api {package}>")
         return []
