@@ -70,6 +70,8 @@ numpydoc_validation_exclude = {rf"^(?!({'|'.join(m.replace('.', r'[.]') for m in
 html_theme = "furo"
 html_title = "SG-MCMC theory workbench"
 html_show_sourcelink = False
+html_copy_source = False
+html_show_search_summary = False  # the summaries are fetched, which a page opened from a file may not do
 html_static_path: list[str] = []
 
 

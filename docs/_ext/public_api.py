@@ -5,7 +5,8 @@ docstring's ``:func:`simulate.run``` resolves, and grouped by the module that ho
 ``simulate.estimators``, ...), titled by that module's one-line summary. A name added to ``__all__`` appears by
 itself; a name removed disappears. Options: ``:only:`` and ``:exclude:`` (space-separated group modules) split a
 large package over several pages; ``:depth:`` is how many dotted parts of the holding module name a group (default:
-one below the package); ``:overview:`` puts the package's own docstring first.
+one below the package); ``:first:`` lists groups to put before the others (in ``__all__``'s order); ``:overview:``
+puts the package's own docstring first. Each group is headed by its module's name and one-line summary.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from sphinx.util.docutils import SphinxDirective
 def _summary(module_name: str) -> str:
     doc = inspect.getdoc(importlib.import_module(module_name)) or ""
     first = doc.strip().split("\n\n")[0].replace("\n", " ").split(". ")[0].rstrip(".:")
-    return re.sub(r":[a-z]+:`~?([^`]+)`", r"``\1``", first)  # a title holds no cross-reference
+    return re.sub(r":[a-z]+:`~?([^`]+)`", r"``\1``", first)  # a summary line links nowhere
 
 
 def _data_doc(package: str, name: str) -> list[str]:
@@ -65,7 +66,7 @@ def public_groups(package: str, depth: int = 1) -> dict[str, list[tuple[str, str
 
 class PublicAPI(SphinxDirective):
     required_arguments = 1
-    option_spec = {"only": directives.unchanged, "exclude": directives.unchanged,
+    option_spec = {"only": directives.unchanged, "exclude": directives.unchanged, "first": directives.unchanged,
                    "depth": directives.nonnegative_int, "overview": directives.flag}
 
     def run(self):
@@ -74,11 +75,15 @@ class PublicAPI(SphinxDirective):
         exclude = set(self.options.get("exclude", "").split())
         lines = [f".. automodule:: {package}", "   :no-members:", ""] if "overview" in self.options else []
         lines += [f".. currentmodule:: {package}", ""]
-        for group, members in public_groups(package, self.options.get("depth", 1)).items():
+        groups = public_groups(package, self.options.get("depth", 1))
+        first = [g for g in self.options.get("first", "").split() if g in groups]
+        for group in first + [g for g in groups if g not in first]:
+            members = groups[group]
             if (only and group not in only) or group in exclude:
                 continue
-            title = f"{_summary(group)} (``{group}``)" if group != package else _summary(group)
-            lines += [title, "-" * len(title), ""]
+            if group != package:  # a page of one group is headed by the page's own title
+                title = f"``{group}``"
+                lines += [title, "-" * len(title), "", _summary(group) + ".", ""]
             for name, kind in members:
                 if kind == "autodata":  # a constant: its ``#:`` comment where it is defined is its docstring
                     lines += [f".. py:data:: {name}", ""] + [f"   {t}" for t in _data_doc(package, name)] + [""]
