@@ -141,7 +141,7 @@ def run(
     With a default Dask client set (:func:`simulate.runtime.distributed.using`), a run of several blocks is dispatched
     block by block to its workers (bit-identical). Memory is O(n_chains d) (streamed statistics; traces are
     opt-in); a run that would not fit in the available memory raises ParameterError before it starts. Chains that
-    diverge raise :class:`simulate.ChainDivergedError` naming h (:mod:`simulate.runtime.divergence`).
+    diverge raise :class:`simulate.ChainDivergedError` naming h (``simulate.runtime.divergence``).
     """
     n_chains, n_steps, burn_in, block_size, seed, threads, record_at, trace_stride = _check_run_arguments(
         sampler, n_chains, n_steps, burn_in, block_size, seed, threads, record_at, trace_stride, theta0)

@@ -316,7 +316,7 @@ class ExactLaw:
         ----------
         Vollmer, Zygalakis & Teh (2016), eq. (7) (the time average) and eq. (22) (its MSE on the Gaussian toy, the
         closed form this reproduces there); the sum over the window is the engine's, at a cost independent of L
-        (:mod:`.time_average`).
+        (``theory.linear_gaussian.time_average``).
         """
         from .time_average import time_average
 
