@@ -152,9 +152,9 @@ def tradeoffs(model: ModelSpec, budget: Budget, objective: Objective | None = No
               allow_slow: bool = False) -> Tradeoff:
     """The exact optimal step size and minibatch size of each sampler under one budget.
 
-    Every number is the exact engine's (``theory.exact_law``): for each minibatch size n the stability edge, then
-    the exact MSE of the time average over a grid of h (fractions of the edge), its minimum refined in h, the MSE's
-    split into bias^2 and variance, a one-line explanation, and a simulation spot-check of the optimum.
+    For each minibatch size n the engine (``theory.exact_law``) gives the stability edge, then the exact MSE of the
+    time average over a grid of h, its minimum refined in h, the split into bias^2 and variance, a one-line
+    explanation, and a simulation spot-check of the optimum.
 
     Parameters
     ----------
@@ -163,11 +163,11 @@ def tradeoffs(model: ModelSpec, budget: Budget, objective: Objective | None = No
     budget : Budget
         The computing budget.
     objective : Objective, optional
-        What to minimise (default: the MSE of the posterior-mean estimate of theta_1, :meth:`Objective.mean`).
+        What to minimise (default :meth:`Objective.mean`: the posterior-mean estimate of theta_1).
     samplers : iterable of str, optional
-        Keys of :data:`SAMPLERS` (default: all of them).
+        Keys of :data:`SAMPLERS` (default: all).
     n_values : iterable of int, optional
-        Minibatch sizes to try (default :func:`default_n_values`).
+        Minibatch sizes (default :func:`default_n_values`).
     fractions : sequence of float
         h as increasing fractions of each n's stability edge, in (0, 1).
     options : SamplerOptions, optional
@@ -176,16 +176,11 @@ def tradeoffs(model: ModelSpec, budget: Budget, objective: Objective | None = No
         The chains' start (default 0, as ``simulate.run``).
     refine : bool
         Refine the grid's minimum in h (bounded Brent on log h).
-    spot_chains : int
-        Chains of the simulation spot-check at each optimum (0: none).
-    seed : int
-        Seed of the spot-checks.
-    max_work : float
-        The spot-check's cap on chains x steps.
+    spot_chains, seed, max_work : int, int, float
+        Chains of the spot-check at each optimum (0: none), its seed, and its cap on chains x steps.
     allow_slow : bool
-        Compute an m-periodic sampler (SVRG-LD, vrSG-MCMC) with a quadratic or variance objective, which needs
-        the exact fourth moments of m stages per grid point (seconds each); otherwise it gets the reason in
-        ``error``.
+        Compute an m-periodic sampler (SVRG-LD, vrSG-MCMC) with a quadratic or variance objective (exact fourth
+        moments of m stages: seconds per grid point); otherwise it gets the reason in ``error``.
 
     Returns
     -------
@@ -195,13 +190,12 @@ def tradeoffs(model: ModelSpec, budget: Budget, objective: Objective | None = No
     Raises
     ------
     simulate.validation.ParameterError
-        When ``model`` is not a :class:`ModelSpec`, or for a bad sampler key.
+        When ``model`` is not a :class:`ModelSpec`, or for an unknown sampler key.
 
     References
     ----------
     Vollmer, Zygalakis & Teh (2016), eq. (7) and Section 6 (the MSE of a time average at a cost); Chen, Wang,
-    Zhang, Su & Carin (2019), Corollary 4 (the optimal minibatch size under a budget, which this computes exactly
-    instead of from a bound).
+    Zhang, Su & Carin (2019), Corollary 4 (the optimal minibatch size under a budget, computed here exactly).
     """
     if not isinstance(model, ModelSpec):
         raise ParameterError(f"model must be a theory.tradeoffs ModelSpec (toy(), linear_regression(...), ...), got "
@@ -213,31 +207,36 @@ def tradeoffs(model: ModelSpec, budget: Budget, objective: Objective | None = No
     out = Tradeoff(model, budget, objective, options)
     for i, key in enumerate(keys):
         spec = sampler_spec(key)
-        res = SamplerResult(spec)
-        out.results[key] = res
+        out.results[key] = res = SamplerResult(spec)
         slow = slow_reason(spec, objective, options)
         if slow and not allow_slow:
             res.error = slow + "; pass allow_slow=True to compute it"
-            continue
-        try:
-            (surf,) = surfaces(spec, model.model, objective, [budget], ns, fractions=fractions, options=options,
-                               theta0=theta0)
-            res.surface = surf
-            res.optimum = optimum(surf, spec, model.model, objective, budget, options=options, theta0=theta0,
-                                  refine=refine)
-        except ParameterError as e:
-            res.error = str(e)
-            continue
-        if res.optimum is None:
-            res.error = f"the budget buys no step at any n (it is {budget.describe(model.n_data)})"
-            continue
-        o = res.optimum
-        res.settings = spec.settings(options, model.n_data, o.n)
-        if spot_chains:
-            sampler = spec.build(model.model, o.h, o.n, options)
-            res.spot = spot_check(sampler, objective, o.burn_in, o.n_steps, o.mse, o.target, chains=spot_chains,
-                                  seed=seed + 7919 * i, theta0=theta0, max_work=max_work)
+        elif _optimise(res, out, ns, fractions, theta0, refine) and spot_chains:
+            o = res.optimum
+            res.spot = spot_check(spec.build(model.model, o.h, o.n, options), objective, o.burn_in, o.n_steps,
+                                  o.mse, o.target, chains=spot_chains, seed=seed + 7919 * i, theta0=theta0,
+                                  max_work=max_work)
     return out
+
+
+def _optimise(res: SamplerResult, out: Tradeoff, ns, fractions, theta0, refine: bool) -> bool:
+    """Fill ``res`` with its sampler's surface, optimum and settings; False (with the reason in ``res.error``) when
+    the engine has no answer or the budget buys no step."""
+    spec, model, budget, objective, options = res.spec, out.model, out.budget, out.objective, out.options
+    try:
+        (surf,) = surfaces(spec, model.model, objective, [budget], ns, fractions=fractions, options=options,
+                           theta0=theta0)
+        res.surface = surf
+        res.optimum = optimum(surf, spec, model.model, objective, budget, options=options, theta0=theta0,
+                              refine=refine)
+    except ParameterError as e:
+        res.error = str(e)
+        return False
+    if res.optimum is None:
+        res.error = f"the budget buys no step at any n (it is {budget.describe(model.n_data)})"
+        return False
+    res.settings = spec.settings(options, model.n_data, res.optimum.n)
+    return True
 
 
 __all__ = ["SamplerResult", "Tradeoff", "slow_reason", "tradeoffs"]
