@@ -1,6 +1,6 @@
-"""What a claim module uses: the ``claim`` decorator, the result type and the three check kinds.
+"""What a claim module uses: the ``claim`` decorator, the result type and the three check kinds::
 
-    from verify.api import Check, ClaimResult, claim, mean_and_se
+    from verify.api import ClaimResult, OneSidedCheck, claim
 
     @claim("mypkg.sgld.variance_bound", paper="mypaper", source="My note, eq. (3)",
            statement="SGLD's stationary variance on my regression is at most (1 + h L/2) / L.")
@@ -27,10 +27,46 @@ RunFunction = Callable[[Settings], ClaimResult]
 def claim(id: str, *, paper: str, source: str, statement: str, family: str | None = None,
           expected: str = "holds", erratum: str | None = None, finding: str | None = None,
           readings: tuple[Reading, ...] = (), out_of_scope: str | None = None) -> Callable[[RunFunction], RunFunction]:
-    """Register the decorated ``run(settings) -> ClaimResult`` as claim ``id`` (``family``: claims sharing one figure,
-    default the claim alone). ``expected`` is one of :data:`VERDICT_KINDS`: "fails" with ``erratum`` for a statement
-    the workbench found wrong; "holds as a bound" with ``finding`` (checks of part BOUND hold, those of part
-    BEHAVIOUR fail); "depends on reading" with ``finding`` and ``readings`` (each reading's checks name it as part)."""
+    """Register the decorated ``run(settings) -> ClaimResult`` as a claim (a decorator).
+
+    Parameters
+    ----------
+    id : str
+        Unique id (a user's own: a prefix of their package, ``mypkg.sgld.variance_bound``).
+    paper : str
+        The paper or package the claim belongs to (``python -m verify --paper NAME`` selects it).
+    source : str
+        Where the statement is printed: paper, section and equation (or "my note, bound (1)").
+    statement : str
+        The statement, in words, as the report shows it.
+    family : str, optional
+        Claims sharing one figure in the report (default: the claim alone).
+    expected : str, optional
+        The registered verdict, one of :data:`VERDICT_KINDS`: "holds"; "fails" with ``erratum`` (a statement the
+        workbench found wrong); "holds as a bound" with ``finding`` (the checks of part :data:`BOUND` hold, those
+        of part :data:`BEHAVIOUR` fail); "depends on reading" with ``finding`` and ``readings`` (each reading's
+        checks name it as their part). A run succeeds when every claim gets its registered verdict.
+    erratum, finding : str, optional
+        What is wrong in the paper; what the workbench found.
+    readings : tuple of Reading, optional
+        The readings of a statement registered as "depends on reading".
+    out_of_scope : str, optional
+        Why the claim is not checked (its run is then not called).
+
+    Returns
+    -------
+    callable
+        The decorator; it registers the run function and returns it unchanged.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        When the id is taken (naming both modules) or the registered verdict lacks what it needs.
+
+    References
+    ----------
+    Every statistical check of a run joins one family controlled by Holm, S. (1979), Scand. J. Statist. 6, 65-70.
+    """
 
     def register_run(run: RunFunction) -> RunFunction:
         register(Claim(id=id, paper=paper, source=source, statement=statement, family=family or id, run=run,

@@ -10,7 +10,25 @@ from simulate.validation import ParameterError
 
 
 def mean_and_se(x: np.ndarray) -> tuple[float, float]:
-    """Sample mean of per-chain values and its standard error sd / sqrt(M)."""
+    """The sample mean of per-chain values and its standard error sd / sqrt(M).
+
+    Parameters
+    ----------
+    x : array_like
+        One value per independent chain (e.g. each chain's time average); at least 2.
+
+    Returns
+    -------
+    mean : float
+        The sample mean.
+    se : float
+        Its standard error, the sample standard deviation (ddof = 1) over sqrt(M).
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For fewer than 2 values.
+    """
     x = np.asarray(x, dtype=np.float64).ravel()
     if x.size < 2:
         raise ParameterError(f"need at least 2 independent chains for a standard error, got {x.size}")
@@ -18,9 +36,29 @@ def mean_and_se(x: np.ndarray) -> tuple[float, float]:
 
 
 def variance_and_se(x: np.ndarray) -> tuple[float, float]:
-    """Unbiased sample variance of i.i.d. values (one per chain) and its delta-method s.e.
+    """The unbiased sample variance of i.i.d. values (one per chain) and its standard error.
 
-    se^2 = (m4 - s^4 (M - 3)/(M - 1)) / M, m4 the fourth central sample moment.
+    Parameters
+    ----------
+    x : array_like
+        One value per independent chain (e.g. each chain's state at step k); at least 4.
+
+    Returns
+    -------
+    variance : float
+        s^2 with divisor M - 1.
+    se : float
+        Its standard error, se^2 = (m4 - s^4 (M - 3)/(M - 1)) / M with m4 the fourth central sample moment.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For fewer than 4 values.
+
+    References
+    ----------
+    The variance of the sample variance: Cramer, H. (1946), Mathematical Methods of Statistics, eq. (27.4.2),
+    with the sample moments in place of the population's.
     """
     x = np.asarray(x, dtype=np.float64).ravel()
     M = x.size
@@ -33,10 +71,26 @@ def variance_and_se(x: np.ndarray) -> tuple[float, float]:
 
 
 def stationary_variance_and_se(avg_theta2: np.ndarray, avg_theta: np.ndarray) -> tuple[float, float]:
-    """Var_pi(theta) from per-chain time averages of theta^2 and theta (chains independent).
+    """The stationary variance Var_pi(theta) from each chain's time averages of theta^2 and theta.
 
-    Estimate: mean(a2) - [mean(a1)^2 - var(a1)/M]  (the bracket is unbiased for (E a1)^2);
-    s.e. by the delta method with gradient (1, -2 mean(a1)) and the sample covariance of (a2, a1).
+    Parameters
+    ----------
+    avg_theta2 : array_like
+        Per chain, the time average of theta^2 (one coordinate).
+    avg_theta : array_like
+        Per chain, the time average of theta, from the same chains; at least 4 chains.
+
+    Returns
+    -------
+    variance : float
+        mean(a2) - [mean(a1)^2 - var(a1)/M] (the bracket is unbiased for (E a1)^2).
+    se : float
+        Its standard error by the delta method, gradient (1, -2 mean(a1)) and the sample covariance of (a2, a1).
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For fewer than 4 chains or averages of different lengths.
     """
     a2 = np.asarray(avg_theta2, dtype=np.float64).ravel()
     a1 = np.asarray(avg_theta, dtype=np.float64).ravel()

@@ -32,10 +32,9 @@ import math
 
 import numpy as np
 
-from ..models.potentials import ChainDivergedError
 from ..models.toy_targets import GaussianLocation, ToyModel, WarpedGaussian
 from ..runtime.runner import run
-from ..validation import ParameterError, check_int, check_positive
+from ..validation import ChainDivergedError, ParameterError, check_int, check_positive
 
 
 def prior_power(S: int) -> float:

@@ -193,7 +193,7 @@ class SVRG(VRMinibatch):
     """SVRG-LD gradient estimator (Dubey et al. 2016): Algorithm 1 of Chen et al. (2019) with n1 = N.
 
     g = grad log p(theta) + sum_{i=1}^N grad log p(d_i|theta_tilde)
-        + (N/n2) sum_{i in pi2} (grad log p(d_i|theta) - grad log p(d_i|theta_tilde)),
+    + (N/n2) sum_{i in pi2} (grad log p(d_i|theta) - grad log p(d_i|theta_tilde)),
     the anchor theta_tilde refreshed every m steps. ``n1`` is stored as None (the full data set; see
     :meth:`anchor_size`); the correction minibatch is drawn without replacement unless ``replace`` (as SGMCMCJax
     draws it); the anchor gradient is always the exact full sum.

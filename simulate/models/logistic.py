@@ -172,11 +172,11 @@ class LogisticRegressionModel(Model):
         return log_sigmoid(self._scores(theta)).sum(axis=1)
 
     def log_prior(self, theta: np.ndarray) -> np.ndarray:
-        """log N(theta; 0, sigma0^2 I) up to its constant: -|theta|^2 / (2 sigma0^2), shape (M,)."""
+        """log N(theta; 0, sigma0^2 I) up to its constant: ``-|theta|^2 / (2 sigma0^2)``, shape (M,)."""
         return -0.5 * np.einsum("md,md->m", theta, theta) / self.sigma0**2
 
     def log_post(self, theta: np.ndarray) -> np.ndarray:
-        """Unnormalised log posterior -|theta|^2/(2 sigma0^2) + sum_i log sigma(z_i^T theta), shape (M,)."""
+        """Unnormalised log posterior ``-|theta|^2/(2 sigma0^2) + sum_i log sigma(z_i^T theta)``, shape (M,)."""
         return self.log_prior(theta) + self.log_lik_full(theta)
 
     def log_post_and_grad(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -15,6 +15,7 @@ modules:
   registry        the one table from simulator types to their laws
   solve           stationary covariance (direct or GMRES with a Lyapunov preconditioner), spectral radius
   law             the ExactLaw object
+  stability       check_stable(sampler): refuse an h past the mean-square limit before a run
   time_average    MSE of time averages of linear and quadratic observables, cost independent of the window
   quadratic       fourth moments of the chain (quadratic observables)
   expansion       series in h of the stationary mean and covariance (sympy or contour integral)
@@ -22,5 +23,6 @@ modules:
 """
 
 from .law import ExactLaw, exact_law
+from .stability import check_stable
 
-__all__ = ["ExactLaw", "exact_law"]
+__all__ = ["ExactLaw", "check_stable", "exact_law"]
