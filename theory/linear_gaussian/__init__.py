@@ -12,7 +12,8 @@ models", states the mathematics; the modules:
   kernel          the state layout and the periodic sequence of steps
   estimator_laws  each gradient estimator's law (full, minibatch, CV, SVRG / vrSG-MCMC, SAGA, stratified, reuse)
   integrator_laws each integrator's law (Langevin, no noise, mSGLD, SGHMC with refresh)
-  registry        the one table from simulator types to their laws
+  contract        what a law returns (EstimatorLaw, IntegratorLaw, Core, Fluct, Layout, Context, Stage): public
+  compose         the chain's kernel from the two laws, found by type through theory.law_of
   solve           stationary covariance (direct or GMRES with a Lyapunov preconditioner), spectral radius
   law             the ExactLaw object
   time_average    MSE of time averages of linear and quadratic observables, cost independent of the window
@@ -21,6 +22,7 @@ models", states the mathematics; the modules:
   mp              the same recursions in mpmath
 """
 
+from . import estimator_laws, integrator_laws  # noqa: F401 - importing them registers the built-in laws
 from .law import ExactLaw, exact_law
 
 __all__ = ["ExactLaw", "exact_law"]

@@ -22,23 +22,17 @@ Workbench convention (README); T is the integrator's ``temperature`` (every inje
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
-from .kernel import Context, Layout
+from simulate.estimators.saga import SAGA
+from simulate.integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin, PrintedEq9Langevin
+from simulate.integrators.sghmc import SGHMC
+from simulate.integrators.underdamped import BAOAB, ExplicitEulerSGHMC
+
+from ..laws import Example, law_for
+from .contract import Context, IntegratorLaw, Layout
 from .stages import Stage, eye, zeros
-
-
-@dataclass(frozen=True)
-class IntegratorLaw:
-    blocks: tuple[tuple[str, int], ...]
-    period: int
-    update: Callable[[Layout, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]  # (lay, Cov g) -> (A, B, Qn)
-    post: Callable[[int, Layout], list[Stage]]
-    init_noise: Callable[[Layout], np.ndarray]
-    needs_grad_cov: bool = False
-    first: Callable[[Layout], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None  # step 0's (A, B, Qn)
 
 
 def _theta_noise(lay: Layout, cov: np.ndarray) -> np.ndarray:
@@ -54,15 +48,23 @@ def _first_order(ctx: Context, noise: Callable[[Layout, np.ndarray], np.ndarray]
     return IntegratorLaw((), 1, update, lambda p, lay: [], lambda lay: zeros((lay.n, lay.n), lay.dtype), needs)
 
 
+@law_for(Langevin, examples=lambda model, s: [Example("Langevin", Langevin(), "langevin", 0.6)])
 def langevin(integ, ctx: Context) -> IntegratorLaw:
+    """theta' = theta + (h/2) g + sqrt(h T) xi: A = I, B = (h/2) E_theta, Qn = h T E_theta E_theta^T."""
     T = ctx.num(integ.temperature)
     return _first_order(ctx, lambda lay, c: _theta_noise(lay, eye(lay.d, lay.dtype) * (ctx.h * T)))
 
 
+@law_for(NoiselessLangevin, examples=lambda model, s: [
+    Example("no noise (SAGA as printed)", NoiselessLangevin(), "no_noise", 0.6, with_estimators=(SAGA,))])
 def noiseless_langevin(integ, ctx: Context) -> IntegratorLaw:
+    """theta' = theta + (h/2) g: Qn = 0 (SAGA's update as printed in Baker et al. Sec. 4.4)."""
     return _first_order(ctx, lambda lay, c: zeros((lay.n, lay.n), lay.dtype))
 
 
+@law_for(PrintedEq9Langevin, examples=lambda model, s: [
+    Example("mSGLD as printed in eq. (9)", PrintedEq9Langevin(), "msgld_printed_eq9", 0.6)])
+@law_for(ModifiedLangevin, examples=lambda model, s: [Example("mSGLD", ModifiedLangevin(), "msgld", 0.6)])
 def modified_langevin(integ, ctx: Context) -> IntegratorLaw:
     """Noise matrix G = sqrt(h) (I - (h/c) Cov g), so Qn = h (I - (h/c) Cov g)^2 (Cov g symmetric); c = 8 for
     eq. (54), 2 for eq. (9) as printed (``integ.correction``)."""
@@ -103,7 +105,11 @@ def _momentum(integ, ctx: Context, update, first=None) -> IntegratorLaw:
                          first=first)
 
 
+@law_for(SGHMC, examples=lambda model, s: [
+    Example("SGHMC", SGHMC(0.5), "sghmc", 0.2),
+    Example(f"SGHMC, refresh every {s.period}", SGHMC(0.5, resample_every=s.period), "sghmc_refresh", 0.2)])
 def sghmc(integ, ctx: Context) -> IntegratorLaw:
+    """v' = (1 - alpha) v + h g + sqrt(2 alpha h T) xi, theta' = theta + v' (Chen et al. 2014 eq. 15)."""
     h, a, T = ctx.h, ctx.num(integ.alpha), ctx.num(integ.temperature)
 
     def update(lay: Layout, cov_g: np.ndarray):
@@ -119,7 +125,10 @@ def sghmc(integ, ctx: Context) -> IntegratorLaw:
     return _momentum(integ, ctx, update)
 
 
+@law_for(ExplicitEulerSGHMC, examples=lambda model, s: [
+    Example("explicit-Euler SGHMC", ExplicitEulerSGHMC(0.5), "sghmc_euler", 0.2)])
 def explicit_euler_sghmc(integ, ctx: Context) -> IntegratorLaw:
+    """theta' = theta + v, v' = (1 - alpha) v + h g(theta) + sqrt(2 alpha h T) xi (the peers' order)."""
     h, a, T = ctx.h, ctx.num(integ.alpha), ctx.num(integ.temperature)
 
     def update(lay: Layout, cov_g: np.ndarray):
@@ -134,7 +143,10 @@ def explicit_euler_sghmc(integ, ctx: Context) -> IntegratorLaw:
     return _momentum(integ, ctx, update)
 
 
+@law_for(BAOAB, examples=lambda model, s: [Example("BAOAB", BAOAB(0.5), "baoab", 0.2)])
 def baoab(integ, ctx: Context) -> IntegratorLaw:
+    """B A O A with the previous step's closing half-kick folded in (Leimkuhler & Matthews 2013); step 0 kicks by
+    h/2 (``first``)."""
     h, T = ctx.h, ctx.num(integ.temperature)
     c = ctx.num(integ.damping)
     half = ctx.num(0.5)
@@ -156,5 +168,5 @@ def baoab(integ, ctx: Context) -> IntegratorLaw:
     return _momentum(integ, ctx, update_with(h), first=lambda lay: first(lay))
 
 
-__all__ = ["IntegratorLaw", "baoab", "explicit_euler_sghmc", "langevin", "modified_langevin", "noiseless_langevin",
+__all__ = ["baoab", "explicit_euler_sghmc", "langevin", "modified_langevin", "noiseless_langevin",
            "sghmc"]
