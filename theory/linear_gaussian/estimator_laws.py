@@ -22,6 +22,10 @@ E[g | x] = Gm x^ (d, n), its own blocks' mean update (n, n) and the fluctuation 
 * minibatch reused K steps (:class:`simulate.estimators.reuse.Reused`): exact where the inner noise is additive (all
                       P_i equal in a group, or AdditiveNoise): the gradient error e is then a constant vector, drawn
                       at l mod K = 0 and kept in the state; period K.
+
+Each law registers itself with :func:`theory.law_for` (the door a user's module uses too), with the examples the
+shared checks hold it to; :class:`~simulate.estimators.reuse.Reused` finds its inner estimator's law through
+:func:`theory.law_of`.
 """
 
 from __future__ import annotations
