@@ -16,7 +16,12 @@ Workbench convention (README); T is the integrator's ``temperature`` (every inje
                      :mod:`simulate.integrators.underdamped`), momentum as SGHMC;
 * BAOAB:             v1 = v + k g, theta' = theta + (1 + c)/2 v1 + eta/2, v' = c v1 + eta, eta ~ N(0, h T (1 - c^2)),
                      c = exp(-alpha), k = h (k = h/2 at step 0): the B A O A of Leimkuhler & Matthews (2013) with the
-                     previous step's closing half-kick folded in (:mod:`simulate.integrators.underdamped`).
+                     previous step's closing half-kick folded in (:mod:`simulate.integrators.underdamped`);
+* fixed preconditioner: theta' = theta + (h/2) G g + sqrt(h) G^{1/2} xi, G constant (new; pSGLD's form, Li et al. 2016
+                     Alg. 1, with G frozen).
+
+Each law registers itself with :func:`theory.law_for` (the door a user's module uses too), with the examples the
+shared checks hold it to.
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ import numpy as np
 
 from simulate.estimators.saga import SAGA
 from simulate.integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin, PrintedEq9Langevin
+from simulate.integrators.preconditioned import PreconditionedLangevin
 from simulate.integrators.sghmc import SGHMC
 from simulate.integrators.underdamped import BAOAB, ExplicitEulerSGHMC
+from simulate.validation import ParameterError
 
 from ..laws import Example, law_for
 from .contract import Context, IntegratorLaw, Layout
@@ -74,6 +81,57 @@ def modified_langevin(integ, ctx: Context) -> IntegratorLaw:
         return _theta_noise(lay, G @ G.T * ctx.h)
 
     return _first_order(ctx, noise, needs=True)
+
+
+def _preconditioner(model, s) -> list[Example]:
+    """G = diag(1.5 .. 0.5) + 0.2 off the diagonal: anisotropic, correlated, positive definite (Gershgorin)."""
+    d = model.dim
+    G = np.diag(np.linspace(1.5, 0.5, d)) + 0.2 * (np.ones((d, d)) - np.eye(d))
+    return [Example("preconditioned SGLD (fixed G)", PreconditionedLangevin(G), "preconditioned", 0.6)]
+
+
+@law_for(PreconditionedLangevin, examples=_preconditioner)
+def preconditioned_langevin(integ, ctx: Context) -> IntegratorLaw:
+    """theta' = theta + (h/2) G g + sqrt(h) G^{1/2} xi with G constant, symmetric positive definite (new; the form of
+    pSGLD, Li, Chen, Carlson & Carin 2016 Alg. 1, with its preconditioner frozen and Gamma = 0).
+
+    The update is affine in (theta, g, xi): A = I (theta keeps its value), B = (h/2) E_theta G (the gradient enters
+    theta through G), Qn = h E_theta G E_theta^T (Cov of sqrt(h) G^{1/2} xi = h G for any square root).
+
+    Parameters
+    ----------
+    integ : PreconditionedLangevin
+        The simulator's integrator (its ``G``).
+    ctx : Context
+        The model's affine parts, h and the number type.
+
+    Returns
+    -------
+    IntegratorLaw
+
+    Raises
+    ------
+    ParameterError
+        If G does not match the model's dimension, or (on the isotropic route of quadratic observables) does not
+        leave the projected coordinates closed.
+    """
+    G = np.asarray(integ.G, dtype=np.float64)
+    if ctx.proj is not None:
+        P = ctx.proj
+        Gp = P @ G @ P.T
+        if not np.allclose(G @ P.T, P.T @ Gp, rtol=1e-12, atol=1e-14):
+            raise ParameterError("PreconditionedLangevin on the isotropic route: G mixes the rotated coordinates, so a "
+                                 "subset of them is not a closed chain; quadratic observables need an isotropic G here")
+        G = Gp
+    elif G.shape != (ctx.parts.dim, ctx.parts.dim):
+        raise ParameterError(f"PreconditionedLangevin: G is {G.shape} on a model of dimension {ctx.parts.dim}")
+    G = ctx.num(G)
+
+    def update(lay: Layout, cov_g: np.ndarray | None):
+        E = lay.embed("theta")
+        return eye(lay.n, lay.dtype), E @ G * (ctx.h / 2), E @ G @ E.T * ctx.h
+
+    return IntegratorLaw((), 1, update, lambda p, lay: [], lambda lay: zeros((lay.n, lay.n), lay.dtype))
 
 
 def _variance(value, default):
@@ -169,4 +227,4 @@ def baoab(integ, ctx: Context) -> IntegratorLaw:
 
 
 __all__ = ["baoab", "explicit_euler_sghmc", "langevin", "modified_langevin", "noiseless_langevin",
-           "sghmc"]
+           "preconditioned_langevin", "sghmc"]
