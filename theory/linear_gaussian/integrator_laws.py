@@ -33,11 +33,12 @@ import numpy as np
 from simulate.estimators.saga import SAGA
 from simulate.integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin, PrintedEq9Langevin
 from simulate.integrators.preconditioned import PreconditionedLangevin
+from simulate.integrators.psgld import AdaptivePreconditionedLangevin
 from simulate.integrators.sghmc import SGHMC
 from simulate.integrators.underdamped import BAOAB, ExplicitEulerSGHMC
 from simulate.validation import ParameterError
 
-from ..laws import Example, law_for
+from ..laws import Example, law_for, no_law
 from .contract import Context, IntegratorLaw, Layout
 from .stages import Stage, eye, zeros
 
@@ -132,6 +133,13 @@ def preconditioned_langevin(integ, ctx: Context) -> IntegratorLaw:
         return eye(lay.n, lay.dtype), E @ G * (ctx.h / 2), E @ G @ E.T * ctx.h
 
     return IntegratorLaw((), 1, update, lambda p, lay: [], lambda lay: zeros((lay.n, lay.n), lay.dtype))
+
+
+no_law(AdaptivePreconditionedLangevin,
+       "pSGLD's preconditioner follows the gradients (V' = alpha V + (1 - alpha) (g/N)^2, "
+       "G = 1 / (lambda + sqrt(V'))): "
+       "the step is quadratic in the gradient, not affine in the state (theta, V), so the chain's moments do not "
+       "close; with G frozen it is PreconditionedLangevin, which has an exact law. Check pSGLD by simulation")
 
 
 def _variance(value, default):
