@@ -55,7 +55,7 @@ def _who(obj) -> str:
 
 def _check_parts(law, kind: type, obj) -> None:
     if not isinstance(law, kind):
-        raise ParameterError(f"{_who(obj)} must return a {kind.__name__} (theory.linear_gaussian.contract), got "
+        raise ParameterError(f"{_who(obj)} must return an {kind.__name__} (theory.linear_gaussian.contract), got "
                              f"{type(law).__name__}")
     if not (isinstance(law.period, (int, np.integer)) and law.period >= 1):
         raise ParameterError(f"{_who(obj)}: period must be an integer >= 1, got {law.period!r}")
