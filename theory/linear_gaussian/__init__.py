@@ -3,8 +3,8 @@
 ``exact_law(sampler)`` reads the same :class:`simulate.Sampler` the simulator runs (model, gradient estimator,
 integrator, h) and answers exactly: E theta_k and Cov theta_k for every k, the stationary law (per phase when it is
 periodic), the mean-square spectral radius and stability limit in h, the MSE of time averages over any window, the
-first terms of the expansion in h, and the same at 50 digits (mpmath). DESIGN.md, "The exact engine on affine
-models", states the mathematics; the modules:
+first terms of the expansion in h, and the same at 50 digits (mpmath). docs/engine.md derives the mathematics; the
+modules:
 
   affine          reading a model's affine structure (P_i, r_i), the posterior
   noise           exact joint moments of minibatch sums per sampling scheme, as an operator

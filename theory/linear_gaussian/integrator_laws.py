@@ -88,7 +88,7 @@ def _preconditioner(model, s) -> list[Example]:
     """G = diag(1.5 .. 0.5) + 0.2 off the diagonal: anisotropic, correlated, positive definite (Gershgorin)."""
     d = model.dim
     G = np.diag(np.linspace(1.5, 0.5, d)) + 0.2 * (np.ones((d, d)) - np.eye(d))
-    return [Example("preconditioned SGLD (fixed G)", PreconditionedLangevin(G), "preconditioned", 0.6)]
+    return [Example("preconditioned SGLD (fixed G)", PreconditionedLangevin(G), "preconditioned", 0.4)]
 
 
 @law_for(PreconditionedLangevin, examples=_preconditioner)
@@ -136,10 +136,9 @@ def preconditioned_langevin(integ, ctx: Context) -> IntegratorLaw:
 
 
 no_law(AdaptivePreconditionedLangevin,
-       "pSGLD's preconditioner follows the gradients (V' = alpha V + (1 - alpha) (g/N)^2, "
-       "G = 1 / (lambda + sqrt(V'))): "
-       "the step is quadratic in the gradient, not affine in the state (theta, V), so the chain's moments do not "
-       "close; with G frozen it is PreconditionedLangevin, which has an exact law. Check pSGLD by simulation")
+       "pSGLD's preconditioner follows the gradients (V' = alpha V + (1 - alpha) (g/N)^2, G = 1 / (lambda + "
+       "sqrt(V'))): the step is quadratic in the gradient, not affine in the state (theta, V), so the chain's moments "
+       "do not close; with G frozen it is PreconditionedLangevin, which has an exact law. Check pSGLD by simulation")
 
 
 def _variance(value, default):
@@ -192,7 +191,7 @@ def sghmc(integ, ctx: Context) -> IntegratorLaw:
 
 
 @law_for(ExplicitEulerSGHMC, examples=lambda model, s: [
-    Example("explicit-Euler SGHMC", ExplicitEulerSGHMC(0.5), "sghmc_euler", 0.2)])
+    Example("explicit-Euler SGHMC", ExplicitEulerSGHMC(0.5), "sghmc_euler", 0.1)])
 def explicit_euler_sghmc(integ, ctx: Context) -> IntegratorLaw:
     """theta' = theta + v, v' = (1 - alpha) v + h g(theta) + sqrt(2 alpha h T) xi (the peers' order)."""
     h, a, T = ctx.h, ctx.num(integ.alpha), ctx.num(integ.temperature)
