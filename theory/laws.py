@@ -36,7 +36,7 @@ import numpy as np
 from simulate.validation import ParameterError
 
 #: The kinds of simulator objects a law can be registered for.
-KINDS = ("estimator", "integrator")
+OBJECT_KINDS = ("estimator", "integrator")
 
 
 @dataclass(frozen=True, eq=False)
@@ -330,11 +330,11 @@ def registered(route: str = "affine", kind: str | None = None) -> tuple[type, ..
     Raises
     ------
     ParameterError
-        If ``kind`` is not one of :data:`KINDS`.
+        If ``kind`` is not one of :data:`OBJECT_KINDS`.
     """
     route = _check_route(route)
-    if kind is not None and kind not in KINDS:
-        raise ParameterError(f"kind must be one of {KINDS} or None, got {kind!r}")
+    if kind is not None and kind not in OBJECT_KINDS:
+        raise ParameterError(f"kind must be one of {OBJECT_KINDS} or None, got {kind!r}")
     return tuple(c for c, e in _REGISTRY.get(route, {}).items()
                  if e.law is not None and (kind is None or e.kind == kind))
 
@@ -366,10 +366,5 @@ def law_replaced(cls: type, law: Callable, route: str = "affine") -> Iterator[No
         _REGISTRY[route][cls] = old
 
 
-def routes() -> tuple[str, ...]:
-    """The routes with at least one registration."""
-    return tuple(_REGISTRY)
-
-
-__all__ = ["KINDS", "Example", "ExampleSettings", "Registration", "kind_of", "law_for", "law_of", "law_replaced",
-           "no_law", "registered", "registration", "routes"]
+__all__ = ["OBJECT_KINDS", "Example", "ExampleSettings", "Registration", "kind_of", "law_for", "law_of", "law_replaced",
+           "no_law", "registered", "registration"]
