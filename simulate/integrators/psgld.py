@@ -12,7 +12,9 @@ with a constant step this is the workbench convention with h = eps. Their gbar i
 log-likelihood gradients; the integrator sees the estimate g only, so here gbar = g / N, which is their gbar plus
 grad log p(theta) / N (the prior's share, of relative order 1/N; TensorFlow Probability's pSGLD builds its RMSprop
 moment from the same mean-loss gradient). The correction Gamma_i = sum_j dG_ij / dtheta_j is dropped, as in the
-paper's experiments (it is of order 1 - alpha). Defaults alpha = 0.99, lambda = 1e-5 are the paper's.
+paper's experiments (it is of order 1 - alpha). Defaults alpha = 0.99, lambda = 1e-5 are the paper's; V starts at 0
+as in Algorithm 1 (the authors' code starts it at the first squared gradient instead, which shortens the first steps'
+large preconditioner; a burn-in of several averaging windows 1 / (1 - alpha) makes the two agree).
 
 There is no exact law: V' is quadratic in the gradient, so the step is not affine in the state (theta, V) and the
 chain's moments do not close (:func:`theory.exact_law` refuses it and says so). The chain is not even a
