@@ -78,6 +78,16 @@ class StochasticGradientModel(Protocol):
         """sum_j row_weights[j] (estimate of grad log p(x_{idx[j, m]} | theta_m)), (M, d)."""
 
 
+@runtime_checkable
+class SupportsDrawEnumeration(Protocol):
+    """A gradient estimator whose draws take finitely many values and that lists them (exact enumeration at small N:
+    a brute-force referee mixes the chain's law over every sequence of draws)."""
+
+    def draw_support(self, model: Model, n_chains: int, step: int) -> list[tuple[Any, float]]:
+        """Every value ``draw(model, n_chains, step, rng)`` can return, the same for all chains, with its probability
+        (the probabilities sum to 1)."""
+
+
 class GradientEstimator(Protocol):
     """An estimate g of grad log posterior, in two parts: ``draw`` takes the step's random numbers (minibatch
     indices, ...), ``apply`` computes g from them. A step is apply(draw(...)): the only contract, so a sampler can

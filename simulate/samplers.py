@@ -17,6 +17,8 @@ from .estimators.saga import SAGA
 from .estimators.stratified import Strata, Stratified, allocate, stratified_estimator
 from .estimators.vr import SVRG, VRMinibatch
 from .integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin
+from .integrators.preconditioned import PreconditionedLangevin
+from .integrators.psgld import AdaptivePreconditionedLangevin
 from .integrators.sghmc import SGHMC
 from .integrators.sgrld import ExpandedMeanLangevin
 from .models.lda import LDAModel
@@ -32,6 +34,18 @@ def euler(model: Model, h: float) -> Sampler:
 def sgld(model: Model, h: float, n: int, replace: bool = False) -> Sampler:
     """SGLD, Welling & Teh (2011); Vollmer et al. eq. (5)-(6)."""
     return Sampler(model, Minibatch(n, replace), Langevin(), h, name="sgld")
+
+
+def sgld_preconditioned(model: Model, h: float, n: int, G, replace: bool = False) -> Sampler:
+    """SGLD with a fixed preconditioner G: theta' = theta + (h/2) G g + sqrt(h) G^{1/2} xi (pSGLD's form, Li et al.
+    2016 Alg. 1, with G constant)."""
+    return Sampler(model, Minibatch(n, replace), PreconditionedLangevin(G), h, name="sgld_preconditioned")
+
+
+def psgld(model: Model, h: float, n: int, alpha: float = 0.99, lam: float = 1e-5, replace: bool = False) -> Sampler:
+    """pSGLD, Li et al. (2016) Algorithm 1: SGLD with RMSprop's adaptive diagonal preconditioner (no exact law)."""
+    integ = AdaptivePreconditionedLangevin(model.n_data, alpha, lam)
+    return Sampler(model, Minibatch(n, replace), integ, h, name="psgld")
 
 
 def msgld(model: Model, h: float, n: int, replace: bool = False) -> Sampler:
@@ -123,5 +137,5 @@ def sgrld(model: LDAModel, h: float, b: int, strata: Strata | None = None, alloc
     return Sampler(model, est, ExpandedMeanLangevin(), h, name="sgrld" if strata.k == 1 else "cp-sgrld")
 
 
-__all__ = ["cp_sghmc", "cp_sgld", "euler", "msgld", "msgld_estimated_cov", "saga_ld", "sghmc", "sghmc_cv", "sgld",
-           "sgld_cv", "sgrld", "svrgld", "vrsgld"]
+__all__ = ["cp_sghmc", "cp_sgld", "euler", "msgld", "msgld_estimated_cov", "psgld", "saga_ld", "sghmc", "sghmc_cv",
+           "sgld", "sgld_cv", "sgld_preconditioned", "sgrld", "svrgld", "vrsgld"]

@@ -237,7 +237,7 @@ def _engine_cases():
         "phase out of range": (lambda: exact_law(sghmc(lr, 1e-3, 0.5, SVRG(2, 3))).stationary_cov(phase=3),
                                r"phase must satisfy 0 <= phase <= 2"),
         "estimator without an exact law": (lambda: exact_law(msgld_estimated(lr)),
-                                           r"estimator EstimatedCovMinibatch: no exact law registered"),
+                                           r"EstimatedCovMinibatch: no law registered on route .affine."),
     }
 
 

@@ -1,5 +1,6 @@
-"""The code in docs/ runs as written: every ```python block of the guides, in order, in one namespace per guide,
-and the claims they define hold (at a small number of chains)."""
+"""The code in docs/ runs as written: every ```python block of the guides, in order, in one namespace per guide
+(tests/_docs.py; excerpt blocks are checked verbatim against the files they name), and the claims they define hold
+(at a small number of chains)."""
 
 from __future__ import annotations
 
@@ -7,37 +8,27 @@ import re
 from pathlib import Path
 
 import pytest
+from _docs import DOCS, ROOT, blocks, excerpts_missing, run_guide
 
 from verify.harness import run_claims
 from verify.registry import REGISTRY, Settings
 from verify.report import verdict
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+GUIDES = [("add_a_sampler.md", "docs.psgld.posterior"), ("add_a_claim.md", "docs.sgld.stationary_mean")]
 
 
-def _blocks(name: str) -> list[str]:
-    return re.findall(r"```python\n(.*?)```", (DOCS / name).read_text(), flags=re.S)
-
-
-@pytest.mark.parametrize(("guide", "claim_id"), [("add_a_sampler.md", "docs.psgld.stationary_variance"),
-                                                   ("add_a_claim.md", "docs.sgld.stationary_mean")])
+@pytest.mark.parametrize(("guide", "claim_id"), GUIDES)
 def test_guide_code_runs_and_its_claim_holds(guide, claim_id):
-    blocks = _blocks(guide)
-    assert blocks, f"{guide} has no python blocks"
-    namespace: dict = {"__name__": f"docs_{guide.split('.')[0]}"}
+    assert blocks(guide), f"{guide} has no python blocks"
+    assert excerpts_missing(guide) == []
     try:
-        for code in blocks:
-            if "..." in code:  # a sketch of the shape, not runnable
-                continue
-            exec(compile(code, guide, "exec"), namespace)
+        run_guide(guide)
         rows = run_claims([REGISTRY[claim_id]], Settings(chains=2000, seed=3))
         (claim, res), = rows
         assert verdict(claim, res) == "holds", res
     finally:
         REGISTRY.pop(claim_id, None)
 
-
-ROOT = DOCS.parent
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 
 

@@ -9,8 +9,8 @@ import pytest
 
 import theory.linear_gaussian.integrator_laws as il
 import theory.linear_gaussian.noise as nz
-import theory.linear_gaussian.registry as reg
 from simulate.integrators.sghmc import SGHMC
+from theory.laws import law_replaced
 from verify.harness import run_claims
 from verify.mutants import load_mutants
 from verify.registry import Settings, select
@@ -48,7 +48,7 @@ PLANTED = {
         lambda: mock.patch.object(nz.Scheme, "minibatch", classmethod(_without_read_as_with)),
         ["engine.toy.langevin", "engine.linreg.langevin"]),
     "engine: SGHMC momentum refresh one step late": (
-        lambda: mock.patch.dict(reg.INTEGRATORS, {SGHMC: _refresh_one_step_late}),
+        lambda: law_replaced(SGHMC, _refresh_one_step_late),
         ["engine.toy.sghmc_refresh", "engine.linreg.sghmc_refresh"]),
     "sampler: reused minibatch drawn once": (lambda: load_mutants()["reuse.drawn_once"].patch(),
                                              ["engine.toy.langevin"]),

@@ -152,6 +152,7 @@ class ControlVariate(EstimatorBase):
         return np.broadcast_to(self.theta_hat, theta.shape)
 
     draw = Minibatch.draw  # the minibatch indices (n, M)
+    draw_support = Minibatch.draw_support  # every minibatch with its probability
 
     def apply(self, model: Model, theta: np.ndarray, state, idx: np.ndarray):
         corr = grad_log_lik_diff_sum(model, theta, self.anchor(theta), idx)  # the same minibatch at theta_hat

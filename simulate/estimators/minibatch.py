@@ -10,7 +10,7 @@ import numpy as np
 from ..contracts import Model
 from ..validation import ParameterError, check_int
 from .base import EstimatorBase
-from .subsample import sample_indices
+from .subsample import index_support, sample_indices
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,10 @@ class FullGradient(EstimatorBase):
     def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator) -> None:
         """Nothing: the full gradient draws no random numbers."""
         return None
+
+    def draw_support(self, model: Model, n_chains: int, step: int) -> list[tuple[None, float]]:
+        """The one value :meth:`draw` returns (None), with probability 1."""
+        return [(None, 1.0)]
 
     def apply(self, model: Model, theta: np.ndarray, state, draws):
         return model.grad_log_post(theta), state
@@ -60,6 +64,11 @@ class Minibatch(EstimatorBase):
     def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator) -> np.ndarray:
         """The minibatch indices (n, M) (any step: a fresh draw each step)."""
         return sample_indices(rng, model.n_data, self.n, n_chains, self.replace)
+
+    def draw_support(self, model: Model, n_chains: int, step: int) -> list[tuple[np.ndarray, float]]:
+        """Every minibatch :meth:`draw` can return, (n, M) the same for all chains, with its probability
+        (:func:`simulate.estimators.subsample.index_support`; exact enumeration at small N)."""
+        return index_support(model.n_data, self.n, self.replace, n_chains)
 
     def apply(self, model: Model, theta: np.ndarray, state, idx: np.ndarray):
         """grad log pi_0(theta) + (N/n) sum_j grad log p(x_{idx[j, m]} | theta_m)."""

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..contracts import GradientEstimator, Model
+from ..contracts import GradientEstimator, Model, SupportsDrawEnumeration
 from ..validation import ParameterError, check_int
 from .base import EstimatorBase
 from .minibatch import FullGradient
@@ -75,6 +75,16 @@ class Reused(EstimatorBase):
         if step % self.K == 0:
             return self.inner.draw(model, n_chains, 0, rng)
         return None
+
+    def draw_support(self, model: Model, n_chains: int, step: int) -> list[tuple[Any, float]]:
+        """Every value :meth:`draw` can return at step ``step``: the inner estimator's at a block start, else
+        None (reuse) with probability 1."""
+        if step % self.K != 0:
+            return [(None, 1.0)]
+        if not isinstance(self.inner, SupportsDrawEnumeration):
+            raise ParameterError(f"inner estimator {type(self.inner).__name__} does not list its draws "
+                                 "(no draw_support)")
+        return self.inner.draw_support(model, n_chains, 0)
 
     def apply(self, model: Model, theta: np.ndarray, state: ReuseState, draws):
         """The inner estimate on the block's draws (``draws`` at a block start, else the stored ones)."""

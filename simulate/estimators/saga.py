@@ -29,7 +29,7 @@ from ..contracts import Model, SupportsGradientTable
 from ..memory import available_memory
 from ..validation import ParameterError, check_int
 from .base import EstimatorBase
-from .subsample import sample_indices
+from .subsample import index_support, sample_indices
 
 #: Fraction of the available memory one gradient table may take.
 MEMORY_FRACTION = 0.5
@@ -95,6 +95,10 @@ class SAGA(EstimatorBase):
     def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator) -> np.ndarray:
         """The minibatch indices (n, M), without replacement (the table fill at step 0 draws nothing)."""
         return sample_indices(rng, model.n_data, self.n, n_chains, False)
+
+    def draw_support(self, model: Model, n_chains: int, step: int) -> list[tuple[np.ndarray, float]]:
+        """Every minibatch :meth:`draw` can return, (n, M) the same for all chains, with its probability."""
+        return index_support(model.n_data, self.n, False, n_chains)
 
     def apply(self, model: Model, theta: np.ndarray, state: SAGAState, idx: np.ndarray):
         """g = grad log p(theta) + a + (N/n) sum_{i in S} [g_i(theta) - G_i], then the table update (the table is

@@ -25,6 +25,7 @@ Three pieces, each usable alone:
 
 from __future__ import annotations
 
+import itertools
 import time
 import warnings
 from collections.abc import Sequence
@@ -37,7 +38,7 @@ from scipy.optimize import brentq
 from ..contracts import Model, StochasticGradientModel
 from ..validation import ParameterError, check_finite_array, check_int
 from .base import EstimatorBase
-from .subsample import sample_indices
+from .subsample import index_support, sample_indices
 
 ALLOCATIONS = ("neyman", "proportional", "uniform")
 
@@ -296,6 +297,17 @@ class Stratified(EstimatorBase):
         which ``apply`` hands to the model's gradient."""
         sets = self.draw_sets(rng, n_chains)
         return StratifiedDraws(sets, rng if isinstance(model, StochasticGradientModel) else None)
+
+    def draw_support(self, model: Model, n_chains: int, step: int) -> list[tuple[StratifiedDraws, float]]:
+        """Every value :meth:`draw` can return (index sets the same for all M chains), with its probability: the
+        product over clusters of each cluster's minibatches (independent draws)."""
+        if isinstance(model, StochasticGradientModel):
+            raise ParameterError(f"{type(model).__name__} draws random numbers inside its gradient: its estimates "
+                                 "cannot be enumerated")
+        per = [[(members.take(t), p) for t, p in index_support(members.size, bi, self.replace, n_chains)]
+               for members, bi in zip(self.strata.members, self.sizes, strict=True)]
+        return [(StratifiedDraws([c[0] for c in combo], None), float(np.prod([c[1] for c in combo])))
+                for combo in itertools.product(*per)]
 
     def apply(self, model: Model, theta: np.ndarray, state, draws: StratifiedDraws):
         """Eq. (10) on this step's index sets."""

@@ -14,20 +14,28 @@ Without replacement (n <= N/2; for n > N/2 the complement of an (N - n)-subset i
 * otherwise: sequential draws, each redrawn while it hits an index already taken by its chain (a per-chain
   bitmap, reset after use): the textbook exact sequential scheme, vectorized over chains.
 
+:func:`index_support` lists every minibatch with its probability instead (exact enumeration at small N).
+
 Cost per chain-step is O(n^2) cheap vector comparisons (small n) or O(n) expected (hash set; sequential draws);
 never O(N) per chain-step unless n is a fixed fraction of N.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
 
 from .._fast import draws as fast_draws
+from ..validation import ParameterError, check_int
 
 #: Largest n for which whole-column rejection is used (larger n: the sequential bitmap).
 PAIRWISE_MAX_N = 1024
 #: Largest expected number of colliding pairs n(n-1)/(2N) for which whole-column rejection is used.
 REJECTION_MAX_PAIRS = 0.5
+#: Largest number of distinct minibatches :func:`index_support` lists.
+SUPPORT_MAX = 10**6
 #: Bytes of per-chain bitmaps used at once by the sequential sampler.
 BITMAP_BYTES = 1 << 24
 #: Smallest n for which the rejection path runs as one numba call (simulate._fast.draws, the same numbers as the
@@ -120,3 +128,55 @@ def sample_indices(
     if replace:
         return with_replacement(rng, n_data, n, n_chains)
     return without_replacement(rng, n_data, n, n_chains)
+
+
+def support_size(n_data: int, n: int, replace: bool) -> int:
+    """How many distinct minibatches :func:`index_support` lists: C(N, n) subsets, or C(N + n - 1, n) multisets."""
+    return math.comb(n_data + n - 1, n) if replace else math.comb(n_data, n)
+
+
+def index_support(n_data: int, n: int, replace: bool, n_chains: int = 1) -> list[tuple[np.ndarray, float]]:
+    """Every minibatch :func:`sample_indices` can draw, with its probability, for exact enumeration.
+
+    Without replacement: each n-subset of range(N), probability 1 / C(N, n). With replacement: each multiset of n
+    indices, probability n! / (prod_j m_j!) / N^n (m_j the multiplicities), since an estimate that sums over the
+    minibatch depends on the multiset only (every estimator of the workbench).
+
+    Parameters
+    ----------
+    n_data : int
+        N >= 1.
+    n : int
+        Minibatch size, 1 <= n (<= N without replacement).
+    replace : bool
+        With replacement.
+    n_chains : int
+        M: each minibatch is returned as indices (n, M), the same for every chain.
+
+    Returns
+    -------
+    list of (ndarray, float)
+        (indices (n, M) of dtype ``draw_dtype(N)``, probability); the probabilities sum to 1.
+
+    Raises
+    ------
+    ParameterError
+        If the sizes are out of range, or there are more than :data:`SUPPORT_MAX` minibatches.
+    """
+    check_int("n_data", n_data, 1)
+    check_int("n", n, 1, None if replace else n_data)
+    check_int("n_chains", n_chains, 1)
+    size = support_size(n_data, n, replace)
+    if size > SUPPORT_MAX:
+        raise ParameterError(f"{size} distinct minibatches of n = {n} from N = {n_data} (replace={replace}): exact "
+                             f"enumeration lists at most {SUPPORT_MAX}; use a smaller N or n")
+    dt = draw_dtype(n_data)
+    if not replace:
+        subsets = itertools.combinations(range(n_data), n)
+        return [(np.repeat(np.array(t, dtype=dt)[:, None], n_chains, 1), 1.0 / size) for t in subsets]
+    out = []
+    for t in itertools.combinations_with_replacement(range(n_data), n):
+        mult = np.unique(t, return_counts=True)[1]
+        p = math.factorial(n) / float(np.prod([math.factorial(int(c)) for c in mult])) / n_data**n
+        out.append((np.repeat(np.array(t, dtype=dt)[:, None], n_chains, 1), p))
+    return out

@@ -37,7 +37,7 @@ from ..contracts import Model
 from ..validation import ParameterError
 from .base import EstimatorBase
 from .control_variates import grad_log_lik_diff_sum
-from .subsample import sample_indices
+from .subsample import index_support, sample_indices
 
 
 class VRDraws(NamedTuple):
@@ -151,6 +151,17 @@ class VRMinibatch(EstimatorBase):
             N, n1 = model.n_data, self.anchor_size(model)
             anchor = () if self.anchor_is_full(model) else sample_indices(rng, N, n1, n_chains, self.replace)
         return VRDraws(anchor, sample_indices(rng, model.n_data, self.n2, n_chains, self.replace))
+
+    def draw_support(self, model: Model, n_chains: int, step: int) -> list[tuple[VRDraws, float]]:
+        """Every value :meth:`draw` can return at step ``step`` (the same for all M chains), with its probability:
+        the n2-minibatches, and at an epoch start each anchor minibatch with each of them (independent draws)."""
+        N = model.n_data
+        mb = index_support(N, self.n2, self.replace, n_chains)
+        if step % self.m != 0:
+            return [(VRDraws(None, t), p) for t, p in mb]
+        anchors = [((), 1.0)] if self.anchor_is_full(model) else \
+            index_support(N, self.anchor_size(model), self.replace, n_chains)
+        return [(VRDraws(a, t), pa * pt) for a, pa in anchors for t, pt in mb]
 
     def apply(self, model: Model, theta: np.ndarray, state: VRState, draws: VRDraws) -> tuple[np.ndarray, VRState]:
         """One gradient estimate g_{l+1} of Chen et al. (2019) Algorithm 1 from this step's draws: at l mod m = 0,

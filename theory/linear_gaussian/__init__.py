@@ -12,7 +12,8 @@ modules:
   kernel          the state layout and the periodic sequence of steps
   estimator_laws  each gradient estimator's law (full, minibatch, CV, SVRG / vrSG-MCMC, SAGA, stratified, reuse)
   integrator_laws each integrator's law (Langevin, no noise, mSGLD, SGHMC with refresh)
-  registry        the one table from simulator types to their laws
+  contract        what a law returns (EstimatorLaw, IntegratorLaw, Core, Fluct, Layout, Context, Stage): public
+  compose         the chain's kernel from the two laws, found by type through theory.law_of
   solve           stationary covariance (direct or GMRES with a Lyapunov preconditioner), spectral radius
   law             the ExactLaw object
   stability       check_stable(sampler): refuse an h past the mean-square limit before a run
@@ -22,6 +23,7 @@ modules:
   mp              the same recursions in mpmath
 """
 
+from . import estimator_laws, integrator_laws  # noqa: F401 - importing them registers the built-in laws
 from .law import ExactLaw, exact_law
 from .stability import check_stable
 

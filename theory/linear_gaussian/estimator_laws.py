@@ -22,59 +22,35 @@ E[g | x] = Gm x^ (d, n), its own blocks' mean update (n, n) and the fluctuation 
 * minibatch reused K steps (:class:`simulate.estimators.reuse.Reused`): exact where the inner noise is additive (all
                       P_i equal in a group, or AdditiveNoise): the gradient error e is then a constant vector, drawn
                       at l mod K = 0 and kept in the state; period K.
+
+Each law registers itself with :func:`theory.law_for` (the door a user's module uses too), with the examples the
+shared checks hold it to; :class:`~simulate.estimators.reuse.Reused` finds its inner estimator's law through
+:func:`theory.law_of`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from simulate.estimators.additive_noise import AdditiveNoise
+from simulate.estimators.control_variates import ControlVariate
+from simulate.estimators.minibatch import FullGradient, Minibatch
+from simulate.estimators.reuse import Reused
+from simulate.estimators.saga import SAGA
+from simulate.estimators.stratified import Strata, Stratified
+from simulate.estimators.vr import SVRG, VRMinibatch
 from simulate.validation import ParameterError
 
-from .kernel import Context, Layout
+from ..laws import Example, ExampleSettings, law_for, law_of
+from .affine import posterior, read_parts
+from .contract import Context, Core, EstimatorLaw, Fluct, Layout
 from .noise import Group, NoiseOperator, Scheme
-from .stages import Dense, Factored, Stage, eye, zeros
+from .stages import Factored, Stage, eye, zeros
 
 #: Largest N * n^2 (numbers in SAGA's per-datum stage directions) the engine builds.
 SAGA_MAX_ENTRIES = 2 * 10**7
-
-
-@dataclass(frozen=True)
-class Fluct:
-    """A fluctuation of the gradient (and of the estimator's blocks): ``factored`` (R, op) of the gradient only, or
-    ``dense`` groups with gradient part (N_g, d, n) and state part (N_g, n, n)."""
-
-    R: np.ndarray | None = None
-    op: NoiseOperator | None = None
-    dense: tuple[tuple[Group, np.ndarray, np.ndarray], ...] | None = None
-
-    def stage_fluct(self, B: np.ndarray) -> Factored | Dense | None:
-        """The stage's fluctuation when the integrator loads the gradient into the state by B (n, d)."""
-        if self.dense is not None:
-            return Dense(tuple((g, np.einsum("ab,nbc->nac", B, Wg) + Ws) for g, Wg, Ws in self.dense))
-        if self.op is None or self.op.zero:
-            return None
-        return Factored(B, self.R, self.op)
-
-
-@dataclass(frozen=True)
-class Core:
-    grad_mean: np.ndarray  # (d, n)
-    state_mean: np.ndarray  # (n, n): identity off the estimator's blocks
-    fluct: Fluct | None
-    grad_noise: np.ndarray | None = None  # (d, d): Cov of Gaussian gradient noise independent of the state
-
-
-@dataclass(frozen=True)
-class EstimatorLaw:
-    blocks: tuple[tuple[str, int], ...]
-    period: int
-    pre: Callable[[int, Layout], list[Stage]]
-    core: Callable[[int, Layout], Core]
-    init: Callable[[Layout], np.ndarray]  # (n, d+1): x^_0 from (theta_0, 1)
-    msgld_cov: Callable[[Layout], np.ndarray]  # theta-free Cov(g), or ParameterError
 
 
 def _init_theta(lay: Layout) -> np.ndarray:
@@ -109,20 +85,45 @@ def _full_mean(ctx: Context):
     return lambda lay: G @ lay.point()
 
 
+def _centre(model, s: ExampleSettings) -> np.ndarray:
+    """A control variate's centre for the examples: ``s.centre``, else the posterior mean plus 0.05."""
+    return posterior(read_parts(model))[0] + 0.05 if s.centre is None else s.centre
+
+
+def _halves(model, s: ExampleSettings, replace: bool) -> Stratified:
+    """Two strata (even and odd data), n/2 draws from each."""
+    return Stratified(Strata.from_labels(np.arange(model.n_data) % 2), (s.n // 2, s.n // 2), replace)
+
+
+@law_for(FullGradient, examples=lambda model, s: [Example("full gradient", FullGradient())])
 def full_gradient(est, ctx: Context) -> EstimatorLaw:
+    """g = G_0 x^_theta + sum_i G_i x^_theta: the exact gradient (Euler / ULA), no fluctuation."""
     return _stateless(ctx, None, None, _full_mean(ctx), "the full gradient")
 
 
+@law_for(Minibatch, examples=lambda model, s: [Example("minibatch", Minibatch(s.n)),
+                                               Example("minibatch with replacement", Minibatch(s.n, True))])
 def minibatch(est, ctx: Context) -> EstimatorLaw:
+    """g = G_0 x^_theta + (N/n) sum_{i in S} G_i x^_theta (Welling & Teh 2011 eq. 4; Vollmer et al. 2016 eq. 6)."""
     op = NoiseOperator(ctx.parts, Scheme.minibatch(ctx.parts.n_data, est.n, est.replace))
     return _stateless(ctx, lambda lay: lay.point(), op, _full_mean(ctx), "a minibatch")
 
 
+@law_for(Stratified, examples=lambda model, s: [Example("stratified", _halves(model, s, False)),
+                                                 Example("stratified with replacement", _halves(model, s, True))])
 def stratified(est, ctx: Context) -> EstimatorLaw:
+    """g = G_0 x^_theta + sum_g (N_g/b_g) sum_{i in B_g} G_i x^_theta (Fu & Zhang 2017 eq. 10)."""
     op = NoiseOperator(ctx.parts, Scheme.stratified(est.strata.members, est.sizes, est.replace))
     return _stateless(ctx, lambda lay: lay.point(), op, _full_mean(ctx), "stratified minibatches")
 
 
+def _additive_example(model, s: ExampleSettings) -> list[Example]:
+    """Sigma = N (0.7 I + 0.3 * ones): correlated, positive definite, on the scale of minibatch noise."""
+    d = model.dim
+    return [Example("additive noise", AdditiveNoise(model.n_data * (0.7 * np.eye(d) + 0.3 * np.ones((d, d)))))]
+
+
+@law_for(AdditiveNoise, examples=_additive_example)
 def additive_noise(est, ctx: Context) -> EstimatorLaw:
     """The full gradient plus Gaussian noise of constant covariance Sigma, drawn afresh at every step."""
     if not est.is_constant:
@@ -144,7 +145,10 @@ def additive_noise(est, ctx: Context) -> EstimatorLaw:
     return EstimatorLaw((), 1, lambda p, lay: [], core, _init_theta, lambda lay: Sig)
 
 
+@law_for(ControlVariate,
+         examples=lambda model, s: [Example("control variate", ControlVariate.at(model, s.n, _centre(model, s)))])
 def control_variate(est, ctx: Context) -> EstimatorLaw:
+    """g = G_0 x^_theta + ghat + (N/n) sum_{i in S} G_i (theta - theta_hat, 0) (Baker et al. 2019 Alg. 1)."""
     p = ctx.parts
     op = NoiseOperator(p, Scheme.minibatch(p.n_data, est.n, est.replace))
     that, ghat = ctx.vector(est.theta_hat), ctx.vector(est.grad_lik_hat)
@@ -156,7 +160,13 @@ def control_variate(est, ctx: Context) -> EstimatorLaw:
     return _stateless(ctx, lambda lay: lay.difference("theta", that), op, mean, "a control variate")
 
 
+@law_for(SVRG, examples=lambda model, s: [Example("SVRG", SVRG(s.n, s.epoch))])
+@law_for(VRMinibatch, examples=lambda model, s: [
+    Example("Chen et al. Alg. 1", VRMinibatch(s.n_anchor, s.n, s.epoch)),
+    Example("Chen et al. Alg. 1 with replacement", VRMinibatch(s.n_anchor, s.n, s.epoch, replace=True))])
 def vr_minibatch(est, ctx: Context) -> EstimatorLaw:
+    """At l mod m = 0: anchor = theta, gtilde = (N/n1) sum_{i in pi} G_i x^_theta; then g = gtilde + G_0 x^_theta +
+    (N/n2) sum_{i in pi2} G_i (theta - anchor, 0) (Chen et al. 2019 Alg. 1; SVRG-LD: gtilde the full sum)."""
     p = ctx.parts
     N, d = p.n_data, p.dim
     n1 = est.anchor_size(_Sized(N))
@@ -193,7 +203,10 @@ class _Sized:
     n_data: int
 
 
+@law_for(SAGA, examples=lambda model, s: [Example("SAGA", SAGA(s.n))])
 def saga(est, ctx: Context) -> EstimatorLaw:
+    """g = G_0 x^_theta + sum_j T_j + (N/n) sum_{i in S} (G_i x^_theta - T_i), then T_i <- G_i x^_theta for i in S
+    (Dubey et al. 2016; Baker et al. 2019 Sec. 4.4): the table is part of the state."""
     p = ctx.parts
     N, d, n = p.n_data, p.dim, est.n
     size = N * (d * (N + 1) + 1) ** 2
@@ -241,8 +254,18 @@ def saga(est, ctx: Context) -> EstimatorLaw:
     return EstimatorLaw((("table", N * d),), 1, lambda ph, lay: [], core, init, msgld)
 
 
-def reused(est, ctx: Context, inner: EstimatorLaw) -> EstimatorLaw:
-    """Reused(inner, K): the inner law with its gradient error frozen for K steps (additive noise only)."""
+def _reused_examples(model, s: ExampleSettings) -> list[Example]:
+    K = s.period
+    return [Example(f"reused {K} steps", Reused(Minibatch(s.n), K)),
+            Example(f"reused control variate, {K} steps", Reused(ControlVariate.at(model, s.n, _centre(model, s)), K)),
+            Example(f"reused stratified, {K} steps", Reused(_halves(model, s, False), K))]
+
+
+@law_for(Reused, examples=_reused_examples)
+def reused(est, ctx: Context) -> EstimatorLaw:
+    """Reused(inner, K): the inner estimator's law (found through :func:`theory.law_of`) with its gradient error
+    frozen for K steps (exact where the inner noise is additive)."""
+    inner = law_of(est.inner, "affine")(est.inner, ctx)
     K, d = int(est.K), ctx.parts.dim
     probe = Layout(("theta", "frozen"), (d, d), ctx.dtype)
     c0 = inner.core(0, probe)
@@ -278,5 +301,5 @@ def reused(est, ctx: Context, inner: EstimatorLaw) -> EstimatorLaw:
     return EstimatorLaw((("frozen", d),), K, pre, core, _init_theta, inner.msgld_cov)
 
 
-__all__ = ["Core", "EstimatorLaw", "Fluct", "SAGA_MAX_ENTRIES", "additive_noise", "control_variate", "full_gradient",
+__all__ = ["SAGA_MAX_ENTRIES", "additive_noise", "control_variate", "full_gradient",
            "minibatch", "reused", "saga", "stratified", "vr_minibatch"]

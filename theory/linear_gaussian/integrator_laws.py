@@ -16,29 +16,31 @@ Workbench convention (README); T is the integrator's ``temperature`` (every inje
                      :mod:`simulate.integrators.underdamped`), momentum as SGHMC;
 * BAOAB:             v1 = v + k g, theta' = theta + (1 + c)/2 v1 + eta/2, v' = c v1 + eta, eta ~ N(0, h T (1 - c^2)),
                      c = exp(-alpha), k = h (k = h/2 at step 0): the B A O A of Leimkuhler & Matthews (2013) with the
-                     previous step's closing half-kick folded in (:mod:`simulate.integrators.underdamped`).
+                     previous step's closing half-kick folded in (:mod:`simulate.integrators.underdamped`);
+* fixed preconditioner: theta' = theta + (h/2) G g + sqrt(h) G^{1/2} xi, G constant (new; pSGLD's form, Li et al. 2016
+                     Alg. 1, with G frozen).
+
+Each law registers itself with :func:`theory.law_for` (the door a user's module uses too), with the examples the
+shared checks hold it to.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
-from .kernel import Context, Layout
+from simulate.estimators.saga import SAGA
+from simulate.integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin, PrintedEq9Langevin
+from simulate.integrators.preconditioned import PreconditionedLangevin
+from simulate.integrators.psgld import AdaptivePreconditionedLangevin
+from simulate.integrators.sghmc import SGHMC
+from simulate.integrators.underdamped import BAOAB, ExplicitEulerSGHMC
+from simulate.validation import ParameterError
+
+from ..laws import Example, law_for, no_law
+from .contract import Context, IntegratorLaw, Layout
 from .stages import Stage, eye, zeros
-
-
-@dataclass(frozen=True)
-class IntegratorLaw:
-    blocks: tuple[tuple[str, int], ...]
-    period: int
-    update: Callable[[Layout, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]  # (lay, Cov g) -> (A, B, Qn)
-    post: Callable[[int, Layout], list[Stage]]
-    init_noise: Callable[[Layout], np.ndarray]
-    needs_grad_cov: bool = False
-    first: Callable[[Layout], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None  # step 0's (A, B, Qn)
 
 
 def _theta_noise(lay: Layout, cov: np.ndarray) -> np.ndarray:
@@ -54,15 +56,23 @@ def _first_order(ctx: Context, noise: Callable[[Layout, np.ndarray], np.ndarray]
     return IntegratorLaw((), 1, update, lambda p, lay: [], lambda lay: zeros((lay.n, lay.n), lay.dtype), needs)
 
 
+@law_for(Langevin, examples=lambda model, s: [Example("Langevin", Langevin(), "langevin", 0.6)])
 def langevin(integ, ctx: Context) -> IntegratorLaw:
+    """theta' = theta + (h/2) g + sqrt(h T) xi: A = I, B = (h/2) E_theta, Qn = h T E_theta E_theta^T."""
     T = ctx.num(integ.temperature)
     return _first_order(ctx, lambda lay, c: _theta_noise(lay, eye(lay.d, lay.dtype) * (ctx.h * T)))
 
 
+@law_for(NoiselessLangevin, examples=lambda model, s: [
+    Example("no noise (SAGA as printed)", NoiselessLangevin(), "no_noise", 0.6, with_estimators=(SAGA,))])
 def noiseless_langevin(integ, ctx: Context) -> IntegratorLaw:
+    """theta' = theta + (h/2) g: Qn = 0 (SAGA's update as printed in Baker et al. Sec. 4.4)."""
     return _first_order(ctx, lambda lay, c: zeros((lay.n, lay.n), lay.dtype))
 
 
+@law_for(PrintedEq9Langevin, examples=lambda model, s: [
+    Example("mSGLD as printed in eq. (9)", PrintedEq9Langevin(), "msgld_printed_eq9", 0.6)])
+@law_for(ModifiedLangevin, examples=lambda model, s: [Example("mSGLD", ModifiedLangevin(), "msgld", 0.6)])
 def modified_langevin(integ, ctx: Context) -> IntegratorLaw:
     """Noise matrix G = sqrt(h) (I - (h/c) Cov g), so Qn = h (I - (h/c) Cov g)^2 (Cov g symmetric); c = 8 for
     eq. (54), 2 for eq. (9) as printed (``integ.correction``)."""
@@ -72,6 +82,63 @@ def modified_langevin(integ, ctx: Context) -> IntegratorLaw:
         return _theta_noise(lay, G @ G.T * ctx.h)
 
     return _first_order(ctx, noise, needs=True)
+
+
+def _preconditioner(model, s) -> list[Example]:
+    """G = diag(1.5 .. 0.5) + 0.2 off the diagonal: anisotropic, correlated, positive definite (Gershgorin)."""
+    d = model.dim
+    G = np.diag(np.linspace(1.5, 0.5, d)) + 0.2 * (np.ones((d, d)) - np.eye(d))
+    return [Example("preconditioned SGLD (fixed G)", PreconditionedLangevin(G), "preconditioned", 0.4)]
+
+
+@law_for(PreconditionedLangevin, examples=_preconditioner)
+def preconditioned_langevin(integ, ctx: Context) -> IntegratorLaw:
+    """theta' = theta + (h/2) G g + sqrt(h) G^{1/2} xi with G constant, symmetric positive definite (new; the form of
+    pSGLD, Li, Chen, Carlson & Carin 2016 Alg. 1, with its preconditioner frozen and Gamma = 0).
+
+    The update is affine in (theta, g, xi): A = I (theta keeps its value), B = (h/2) E_theta G (the gradient enters
+    theta through G), Qn = h E_theta G E_theta^T (Cov of sqrt(h) G^{1/2} xi = h G for any square root).
+
+    Parameters
+    ----------
+    integ : PreconditionedLangevin
+        The simulator's integrator (its ``G``).
+    ctx : Context
+        The model's affine parts, h and the number type.
+
+    Returns
+    -------
+    IntegratorLaw
+
+    Raises
+    ------
+    ParameterError
+        If G does not match the model's dimension, or (on the isotropic route of quadratic observables) does not
+        leave the projected coordinates closed.
+    """
+    G = np.asarray(integ.G, dtype=np.float64)
+    if ctx.proj is not None:
+        P = ctx.proj
+        Gp = P @ G @ P.T
+        if not np.allclose(G @ P.T, P.T @ Gp, rtol=1e-12, atol=1e-14):
+            raise ParameterError("PreconditionedLangevin on the isotropic route: G mixes the rotated coordinates, so a "
+                                 "subset of them is not a closed chain; quadratic observables need an isotropic G here")
+        G = Gp
+    elif G.shape != (ctx.parts.dim, ctx.parts.dim):
+        raise ParameterError(f"PreconditionedLangevin: G is {G.shape} on a model of dimension {ctx.parts.dim}")
+    G = ctx.num(G)
+
+    def update(lay: Layout, cov_g: np.ndarray | None):
+        E = lay.embed("theta")
+        return eye(lay.n, lay.dtype), E @ G * (ctx.h / 2), E @ G @ E.T * ctx.h
+
+    return IntegratorLaw((), 1, update, lambda p, lay: [], lambda lay: zeros((lay.n, lay.n), lay.dtype))
+
+
+no_law(AdaptivePreconditionedLangevin,
+       "pSGLD's preconditioner follows the gradients (V' = alpha V + (1 - alpha) (g/N)^2, G = 1 / (lambda + "
+       "sqrt(V'))): the step is quadratic in the gradient, not affine in the state (theta, V), so the chain's moments "
+       "do not close; with G frozen it is PreconditionedLangevin, which has an exact law. Check pSGLD by simulation")
 
 
 def _variance(value, default):
@@ -103,7 +170,11 @@ def _momentum(integ, ctx: Context, update, first=None) -> IntegratorLaw:
                          first=first)
 
 
+@law_for(SGHMC, examples=lambda model, s: [
+    Example("SGHMC", SGHMC(0.5), "sghmc", 0.2),
+    Example(f"SGHMC, refresh every {s.period}", SGHMC(0.5, resample_every=s.period), "sghmc_refresh", 0.2)])
 def sghmc(integ, ctx: Context) -> IntegratorLaw:
+    """v' = (1 - alpha) v + h g + sqrt(2 alpha h T) xi, theta' = theta + v' (Chen et al. 2014 eq. 15)."""
     h, a, T = ctx.h, ctx.num(integ.alpha), ctx.num(integ.temperature)
 
     def update(lay: Layout, cov_g: np.ndarray):
@@ -119,7 +190,10 @@ def sghmc(integ, ctx: Context) -> IntegratorLaw:
     return _momentum(integ, ctx, update)
 
 
+@law_for(ExplicitEulerSGHMC, examples=lambda model, s: [
+    Example("explicit-Euler SGHMC", ExplicitEulerSGHMC(0.5), "sghmc_euler", 0.1)])
 def explicit_euler_sghmc(integ, ctx: Context) -> IntegratorLaw:
+    """theta' = theta + v, v' = (1 - alpha) v + h g(theta) + sqrt(2 alpha h T) xi (the peers' order)."""
     h, a, T = ctx.h, ctx.num(integ.alpha), ctx.num(integ.temperature)
 
     def update(lay: Layout, cov_g: np.ndarray):
@@ -134,7 +208,10 @@ def explicit_euler_sghmc(integ, ctx: Context) -> IntegratorLaw:
     return _momentum(integ, ctx, update)
 
 
+@law_for(BAOAB, examples=lambda model, s: [Example("BAOAB", BAOAB(0.5), "baoab", 0.2)])
 def baoab(integ, ctx: Context) -> IntegratorLaw:
+    """B A O A with the previous step's closing half-kick folded in (Leimkuhler & Matthews 2013); step 0 kicks by
+    h/2 (``first``)."""
     h, T = ctx.h, ctx.num(integ.temperature)
     c = ctx.num(integ.damping)
     half = ctx.num(0.5)
@@ -156,5 +233,5 @@ def baoab(integ, ctx: Context) -> IntegratorLaw:
     return _momentum(integ, ctx, update_with(h), first=lambda lay: first(lay))
 
 
-__all__ = ["IntegratorLaw", "baoab", "explicit_euler_sghmc", "langevin", "modified_langevin", "noiseless_langevin",
-           "sghmc"]
+__all__ = ["baoab", "explicit_euler_sghmc", "langevin", "modified_langevin", "noiseless_langevin",
+           "preconditioned_langevin", "sghmc"]

@@ -21,7 +21,20 @@ from .stages import Stage, eye, zeros
 
 @dataclass(frozen=True)
 class Layout:
-    """Named blocks of the state; ``n`` = D + 1 with the homogeneous coordinate last."""
+    """The named blocks of the chain's state x in R^D, in homogeneous coordinates x^ = (x, 1) in R^n, n = D + 1.
+
+    A law builds its matrices with these helpers so that they fit any state (theta first, then the integrator's
+    blocks, then the estimator's) and any number type.
+
+    Parameters
+    ----------
+    names : tuple of str
+        Block names in order; "theta" first.
+    sizes : tuple of int
+        Block sizes (theta's is d).
+    dtype : object
+        The number type of the matrices (float64, complex, or object for mpmath / sympy).
+    """
 
     names: tuple[str, ...]
     sizes: tuple[int, ...]
@@ -29,17 +42,21 @@ class Layout:
 
     @property
     def D(self) -> int:
+        """D, the dimension of the state."""
         return int(sum(self.sizes))
 
     @property
     def n(self) -> int:
+        """n = D + 1, with the homogeneous coordinate last."""
         return self.D + 1
 
     @property
     def d(self) -> int:
+        """d, the dimension of theta."""
         return self.sizes[0]
 
     def slice(self, name: str) -> slice:
+        """The rows of block ``name`` in x^."""
         i = self.names.index(name)
         start = sum(self.sizes[:i])
         return slice(start, start + self.sizes[i])
@@ -82,7 +99,22 @@ class Layout:
 
 @dataclass(frozen=True)
 class Context:
-    """What the builders read: the parts (in the kernel's number type), the step size and friction in that type."""
+    """What a law reads besides its simulator object.
+
+    Parameters
+    ----------
+    parts : Parts
+        The model's affine parts in the kernel's number type: ``prior_matrix()`` G_0 = [-P_0, r_0] (d, d + 1),
+        ``gradient_matrix_sum()`` sum_i G_i, ``gradient_matrices(idx)`` the G_i, ``dim``, ``n_data``.
+    h : number
+        The step size in that number type (a sympy symbol for the series in h).
+    num : callable
+        Converts float64 numbers (the simulator object's parameters) to that number type, exactly for mpmath and
+        sympy; use it on every constant a law reads.
+    proj : ndarray or None
+        (d', d): the model is a projection of the sampler's (the isotropic route of quadratic observables); a law
+        whose parameters are matrices must project them (or refuse).
+    """
 
     parts: Parts
     h: object
@@ -91,6 +123,7 @@ class Context:
 
     @property
     def dtype(self):
+        """The number type of the matrices."""
         return self.parts.dtype
 
     def vector(self, x) -> np.ndarray:

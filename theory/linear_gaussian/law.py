@@ -26,8 +26,8 @@ from simulate.validation import ParameterError, check_finite_array, check_int
 
 from . import solve
 from .affine import Parts, converter, posterior, read_parts
+from .compose import build_kernel
 from .kernel import Context, Kernel
-from .registry import build_kernel
 
 #: Beyond this many whole periods mean(k) / cov(k) use powers of the period matrices (small states only).
 POWER_FROM = 64

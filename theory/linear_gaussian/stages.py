@@ -28,13 +28,36 @@ from .noise import Group, NoiseOperator
 
 
 def zeros(shape, dtype) -> np.ndarray:
-    """Zeros of ``dtype``; exact integer zeros for object (mpmath / sympy) arrays."""
+    """Zeros of ``dtype`` in ``shape``; exact integer zeros for object (mpmath / sympy) arrays.
+
+    Parameters
+    ----------
+    shape : tuple of int
+    dtype : object
+        ``Layout.dtype``.
+
+    Returns
+    -------
+    ndarray
+    """
     if np.dtype(dtype) == np.dtype(object):
         return np.full(shape, 0, dtype=object)
     return np.zeros(shape, dtype=dtype)
 
 
 def eye(n: int, dtype) -> np.ndarray:
+    """The (n, n) identity in ``dtype`` (exact ones for object arrays).
+
+    Parameters
+    ----------
+    n : int
+    dtype : object
+        ``Layout.dtype``.
+
+    Returns
+    -------
+    ndarray
+    """
     out = zeros((n, n), dtype)
     for i in range(n):
         out[i, i] = 1
@@ -111,7 +134,18 @@ class Dense:
 
 @dataclass(frozen=True)
 class Stage:
-    """Mbar (n, n), Qn (n, n) (zero last row and column), fluct (Factored | Dense | None): module docstring."""
+    """One random affine stage x^ -> M~ x^ (module docstring): E[x^' | x^] = Mbar x^, injected Gaussian noise of
+    covariance Qn, and the minibatch fluctuation.
+
+    Parameters
+    ----------
+    mean : ndarray
+        Mbar, (n, n); its last row is e_c^T (the homogeneous coordinate stays 1).
+    noise : ndarray
+        Qn, (n, n), zero last row and column.
+    fluct : Factored, Dense or None
+        The fluctuation sum_i (c_i - E c_i) U_i, or None.
+    """
 
     mean: np.ndarray
     noise: np.ndarray
