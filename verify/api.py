@@ -1,24 +1,35 @@
-"""What a claim module uses: the ``claim`` decorator, the result type and the three check kinds.
+"""What a claim module uses: the ``claim`` decorator, the result type, the three check kinds and the common statistics.
 
-    from verify.api import Check, ClaimResult, claim, mean_and_se
+    from verify.api import ClaimResult, OneSidedCheck, claim, stationary_variance_and_se
 
     @claim("mypkg.sgld.variance_bound", paper="mypaper", source="My note, eq. (3)",
            statement="SGLD's stationary variance on my regression is at most (1 + h L/2) / L.")
     def variance_bound(settings):
-        ...                                   # simulate with settings.chains chains, seed settings.seed_for(...)
-        return ClaimResult(checks=[OneSidedCheck("variance <= bound", bound, est, se, direction="less")])
+        var, se = stationary_variance_and_se(*simulate(settings))     # the computation: its own function
+        return ClaimResult(checks=[OneSidedCheck("variance <= bound", bound, var, se, direction="less")])
 
-The harness does the rest: it times the claim, turns an exception into the verdict "error", puts every statistical
-check (:class:`Check`, :class:`OneSidedCheck`) of the run into one Holm family, draws a default figure (theory against
-simulation with the Holm threshold as error bars) when the claim draws none, and writes the report.
+``@claim`` is the one way to register a claim (docs/add_a_claim.md shows the layout of a claim module: computation,
+checks and figure in functions of their own). The harness does the rest: it times the claim, turns an exception into
+the verdict "error", puts every statistical check (:class:`Check`, :class:`OneSidedCheck`) of the run into one Holm
+family, draws a default figure (theory against simulation with the Holm threshold as error bars) when the claim
+draws none, and writes the report.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from .checks import BEHAVIOUR, BOUND, EXACT_KINDS, Check, ExactCheck, OneSidedCheck
-from .registry import VERDICT_KINDS, Claim, ClaimResult, Reading, Settings, register, simulation_cache
+from . import registry
+from .checks import BEHAVIOUR, BOUND, EXACT_KINDS, Check, ExactCheck, OneSidedCheck, mean_check
+from .registry import (  # noqa: F401 - Claim, register: until every claim module uses @claim
+    VERDICT_KINDS,
+    Claim,
+    ClaimResult,
+    Reading,
+    Settings,
+    register,
+    simulation_cache,
+)
 from .stats import mean_and_se, stationary_variance_and_se, variance_and_se
 
 RunFunction = Callable[[Settings], ClaimResult]
@@ -27,20 +38,54 @@ RunFunction = Callable[[Settings], ClaimResult]
 def claim(id: str, *, paper: str, source: str, statement: str, family: str | None = None,
           expected: str = "holds", erratum: str | None = None, finding: str | None = None,
           readings: tuple[Reading, ...] = (), out_of_scope: str | None = None) -> Callable[[RunFunction], RunFunction]:
-    """Register the decorated ``run(settings) -> ClaimResult`` as claim ``id`` (``family``: claims sharing one figure,
-    default the claim alone). ``expected`` is one of :data:`VERDICT_KINDS`: "fails" with ``erratum`` for a statement
-    the workbench found wrong; "holds as a bound" with ``finding`` (checks of part BOUND hold, those of part
-    BEHAVIOUR fail); "depends on reading" with ``finding`` and ``readings`` (each reading's checks name it as part)."""
+    """Register the decorated ``run(settings) -> ClaimResult`` as a claim of the workbench.
+
+    Parameters
+    ----------
+    id : str
+        The claim's unique id, conventionally ``paper.result.what`` (a prefix of your package's name keeps yours
+        apart from the built-in ones).
+    paper : str
+        The paper (``--paper`` selects by it).
+    source : str
+        Where the statement is printed: paper and equation, or "new".
+    statement : str
+        What is claimed, in one sentence a reader can check.
+    family : str, optional
+        Claims sharing one figure in the report (default: the claim alone).
+    expected : str
+        The verdict the claim is registered with, one of :data:`VERDICT_KINDS`: "holds"; "fails" (an erratum, with
+        ``erratum``); "holds as a bound" (with ``finding``: checks of part BOUND hold, those of part BEHAVIOUR fail);
+        "depends on reading" (with ``finding`` and ``readings``: each reading's checks name it as part).
+    erratum : str, optional
+        The counter-example in words, for ``expected="fails"``.
+    finding : str, optional
+        What the workbench found, for "holds as a bound" and "depends on reading".
+    readings : tuple of Reading
+        The readings of a statement that "depends on reading".
+    out_of_scope : str, optional
+        Why the claim is not checked (it is listed, never run).
+
+    Returns
+    -------
+    Callable
+        The decorator; it returns ``run`` unchanged, so the function stays importable and testable.
+
+    Raises
+    ------
+    ParameterError
+        When the id is taken, ``expected`` is not a verdict kind, or the text that ``expected`` needs is missing.
+    """
 
     def register_run(run: RunFunction) -> RunFunction:
-        register(Claim(id=id, paper=paper, source=source, statement=statement, family=family or id, run=run,
-                       out_of_scope=out_of_scope, expected=expected, erratum=erratum, finding=finding,
-                       readings=tuple(readings)))
+        registry.register(registry.Claim(
+            id=id, paper=paper, source=source, statement=statement, family=family or id, run=run,
+            out_of_scope=out_of_scope, expected=expected, erratum=erratum, finding=finding, readings=tuple(readings)))
         return run
 
     return register_run
 
 
-__all__ = ["BEHAVIOUR", "BOUND", "EXACT_KINDS", "VERDICT_KINDS", "Check", "Claim", "ClaimResult", "ExactCheck",
-           "OneSidedCheck", "Reading", "Settings", "claim", "mean_and_se", "register", "simulation_cache",
+__all__ = ["BEHAVIOUR", "BOUND", "EXACT_KINDS", "VERDICT_KINDS", "Check", "ClaimResult", "ExactCheck",
+           "OneSidedCheck", "Reading", "Settings", "claim", "mean_and_se", "mean_check", "simulation_cache",
            "stationary_variance_and_se", "variance_and_se"]

@@ -42,7 +42,8 @@ from simulate import (
 from simulate.integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin
 from simulate.integrators.sghmc import SGHMC
 from theory import exact_law
-from verify.api import Check, Claim, ClaimResult, Settings, mean_and_se, register
+from verify.api import Check, ClaimResult, Settings, mean_and_se
+from verify.registry import Claim, register
 
 PAPER = "engine"
 SRC = "DESIGN.md, the exact engine on affine models (new)"
