@@ -21,15 +21,7 @@ from collections.abc import Callable
 
 from . import registry
 from .checks import BEHAVIOUR, BOUND, EXACT_KINDS, Check, ExactCheck, OneSidedCheck, mean_check
-from .registry import (  # noqa: F401 - Claim, register: until every claim module uses @claim
-    VERDICT_KINDS,
-    Claim,
-    ClaimResult,
-    Reading,
-    Settings,
-    register,
-    simulation_cache,
-)
+from .registry import VERDICT_KINDS, ClaimResult, Reading, Settings, simulation_cache
 from .stats import mean_and_se, stationary_variance_and_se, variance_and_se
 
 RunFunction = Callable[[Settings], ClaimResult]
