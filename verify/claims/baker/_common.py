@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from functools import cache
 
+import numpy as np
+
 from simulate.models.linear_regression import LinearRegressionModel
 from theory.bounds import baker as baker_bounds
 
@@ -47,3 +49,8 @@ def scalar1(N: int) -> baker_bounds.Scalar1D:
     """The d = 1 regression of :func:`lr1` as the scalar summary theory.bounds.baker works with."""
     m = lr1(N)
     return baker_bounds.Scalar1D.linreg(m.Z[:, 0], m.y, m.sigma, m.sigma0)
+
+
+def posterior_draws(m: LinearRegressionModel, chains: int, rng: np.random.Generator) -> np.ndarray:
+    """One exact draw per chain from the Gaussian posterior of a linear regression, (chains, d)."""
+    return m.posterior_mean + rng.standard_normal((chains, m.dim)) @ np.linalg.cholesky(m.posterior_cov).T

@@ -17,6 +17,8 @@ from simulate import LinearRegressionModel, control_variate
 from theory.noise import minibatch as minibatch_noise
 from verify.api import Check, ClaimResult, ExactCheck, Settings, claim, mean_and_se
 
+from ._common import posterior_draws
+
 SRC = "Baker et al. (2019)"
 N_GRID = (1000, 4000, 16_000)
 N_BATCH = 10
@@ -45,7 +47,7 @@ def default_centre_run(N: int, settings: Settings) -> dict:
     mu, P = model.posterior_mean, model.precision
     dist = float((est.theta_hat - mu) @ P @ (est.theta_hat - mu))  # squared distance in posterior s.d.
     rng = np.random.default_rng(settings.seed_for(f"baker.a3.default_centre/{N}"))
-    theta = mu + rng.standard_normal((settings.chains, model.dim)) @ np.linalg.cholesky(model.posterior_cov).T
+    theta = posterior_draws(model, settings.chains, rng)
     g, _ = est.estimate(model, theta, None, rng)
     sq = ((g - model.grad_log_post(theta)) ** 2).sum(axis=1)
     return dict(theta_hat=est.theta_hat, dist=dist, sq=sq, exact=expected_cv_noise(model, est.theta_hat))

@@ -21,7 +21,7 @@ from theory import exact_law
 from theory.bounds import baker_lemmas
 from verify.api import Check, ClaimResult, ExactCheck, Settings, claim, mean_and_se, simulation_cache
 
-from ._common import PAPER
+from ._common import PAPER, posterior_draws
 
 BAKER_NS = (100, 1000, 10_000, 100_000)
 BAKER_SEED = 20190
@@ -41,10 +41,6 @@ LEMMA4_NS = (200, 2000, 20_000)
 @cache
 def lr(N: int) -> LinearRegressionModel:
     return LinearRegressionModel.simulate_data(N, dim=2, seed=BAKER_SEED)
-
-
-def _posterior_draws(m: LinearRegressionModel, chains: int, rng: np.random.Generator) -> np.ndarray:
-    return m.posterior_mean + rng.standard_normal((chains, m.dim)) @ np.linalg.cholesky(m.posterior_cov).T
 
 
 # ------------------------------------------------------------------------------------------ Lemma 1
@@ -174,7 +170,7 @@ def lemma3_noise(settings: Settings) -> np.ndarray:
     """SGLD's minibatch noise xi = g - grad log post at one exact posterior draw per chain (n = 5, N = 200)."""
     m = lr(LEMMA3_N)
     rng = np.random.default_rng(settings.seed_for("fidelity2.baker.lemma3"))
-    theta = _posterior_draws(m, settings.chains, rng)
+    theta = posterior_draws(m, settings.chains, rng)
     est = Minibatch(LEMMA3_n)
     g, _ = est.estimate(m, theta, est.init(m, theta.shape[0], rng), rng)
     return g - m.grad_log_post(theta)
@@ -208,7 +204,7 @@ def lemma4_controls(settings: Settings) -> dict[int, np.ndarray]:
     out = {}
     for N in LEMMA4_NS:
         m = lr(N)
-        theta = _posterior_draws(m, settings.chains, rng)
+        theta = posterior_draws(m, settings.chains, rng)
         out[N] = -0.5 * m.grad_log_post(theta) @ LEMMA_A
     return out
 

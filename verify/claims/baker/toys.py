@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulate.analysis import divide_conquer as dc
+from simulate.analysis import divide_conquer
 from simulate.analysis.kl import gaussian_kl, knn_kl_divergence, knn_kl_replicates
 from simulate.models.toy_targets import GaussianLocation, GaussianMixtureLocation, WarpedGaussian
 from simulate.runtime.runner import run
@@ -62,11 +62,11 @@ def consensus_draws(settings: Settings) -> tuple[np.ndarray, int]:
     model = consensus_model()
     R, M = max(200, settings.chains // 10), 50
     rng = np.random.default_rng(settings.seed_for("baker.sec3.consensus_exact"))
-    draws = dc.subposterior_draws(model, S_SUB, R, M, rng, sizes=CONSENSUS_SIZES)
-    blocks = dc.split(model.n_data, S_SUB, CONSENSUS_SIZES)
-    covs = np.stack([model.tempered_posterior(len(b), model.data[b].sum(0), dc.prior_power(S_SUB))[1]
+    draws = divide_conquer.subposterior_draws(model, S_SUB, R, M, rng, sizes=CONSENSUS_SIZES)
+    blocks = divide_conquer.split(model.n_data, S_SUB, CONSENSUS_SIZES)
+    covs = np.stack([model.tempered_posterior(len(b), model.data[b].sum(0), divide_conquer.prior_power(S_SUB))[1]
                      for b in blocks])
-    return dc.consensus(draws, covs).reshape(-1, model.dim), R * M
+    return divide_conquer.consensus(draws, covs).reshape(-1, model.dim), R * M
 
 
 def consensus_checks(comb: np.ndarray, n_draws: int) -> list[Check]:
@@ -105,16 +105,16 @@ def warped_sim(seed: int) -> dict:
     model = WarpedGaussian.simulate_data(seed=WARPED_SEED)
     rng = np.random.default_rng(seed)
     R, M = 10, 500
-    draws = dc.subposterior_draws(model, S_SUB, R, M, rng)
-    cons = dc.consensus(draws)
-    kde = dc.kdemc(draws, rng, M)
-    wei = dc.weierstrass(draws, rng, accept=0.1)
-    ref = dc.reference_draws(model, 5000, seed + 1)
+    draws = divide_conquer.subposterior_draws(model, S_SUB, R, M, rng)
+    cons = divide_conquer.consensus(draws)
+    kde = divide_conquer.kdemc(draws, rng, M)
+    wei = divide_conquer.weierstrass(draws, rng, accept=0.1)
+    ref = divide_conquer.reference_draws(model, 5000, seed + 1)
     L = model.n_data / model.sigma_x ** 2 * 3.0
     # SGLD starts from exact posterior draws: from the prior's tails (|theta_2| > 2.5) the explicit step is unstable
     # (the theta_2 curvature grows like 4 N theta_2^2 / sigma_x^2) and a few chains in a thousand diverge.
     xbar, n_all = float(model.data.mean()), model.n_data
-    sg = dc.sg_draws(sgld(model, 0.5 / L, 50), R, 10, M // 10, n_burn=1500, thin=10, seed=seed + 2,
+    sg = divide_conquer.sg_draws(sgld(model, 0.5 / L, 50), R, 10, M // 10, n_burn=1500, thin=10, seed=seed + 2,
                      theta0=lambda r, m: model.exact_draws(r, (m,), xbar, n_all))
     return dict(model=model, cons=cons, sg=sg, ref=ref, kde=kde,
                 kl_cons=knn_kl_replicates(cons, ref, KL_K), kl_sg=knn_kl_replicates(sg, ref, KL_K),
@@ -295,13 +295,13 @@ def mixture_sim(seed: int) -> dict:
     model = GaussianMixtureLocation.simulate_data(MIX_N, seed=35)
     rng = np.random.default_rng(seed)
     R, M, C = 10, 200, 4
-    draws = dc.subposterior_draws(model, S_SUB, R, M, rng, chains_per_rep=1, n_burn=150, thin=2)
-    cons = dc.consensus(draws)
-    kde = dc.kdemc(draws, rng, M)
-    wei = dc.weierstrass(draws, rng, accept=0.1)
-    ref = dc.reference_draws(model, 2000, seed + 1, chains=40, n_burn=100, thin=2)
+    draws = divide_conquer.subposterior_draws(model, S_SUB, R, M, rng, chains_per_rep=1, n_burn=150, thin=2)
+    cons = divide_conquer.consensus(draws)
+    kde = divide_conquer.kdemc(draws, rng, M)
+    wei = divide_conquer.weierstrass(draws, rng, accept=0.1)
+    ref = divide_conquer.reference_draws(model, 2000, seed + 1, chains=40, n_burn=100, thin=2)
     h = 0.2 / (model.n_data / 2)
-    sg = dc.sg_draws(sgld(model, h, 50), R, C, M // C, n_burn=300, thin=5, seed=seed + 2)
+    sg = divide_conquer.sg_draws(sgld(model, h, 50), R, C, M // C, n_burn=300, thin=5, seed=seed + 2)
     return dict(model=model, cons=cons, sg=sg, ref=ref, kde=kde, wei=wei,
                 kl_cons=knn_kl_replicates(cons, ref, KL_K), kl_sg=knn_kl_replicates(sg, ref, KL_K), C=C)
 
@@ -377,11 +377,11 @@ def dimension_sim(seed: int) -> dict:
     out = {}
     for d in DIMS:
         model = GaussianLocation.simulate_data(800, dim=d, seed=36 + d)
-        draws = dc.subposterior_draws(model, S_SUB, R, M, rng)
-        ref = dc.reference_draws(model, 5000, seed + d)
-        out[d] = dict(cons=knn_kl_replicates(dc.consensus(draws), ref, KL_K),
-                      kdemc=knn_kl_replicates(dc.kdemc(draws, rng, M), ref, KL_K),
-                      weier=knn_kl_replicates(dc.weierstrass(draws, rng), ref, KL_K))
+        draws = divide_conquer.subposterior_draws(model, S_SUB, R, M, rng)
+        ref = divide_conquer.reference_draws(model, 5000, seed + d)
+        out[d] = dict(cons=knn_kl_replicates(divide_conquer.consensus(draws), ref, KL_K),
+                      kdemc=knn_kl_replicates(divide_conquer.kdemc(draws, rng, M), ref, KL_K),
+                      weier=knn_kl_replicates(divide_conquer.weierstrass(draws, rng), ref, KL_K))
     return out
 
 

@@ -157,20 +157,28 @@ def draw_regimes(ax, tab: dict) -> None:
     ax.legend(fontsize=6)
 
 
+def tuned_comparison() -> tuple[list[str], list[float], float]:
+    """Per T of COR4_T, the exact MSE with the step tuned per (n, T): a summary row and MSE(n=1)/MSE(n=N); and the
+    largest relative gap between the exact budget MSE and the engine's at the tuned steps."""
+    N = gdata().N
+    rows, ratios, gap = [], [], 0.0
+    for T in COR4_T:
+        tuned = {n: tuned_mse(n, T) for n in BATCHES}
+        vals = {n: v for n, (v, _) in tuned.items()}
+        ratios.append(vals[1] / vals[N])
+        rows.append(f"T = {T:.0e}: best n = {min(vals, key=vals.get)}, MSE(n=1)/MSE(n=N) = {ratios[-1]:.4f}, "
+                    f"max/min over n = {max(vals.values()) / min(vals.values()):.4f}")
+        for n in (1, N):
+            gap = max(gap, abs(_engine_budget_mse(n, T, tuned[n][1]) / vals[n] - 1))
+    return rows, ratios, gap
+
+
 def tuned_flatness_checks() -> tuple[list[ExactCheck], str]:
     """Leading order of the tuned exact MSE: 3 (C_v/2)^(2/3) (c_1(n) n/T)^(2/3), c_1(n) n = n/4 + (N - n) s^2/4
     (new), against the exact tuned MSE; the exact MSE against the engine at the tuned steps."""
     gd = gdata()
     s2 = gd.Sxx / (gd.N - 1) / gd.sigma**2
-    rows, ratios, gap = [], [], 0.0
-    for T in COR4_T:
-        tuned = {n: tuned_mse(n, T) for n in BATCHES}
-        vals = {n: v for n, (v, _) in tuned.items()}
-        ratios.append(vals[1] / vals[gd.N])
-        rows.append(f"T = {T:.0e}: best n = {min(vals, key=vals.get)}, MSE(n=1)/MSE(n=N) = {ratios[-1]:.4f}, "
-                    f"max/min over n = {max(vals.values()) / min(vals.values()):.4f}")
-        for n in (1, gd.N):
-            gap = max(gap, abs(_engine_budget_mse(n, T, tuned[n][1]) / vals[n] - 1))
+    rows, ratios, gap = tuned_comparison()
     pred = s2 ** (2 / 3)
     checks = [ExactCheck(
         "with the step tuned per (n, T), the exact MSE's n-dependence tends to a T-free constant: MSE(n=1)/MSE(n=N) "

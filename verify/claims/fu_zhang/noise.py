@@ -17,8 +17,8 @@ from simulate.estimators.stratified import Strata, Stratified, allocate, kmeans_
 from simulate.models.datasets import breast_cancer_design
 from simulate.models.gaussian import GaussianMeanModel
 from simulate.models.logistic import LogisticRegressionModel
-from theory.noise import stratified as strat_noise
-from theory.printed import fu_zhang as fz_printed
+from theory.noise import stratified as stratified_noise
+from theory.printed import fu_zhang as printed_fu_zhang
 from verify.api import BEHAVIOUR, BOUND, Check, ClaimResult, ExactCheck, Settings, claim, mean_and_se, simulation_cache
 
 from ._common import KMEANS_ITER, KMEANS_SEED, PAPER, gauss_model, gauss_strata
@@ -71,8 +71,8 @@ def _cases():
 def _per_datum(model, theta) -> np.ndarray:
     """Per-datum gradients typed from theory (not the simulator)."""
     if isinstance(model, GaussianMeanModel):
-        return strat_noise.gaussian_grads(model.data, theta, model.sigma_x)
-    return strat_noise.logistic_grads(model.X, model.y, theta)
+        return stratified_noise.gaussian_grads(model.data, theta, model.sigma_x)
+    return stratified_noise.logistic_grads(model.X, model.y, theta)
 
 
 def enumerated_variance(strata: Strata, sizes: tuple, replace: bool, model, theta: np.ndarray) -> float:
@@ -99,7 +99,7 @@ def _one_step_draws(kind: str, replace: bool, M: int, seed: int) -> tuple[np.nda
         th = np.repeat(theta[None, :], min(M, start + 10_000) - start, axis=0)
         g, _ = est.estimate(model, th, None, rng)
         errs.append(np.sum((g - full) ** 2, axis=1))
-    exact = strat_noise.stratified_variance(_per_datum(model, theta), strata.labels, est.sizes, replace)
+    exact = stratified_noise.stratified_variance(_per_datum(model, theta), strata.labels, est.sizes, replace)
     return np.concatenate(errs), exact
 
 
@@ -137,7 +137,7 @@ def lemma34_enumeration_checks(replace: bool) -> list[ExactCheck]:
         gd = _per_datum(model, theta)
         for sizes in ((2, 1, 2), (3, 2, 1)):
             var = enumerated_variance(strata, sizes, replace, model, theta)
-            th = strat_noise.stratified_variance(gd, strata.labels, sizes, replace)
+            th = stratified_noise.stratified_variance(gd, strata.labels, sizes, replace)
             rel = abs(var - th) / th
             form = "Lemma 3.4" if replace else "Lemma 3.4 with factors (n_i - b_i)/(n_i - 1)"
             out.append(ExactCheck(
@@ -166,7 +166,7 @@ def printed_lemma34_checks() -> list[ExactCheck]:
     for name, model, strata, theta in _cases():
         gd = _per_datum(model, theta)
         for sizes in ((2, 1, 2), (3, 2, 1)):
-            printed = fz_printed.lemma34_printed(gd, strata.labels, sizes)
+            printed = printed_fu_zhang.lemma34_printed(gd, strata.labels, sizes)
             var = {replace: enumerated_variance(strata, sizes, replace, model, theta) for replace in (True, False)}
             rel = abs(var[True] - printed) / printed
             out.append(ExactCheck(
@@ -189,11 +189,11 @@ def importance_sampling_checks(settings: Settings) -> list[ExactCheck]:
     rng = np.random.default_rng(settings.seed_for("fu_zhang.lemma32"))
     g = rng.standard_normal((12, 3)) * rng.exponential(1.0, size=(12, 1)) + 0.3
     S = g.sum(axis=0)
-    p = strat_noise.is_optimal_probabilities(g)
+    p = stratified_noise.is_optimal_probabilities(g)
     est = g / p[:, None]
     mean_err = float(np.abs(p @ est - S).max())
     var_enum = float(p @ np.sum((est - S) ** 2, axis=1))
-    vmin = strat_noise.is_min_variance(g)
+    vmin = stratified_noise.is_min_variance(g)
     ps = rng.dirichlet(np.full(12, 0.7), size=20_000)
     vals = np.einsum("ij,ij->i", np.broadcast_to(np.einsum("ij,ij->i", g, g), ps.shape), 1.0 / ps) - S @ S
     return [ExactCheck("Lemma 3.1/3.2: E[g_I/p_I] = S and the enumerated variance at p* = (sum||g_i||)^2 - ||S||^2",
@@ -207,12 +207,12 @@ def is_least_variance_check() -> ExactCheck:
     """Optimal IS against uniform and stratified sampling on two tight groups of opposite gradient."""
     rng = np.random.default_rng(13)
     x = np.concatenate([10.0 + 0.05 * rng.standard_normal(50), -10.0 + 0.05 * rng.standard_normal(50)])[:, None]
-    g = strat_noise.gaussian_grads(x, np.zeros(1), 1.0)
+    g = stratified_noise.gaussian_grads(x, np.zeros(1), 1.0)
     labels = np.repeat([0, 1], 50)
     b = 2
-    var_is = strat_noise.is_min_variance(g) / b  # b iid draws from p*
-    var_uni = strat_noise.uniform_variance(g, b, replace=True)
-    var_st = strat_noise.stratified_variance(g, labels, (1, 1), replace=True)
+    var_is = stratified_noise.is_min_variance(g) / b  # b iid draws from p*
+    var_uni = stratified_noise.uniform_variance(g, b, replace=True)
+    var_st = stratified_noise.stratified_variance(g, labels, (1, 1), replace=True)
     return ExactCheck("optimal IS has the least variance (b = 2, two tight opposite groups)", var_is <= var_st,
                       f"IS (optimal p) {var_is:.5g}, uniform {var_uni:.5g}, stratified (1, 1) {var_st:.5g}")
 

@@ -15,8 +15,8 @@ from simulate.estimators.minibatch import Minibatch
 from simulate.estimators.stratified import Strata, allocate
 from simulate.runtime.runner import run
 from simulate.samplers import cp_sghmc, cp_sgld, sgld
-from theory.chains import stratified as strat_chains
-from theory.noise import stratified as strat_noise
+from theory.chains import stratified as stratified_chains
+from theory.noise import stratified as stratified_noise
 from verify.api import (
     Check,
     ClaimResult,
@@ -66,17 +66,17 @@ def _sampler(kind: str, rule: str, replace: bool):
 def _noise_cov(rule: str, replace: bool) -> np.ndarray:
     model, strata = gauss_model(), _strata_for(rule)
     bi = allocate(strata, B, "proportional" if rule == "single" else rule)
-    return strat_noise.gaussian_noise_cov(model.data, strata.labels, bi, SIGMA_X, replace)
+    return stratified_noise.gaussian_noise_cov(model.data, strata.labels, bi, SIGMA_X, replace)
 
 
 def _theory_cov(kind: str, rule: str, replace: bool) -> np.ndarray:
     model, strata = gauss_model(), gauss_strata()
     a = posterior_precision()
     bi = allocate(strata, B, rule)
-    Sigma = strat_noise.gaussian_noise_cov(model.data, strata.labels, bi, SIGMA_X, replace)
+    Sigma = stratified_noise.gaussian_noise_cov(model.data, strata.labels, bi, SIGMA_X, replace)
     if kind == "sgld":
-        return strat_chains.sgld_stationary_cov(a, SGLD_HA / a, Sigma)
-    return strat_chains.sghmc_stationary_cov(a, SGHMC_HA / a, SGHMC_ALPHA, Sigma)[:2, :2]
+        return stratified_chains.sgld_stationary_cov(a, SGLD_HA / a, Sigma)
+    return stratified_chains.sghmc_stationary_cov(a, SGHMC_HA / a, SGHMC_ALPHA, Sigma)[:2, :2]
 
 
 @simulation_cache
@@ -133,9 +133,9 @@ def noise_trace_note() -> str:
     """CP's gradient-noise trace against uniform SGLD's."""
     model = gauss_model()
     bi = allocate(gauss_strata(), B, "neyman")
-    cp = np.trace(strat_noise.gaussian_noise_cov(model.data, gauss_strata().labels, bi, SIGMA_X, False))
-    grads = strat_noise.gaussian_grads(model.data, np.zeros(2), SIGMA_X)
-    uni = strat_noise.uniform_variance(grads, B, replace=False)
+    cp = np.trace(stratified_noise.gaussian_noise_cov(model.data, gauss_strata().labels, bi, SIGMA_X, False))
+    grads = stratified_noise.gaussian_grads(model.data, np.zeros(2), SIGMA_X)
+    uni = stratified_noise.uniform_variance(grads, B, replace=False)
     return (f"gradient-noise trace: CP (Theorem 3.2, WOR) {cp:.6g} vs uniform SGLD {uni:.6g}; posterior "
             f"variance 1/a = {1 / posterior_precision():.4g}")
 
@@ -149,7 +149,7 @@ def time_average_checks(settings: Settings) -> tuple[list[Check], ExactCheck]:
     mses, checks = {}, []
     for label, (kind, rule, replace) in (("CP-SGLD Thm3.2 without", ("sgld", "neyman", False)), UNIFORM_CFG):
         res = _stationary_run(kind, rule, replace, settings.chains, settings.seed_for(f"fu_zhang.stat.{label}"))
-        cov = strat_chains.sgld_time_average_cov(a, h, _noise_cov(rule, replace), BURN_IN, N_STEPS)
+        cov = stratified_chains.sgld_time_average_cov(a, h, _noise_cov(rule, replace), BURN_IN, N_STEPS)
         mses[label] = float(np.trace(cov))
         for j in range(2):
             sq = (res.time_averages["theta"][:, j] - model.posterior_mean[j]) ** 2
@@ -157,7 +157,7 @@ def time_average_checks(settings: Settings) -> tuple[list[Check], ExactCheck]:
             checks.append(Check(f"{label}: MSE of time average theta_{j}", float(cov[j, j]), m, se,
                                 params=dict(burn_in=BURN_IN, T=N_STEPS, h=h)))
     cp, uni = mses["CP-SGLD Thm3.2 without"], mses[UNIFORM_CFG[0]]
-    floor = float(np.trace(strat_chains.sgld_time_average_cov(a, h, np.zeros((2, 2)), BURN_IN, N_STEPS)))
+    floor = float(np.trace(stratified_chains.sgld_time_average_cov(a, h, np.zeros((2, 2)), BURN_IN, N_STEPS)))
     return checks, ExactCheck("CP reduces the gradient-noise term of the time-average MSE (same h, T, b)",
                               floor < cp < uni, f"exact MSE (trace): CP {cp:.4g}, uniform SGLD {uni:.4g}, "
                                                 f"noise-free floor (the 1/(Th) part) {floor:.4g}", kind="consistency")

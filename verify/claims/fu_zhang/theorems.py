@@ -18,8 +18,8 @@ from scipy.optimize import minimize
 from simulate.estimators.stratified import Strata, Stratified, allocate, kmeans_strata
 from simulate.models.datasets import breast_cancer_design
 from simulate.models.gaussian import GaussianMeanModel
-from theory.bounds import fu_zhang as fz_bounds
-from theory.noise import stratified as strat_noise
+from theory.bounds import fu_zhang as fu_zhang_bounds
+from theory.noise import stratified as stratified_noise
 from verify.api import Check, ClaimResult, ExactCheck, Settings, claim, mean_and_se, simulation_cache
 
 from ._common import KMEANS_ITER, KMEANS_SEED, PAPER, SIGMA_X, B, gauss_model, gauss_strata
@@ -70,7 +70,7 @@ def gaussian_bound_checks(settings: Settings, rng: np.random.Generator) -> tuple
     est = Stratified(strata, sizes, replace=True)
     thetas = rng.standard_normal((20, 2)) * 5.0
     lhs = np.trace(est.noise_cov(model, thetas), axis1=1, axis2=2)
-    rhs = fz_bounds.thm31_bound(model.data, strata.labels, sizes, 1.0 / SIGMA_X**2)
+    rhs = fu_zhang_bounds.thm31_bound(model.data, strata.labels, sizes, 1.0 / SIGMA_X**2)
     rel = float(np.max(np.abs(lhs - rhs)) / rhs)
     identity = ExactCheck("Gaussian mean model: Lemma 3.4 variance (simulator noise_cov, WR) = Theorem 3.1 bound with "
                           "L = 1/sigma_x^2 at 20 random theta (equality, theta-free)", rel < 1e-9,
@@ -90,8 +90,9 @@ def breast_cancer_bound_check(rng: np.random.Generator) -> ExactCheck:
     thetas = rng.standard_normal((300, X.shape[1])) * rng.choice([0.1, 0.5, 2.0], size=(300, 1))
     ratios = []
     for th in thetas:
-        lhs = strat_noise.stratified_variance(strat_noise.logistic_grads(X, y, th), ps.labels, b_ps, replace=True)
-        ratios.append(lhs / fz_bounds.thm31_bound(X, ps.labels, b_ps, strat_noise.logistic_lipschitz(X, th)))
+        lhs = stratified_noise.stratified_variance(stratified_noise.logistic_grads(X, y, th), ps.labels, b_ps,
+                                                   replace=True)
+        ratios.append(lhs / fu_zhang_bounds.thm31_bound(X, ps.labels, b_ps, stratified_noise.logistic_lipschitz(X, th)))
     ratios = np.array(ratios)
     return ExactCheck(
         "breast-cancer logistic regression, label-pure clusters (k-means within each class, k = 6, b = 30): "
@@ -107,10 +108,10 @@ def eq30_check(settings: Settings) -> ExactCheck:
     rng = np.random.default_rng(settings.seed_for("fu_zhang.eq30"))
     n_point_bad = n_point = n_sum_bad = 0
     for th in rng.standard_normal((50, X.shape[1])) * 0.5:
-        g = strat_noise.logistic_grads(X, y, th)
+        g = stratified_noise.logistic_grads(X, y, th)
         for m in ps.members:
             mu = X[m].mean(axis=0)
-            gmu = strat_noise.logistic_grads(mu[None, :], y[m][:1], th)[0]  # the cluster's label at its centroid
+            gmu = stratified_noise.logistic_grads(mu[None, :], y[m][:1], th)[0]  # the cluster's label at its centroid
             lhs = np.sum((g[m] - g[m].mean(axis=0)) ** 2, axis=1)
             rhs = np.sum((g[m] - gmu) ** 2, axis=1)
             n_point_bad += int(np.sum(lhs > rhs * (1 + 1e-12)))
@@ -125,7 +126,7 @@ def eq30_check(settings: Settings) -> ExactCheck:
 
 def lagrange_check() -> ExactCheck:
     """sympy (k = 3): the stationary point of the Lagrangian is eq. (14), with minimum (sum n_i sqrt(v_i))^2/b."""
-    sol, val = fz_bounds.thm32_lagrange_sympy(3)
+    sol, val = fu_zhang_bounds.thm32_lagrange_sympy(3)
     n = sp.symbols("n1:4", positive=True)
     v = sp.symbols("v1:4", positive=True)
     bb = sp.Symbol("b", positive=True)
@@ -136,42 +137,47 @@ def lagrange_check() -> ExactCheck:
                       "minimum (sum n_i sqrt(v_i))^2/b", ok and ok_val, f"b_i* = {sol}")
 
 
-def allocation_checks(settings: Settings) -> tuple[list[ExactCheck], list[float]]:
-    """On 6 random clustered data sets: eq. (14)'s optimum <= every integer allocation (exhaustive) and = the SLSQP
-    minimum; and the relative excess of largest-remainder rounding over the integer optimum."""
-    rng = np.random.default_rng(settings.seed_for("fu_zhang.thm32"))
-    checks, gaps = [], []
-    for rep in range(6):
-        k = 3 if rep < 3 else 4
-        sizes = rng.integers(5, 14, size=k)
-        spread = rng.choice([0.2, 1.0, 3.0], size=k)
-        x = np.concatenate([rng.standard_normal((s, 2)) * sp_ + 8 * i for i, (s, sp_) in enumerate(zip(sizes, spread,
-                                                                                                       strict=True))])
-        strata = Strata.from_labels(np.repeat(np.arange(k), sizes), x)
-        model = GaussianMeanModel(x, sigma_x=1.0, sigma_theta=10.0)
-        b = 12
-        vals = {}
-        for bi in _integer_allocations(strata.sizes, b):
-            est = Stratified(strata, tuple(bi.tolist()), replace=True)
-            vals[tuple(bi.tolist())] = float(np.trace(est.noise_cov(model)))
-        best = min(vals, key=vals.get)
-        cont = fz_bounds.thm32_min_objective(strata.sizes, strata.within_var, b)
-        rounded = tuple(allocate(strata, b, "neyman").tolist())
-        # numerical minimum of the continuous problem as an independent check of eq. (14)
-        w0 = np.full(k, b / k)
-        res = minimize(lambda t, s=strata: fz_bounds.surrogate_objective(s.sizes, s.within_var, t), w0,
-                       constraints=[{"type": "eq", "fun": lambda t, b=b: t.sum() - b}], bounds=[(1e-6, None)] * k,
-                       method="SLSQP", options=dict(ftol=1e-14, maxiter=500))
-        b_star = fz_bounds.thm32_allocation(strata.sizes, strata.within_var, b)
-        gaps.append(vals[rounded] / vals[best] - 1)
-        checks.append(ExactCheck(
-            f"data set {rep} (n = {strata.sizes.tolist()}, b = {b}): eq. (14) minimises the Lemma 3.4 variance: "
-            "continuous optimum <= every integer allocation (exhaustive) and = SLSQP minimum",
-            cont <= vals[best] * (1 + 1e-12) and np.allclose(res.x, b_star, rtol=1e-4, atol=1e-4),
-            f"(sum n_i sqrt v_i)^2/b = {cont:.6g}, best integer {best} -> {vals[best]:.6g}, largest-remainder "
-            f"rounding {rounded} -> {vals[rounded]:.6g}; eq. 14 b* = {np.round(b_star, 4).tolist()}, SLSQP "
-            f"{np.round(res.x, 4).tolist()}"))
-    return checks, gaps
+def allocation_case(rep: int, rng: np.random.Generator, b: int = 12) -> dict:
+    """Random clustered data set ``rep`` (3 clusters for rep < 3, else 4, from ``rng``): the Lemma 3.4 variance of
+    every integer allocation of b, eq. (14)'s continuous optimum and allocation, the largest-remainder rounding, and
+    the SLSQP minimum of the continuous problem (an independent route to eq. (14))."""
+    k = 3 if rep < 3 else 4
+    sizes = rng.integers(5, 14, size=k)
+    spread = rng.choice([0.2, 1.0, 3.0], size=k)
+    x = np.concatenate([rng.standard_normal((s, 2)) * sp_ + 8 * i for i, (s, sp_) in enumerate(zip(sizes, spread,
+                                                                                                   strict=True))])
+    strata = Strata.from_labels(np.repeat(np.arange(k), sizes), x)
+    model = GaussianMeanModel(x, sigma_x=1.0, sigma_theta=10.0)
+    vals = {}
+    for bi in _integer_allocations(strata.sizes, b):
+        est = Stratified(strata, tuple(bi.tolist()), replace=True)
+        vals[tuple(bi.tolist())] = float(np.trace(est.noise_cov(model)))
+    res = minimize(lambda t, s=strata: fu_zhang_bounds.surrogate_objective(s.sizes, s.within_var, t),
+                   np.full(k, b / k), constraints=[{"type": "eq", "fun": lambda t, b=b: t.sum() - b}],
+                   bounds=[(1e-6, None)] * k, method="SLSQP", options=dict(ftol=1e-14, maxiter=500))
+    return dict(sizes=strata.sizes.tolist(), b=b, vals=vals, slsqp=res.x,
+                cont=fu_zhang_bounds.thm32_min_objective(strata.sizes, strata.within_var, b),
+                rounded=tuple(allocate(strata, b, "neyman").tolist()),
+                b_star=fu_zhang_bounds.thm32_allocation(strata.sizes, strata.within_var, b))
+
+
+def allocation_check(rep: int, case: dict) -> ExactCheck:
+    """eq. (14)'s optimum <= every integer allocation (exhaustive) and = the SLSQP minimum."""
+    vals, rounded, b_star = case["vals"], case["rounded"], case["b_star"]
+    best = min(vals, key=vals.get)
+    return ExactCheck(
+        f"data set {rep} (n = {case['sizes']}, b = {case['b']}): eq. (14) minimises the Lemma 3.4 variance: "
+        "continuous optimum <= every integer allocation (exhaustive) and = SLSQP minimum",
+        case["cont"] <= vals[best] * (1 + 1e-12) and np.allclose(case["slsqp"], b_star, rtol=1e-4, atol=1e-4),
+        f"(sum n_i sqrt v_i)^2/b = {case['cont']:.6g}, best integer {best} -> {vals[best]:.6g}, largest-remainder "
+        f"rounding {rounded} -> {vals[rounded]:.6g}; eq. 14 b* = {np.round(b_star, 4).tolist()}, SLSQP "
+        f"{np.round(case['slsqp'], 4).tolist()}")
+
+
+def rounding_excess(case: dict) -> float:
+    """The relative excess of the largest-remainder rounding over the integer optimum."""
+    vals = case["vals"]
+    return vals[case["rounded"]] / vals[min(vals, key=vals.get)] - 1
 
 
 # ------------------------------------------------------------------------------------------ claims
@@ -202,7 +208,9 @@ def eq30_pointwise(settings: Settings) -> ClaimResult:
                  "(= the Lemma 3.4 variance on the Gaussian mean model).",
        family="fu_zhang_exact")
 def optimal_allocation(settings: Settings) -> ClaimResult:
-    checks, gaps = allocation_checks(settings)
-    return ClaimResult(exact=[lagrange_check(), *checks], notes=[
-        f"largest-remainder rounding vs integer optimum: relative excess max {max(gaps):.3g} (the paper gives no "
-        "rounding rule)"])
+    rng = np.random.default_rng(settings.seed_for("fu_zhang.thm32"))
+    cases = [allocation_case(rep, rng) for rep in range(6)]
+    return ClaimResult(
+        exact=[lagrange_check(), *(allocation_check(rep, case) for rep, case in enumerate(cases))],
+        notes=[f"largest-remainder rounding vs integer optimum: relative excess max "
+               f"{max(rounding_excess(c) for c in cases):.3g} (the paper gives no rounding rule)"])
