@@ -92,25 +92,25 @@ def critical_point_v1_checks() -> tuple[list[ExactCheck], list[str]]:
 def bound_calculus_checks() -> list[ExactCheck]:
     """The paper's calculus (sympy): the optimal step and minimum, the critical point, and the bound's three
     regimes in T."""
-    cb = chen_bounds
-    ns = cb.critical_point()
-    hs = cb.optimal_step()
-    ok_h = sp.simplify(hs - (cb.n / (2 * cb.T)) ** sp.Rational(1, 3)) == 0
-    mn = sp.simplify((cb.n / (cb.T * cb.h) + cb.h**2).subs(cb.h, hs) - sp.Rational(3, 1) / 2 ** sp.Rational(
-        2, 3) * cb.n ** sp.Rational(2, 3) / cb.T ** sp.Rational(2, 3))
+    n, T, h, N, Gamma = chen_bounds.n, chen_bounds.T, chen_bounds.h, chen_bounds.N, chen_bounds.Gamma  # symbols
+    ns = chen_bounds.critical_point()
+    hs = chen_bounds.optimal_step()
+    ok_h = sp.simplify(hs - (n / (2 * T)) ** sp.Rational(1, 3)) == 0
+    mn = sp.simplify((n / (T * h) + h**2).subs(h, hs) - sp.Rational(3, 1) / 2 ** sp.Rational(
+        2, 3) * n ** sp.Rational(2, 3) / T ** sp.Rational(2, 3))
     out = [ExactCheck(
         "the paper's calculus: h* = (n/(2T))^(1/3) (paper's h; workbench h = 2 h*), min = (3/2^(2/3)) n^(2/3) "
         "T^(-2/3) (V1 eq. 9)",
-        ok_h and mn == 0, f"h* = {hs}, workbench {cb.optimal_step_wb()}")]
-    ok_n = sp.simplify(ns - 8 * cb.T / (27 * cb.N**6 * cb.Gamma**3)) == 0
+        ok_h and mn == 0, f"h* = {hs}, workbench {chen_bounds.optimal_step_wb()}")]
+    ok_n = sp.simplify(ns - 8 * T / (27 * N**6 * Gamma**3)) == 0
     out.append(ExactCheck("the paper's calculus: critical point of the O-form bound in n: 8T/(27 N^6 Gamma^3)", ok_n,
                           f"sympy: {ns}"))
     N_, g = 1000, 1e-3
-    t1, t2 = (float(e.subs({cb.N: N_, cb.Gamma: g})) for e in cb.regime_thresholds())
-    tx = float(cb.endpoint_tie().subs({cb.N: N_, cb.Gamma: g}))
+    t1, t2 = (float(e.subs({N: N_, Gamma: g})) for e in chen_bounds.regime_thresholds())
+    tx = float(chen_bounds.endpoint_tie().subs({N: N_, Gamma: g}))
     grid = [t1 / 10, t1 * 2, tx / 2, tx * 2, t2 * 10]
-    best = [cb.best_n_of_bound(N_, T_, g) for T_ in grid]
-    pred = [cb.corollary_case(N_, T_, g) for T_ in grid]
+    best = [chen_bounds.best_n_of_bound(N_, T_, g) for T_ in grid]
+    pred = [chen_bounds.corollary_case(N_, T_, g) for T_ in grid]
     ok = all(b == p for b, p in zip(best, pred, strict=True) if p) and all(b in (1, N_) for b in best)
     out.append(ExactCheck(
         "the paper's calculus: three regimes on the bound: argmin n = N for T < T1, = 1 for T > T2, an endpoint in "
