@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: verify test smoke lint bench conformance coverage notebooks explore clean
+.PHONY: verify test docs smoke lint bench conformance coverage notebooks explore clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,12 +21,25 @@ $(CONFORMANCE_STAMP): $(STAMP) pyproject.toml
 	if [ -n "$(PEERS)" ]; then $(PY) -m pip install --quiet -e '.[test,$(PEERS)]'; fi
 	touch $(CONFORMANCE_STAMP)
 
+# the reference site's tools (Sphinx, MyST, numpydoc, furo): `make docs` and the site test of `make test` need them
+DOCS_STAMP := $(VENV)/.docs
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet -e '.[test,docs]'
+	touch $(DOCS_STAMP)
+
 verify: $(STAMP)
 	$(PY) -m verify $(ARGS)
 
-test: $(CONFORMANCE_STAMP)
+test: $(CONFORMANCE_STAMP) $(DOCS_STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m pytest $(ARGS)
+
+# the reference site, offline, into output/site: docs/ (Markdown) and the API reference from the numpydoc docstrings;
+# every warning is an error (nitpicky: every cross-reference resolves), then every internal link and anchor is checked
+docs: $(DOCS_STAMP)
+	rm -rf output/site output/.site-doctrees
+	$(PY) -m sphinx -b html -n -W -d output/.site-doctrees docs output/site
+	$(PY) docs/check_links.py output/site
 
 # fresh venv, install, fast tests and `verify --paper chen` on each other Python 3.10-3.13 (or VERSIONS="3.12 3.13")
 smoke:

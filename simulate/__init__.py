@@ -70,7 +70,6 @@ from .estimators import (
 from .integrators import SGHMC, Langevin, ModifiedLangevin, SGHMCState
 from .models import (
     BivariateTLocation,
-    ChainDivergedError,
     GaussianLocation,
     GaussianMeanModel,
     GaussianMixtureLocation,
@@ -105,7 +104,7 @@ from .samplers import (
     svrgld,
     vrsgld,
 )
-from .validation import ParameterError
+from .validation import ChainDivergedError, ParameterError
 
 __all__ = [
     "AffineModel", "AffineParts", "ReuseState", "Reused",

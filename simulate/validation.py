@@ -11,6 +11,12 @@ class ParameterError(ValueError):
     """A parameter is outside its valid range; the message names it and the range."""
 
 
+class ChainDivergedError(ParameterError):
+    """The chains diverged: a state became non-finite or the chains grew without bound (the step size ``h`` is past
+    the sampler's stability limit on this model, or the drift is superlinear where the chains went). The message
+    names ``h`` and what to do; :func:`simulate.run` raises it, as do models that see a non-finite state."""
+
+
 def check_real(name: str, value) -> float:
     """Return ``value`` as a float if it is a real number (int or float, Python or numpy, or a 0-d numeric array);
     strings, booleans, complex numbers and other objects are refused, never cast."""

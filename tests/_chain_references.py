@@ -195,7 +195,7 @@ def old_sghmc_stationary_cov(data: np.ndarray, Sigma: np.ndarray, h: float, alph
 
 # ------------------------------------------------------------------ theory.chains.stratified
 def old_strat_sgld_stationary_cov(a: float, h: float, Sigma: np.ndarray) -> np.ndarray:
-    """Stationary Cov(theta) of fixed-step (CP-)SGLD on the Gaussian mean model (new, digest sec. 5.1).
+    """Stationary Cov(theta) of fixed-step (CP-)SGLD on the Gaussian mean model (new, docs/papers/fu_zhang.md sec. 5).
 
     With grad log posterior c - a theta and additive noise e of covariance Sigma (theta-free),
     theta' = (1 - h a/2) theta + (h/2)(c + e) + sqrt(h) xi: Cov solves Cov = F Cov F^T + (h I + h^2 Sigma/4).

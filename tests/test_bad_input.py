@@ -36,7 +36,7 @@ def _sampler():
 
 # (call, regex the message must match: the parameter's name and its valid range)
 API_CASES = {
-    "h at the stability edge": (lambda: sgld(MODEL, H_MAX, 5), r"h must satisfy 0 < h < .*stability"),
+    "h at the stability edge": (lambda: sgld(MODEL, H_MAX, 5), r"h must satisfy 0 < h < .*the chain's mean is stable"),
     "h beyond the stability edge": (lambda: euler(MODEL, 2 * H_MAX), r"h must satisfy 0 < h <"),
     "h = 0": (lambda: sgld(MODEL, 0.0, 5), r"h must satisfy 0 < h"),
     "h negative": (lambda: msgld(MODEL, -1e-3, 5), r"h must satisfy 0 < h"),

@@ -150,3 +150,35 @@ def test_report_filters_by_paper_and_verdict(browser, report):
     d.execute_script("document.getElementById('vollmer.thm52.toy_constants').scrollIntoView()")
     d.save_screenshot(str(SHOTS / "report-own-figure.png"))
     assert _console_errors(d) == []
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    _browser()
+    from _site import build_site
+
+    return build_site(tmp_path_factory)
+
+
+def test_reference_site_opens_and_its_api_page_links_to_the_engine(browser, site):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    d = browser
+    d.get((site / "index.html").as_uri())
+    assert _console_errors(d) == []
+    assert "SG-MCMC theory workbench" in d.title
+    captions = [c.get_attribute("textContent").strip() for c in d.find_elements(By.CSS_SELECTOR, ".caption-text")]
+    assert {"User's guide", "Extending the workbench", "The mathematics", "API reference"} <= set(captions)
+    d.save_screenshot(str(SHOTS / "site-index.png"))
+    d.get((site / "api" / "simulate.html").as_uri())
+    assert _console_errors(d) == []
+    run = _by_id(d, "simulate.run")
+    assert run.is_displayed() and "n_chains" in run.text
+    d.execute_script("arguments[0].scrollIntoView()", run)
+    d.save_screenshot(str(SHOTS / "site-api-simulate.png"))
+    d.get((site / "search.html").as_uri() + "?q=exact_law")  # the search index works from files, offline
+    WebDriverWait(d, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "ul.search li"))
+    hits = [a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "ul.search li a")]
+    assert any(h.split("#")[-1] == "theory.exact_law" for h in hits), hits
+    assert _console_errors(d) == []

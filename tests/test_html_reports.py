@@ -105,3 +105,29 @@ def test_calibration_page(tmp_path):
     html = page.read_text()
     assert "runs with a false failure" in html and "<svg" in html and "http://" not in html
     assert html.count("all as registered") == 2
+
+
+def test_check_figure_shows_whole_labels_inside_the_figure_and_a_legend():
+    """Long check labels are wrapped, not cut, and stay inside the figure; what the points, bars, colours and the
+    line mean is a legend at the size of the labels, not a tiny title."""
+    long = "stationary variance of theta_0 under SGLD with n = 10 of N = 1000 (Vollmer et al. eq. 18)"
+    checks = [dict(label=long, theory=0.0062, estimate=0.00621, se=2e-5, z=0.5, rejected=False),
+              dict(label="E theta after 500 steps", theory=1.0, estimate=1.03, se=1e-4, z=300.0, rejected=True),
+              dict(label="E theta_1 (theory 0)", theory=0.0, estimate=1e-4, se=2e-4, z=0.5, rejected=False)]
+    fig = check_figure(checks, 4.38, 854)
+    fig.canvas.draw()
+    box = fig.bbox
+    shown_ticks = [t for ax in fig.axes for t in ax.get_xticklabels()  # those inside the view: the drawn ones
+                   if min(ax.get_xlim()) <= t.get_position()[0] <= max(ax.get_xlim())]
+    texts = [t for ax in fig.axes for t in (*ax.get_yticklabels(), ax.xaxis.label, *ax.texts)] + shown_ticks
+    (legend,) = fig.legends
+    texts += [*legend.get_texts(), fig._suptitle]
+    for t in texts:
+        if t.get_text():
+            b = t.get_window_extent()
+            assert box.x0 - 1 <= b.x0 and b.x1 <= box.x1 + 1 and box.y0 - 1 <= b.y0 and b.y1 <= box.y1 + 1, t
+    shown = " ".join(t.get_text() for t in fig.axes[0].get_yticklabels())
+    assert " ".join(shown.split()).startswith("1. " + long)  # the whole label, wrapped
+    assert [t.get_text() for t in legend.get_texts()][0].startswith("simulation, bar +-4.38 s.e.")
+    assert min(t.get_fontsize() for t in legend.get_texts()) >= 8 and fig._suptitle.get_fontsize() >= 10
+    assert "+3.00e+02" not in shown and any(t.get_text() == "z = +300.00" for t in fig.axes[0].texts)

@@ -1,11 +1,14 @@
 """The layout's promises: one direction of imports (verify -> theory -> simulate -> simulate._fast), the private fast
 package reached only through its two doors, no module over 500 lines and no function over 80 outside vector code,
-and the previous release's module paths still importing with a warning that names the new place."""
+the previous release's module paths still importing with a warning that names the new place, and no file pointing to
+a file outside the repository."""
 
 from __future__ import annotations
 
 import ast
 import importlib
+import re
+import subprocess
 import sys
 import warnings
 from pathlib import Path
@@ -101,3 +104,29 @@ def test_readme_imports_still_work():
     for name in ("GaussianMeanModel", "sgld", "run", "LinearRegressionModel", "Stratified", "allocate", "kmeans_strata",
                  "sghmc", "sgld_cv"):
         assert callable(getattr(simulate, name)), name
+
+
+#: Pointers to files a clone does not have: the design sketch, the papers' text files and their digests kept beside
+#: the repository (built from parts so that this file does not match itself).
+OUTSIDE = re.compile("|".join([r"DESIGN" + r"\.md", r"shared" + r"/(?:notes|papers)", r"\.\./" + "shared",
+                               r"\b\d{3}_[0-9a-f]{16}\b"]))
+RELATIVE = re.compile(r"(?:\.\./)+[\w./-]*")
+
+
+def test_no_file_points_outside_the_repository():
+    """Every tracked .py, .md, .ipynb, .txt and .json file cites sources (paper, section, equation; docs/) instead of
+    pointing to a file outside the repository: no path to the design sketch or the papers' text files and digests,
+    and no relative path that climbs out of the repository."""
+    files = subprocess.run(["git", "ls-files", "*.py", "*.md", "*.ipynb", "*.txt", "*.json"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split()
+    bad = []
+    for rel in files:
+        path = ROOT / rel
+        if not path.is_file():
+            continue
+        for no, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            found = [m.group(0) for m in OUTSIDE.finditer(line)]
+            found += [m.group(0) for m in RELATIVE.finditer(line)
+                      if not (path.parent / m.group(0)).resolve().is_relative_to(ROOT.resolve())]
+            bad += [f"{rel}:{no}: {f}" for f in found]
+    assert not bad, "\n".join(bad)

@@ -76,7 +76,8 @@ GD = vr_noise.GaussianData.of(1.0 + np.random.default_rng(0).standard_normal(100
 
 
 def _sgld_mse_ref(h: float, L: int, n: int, theta0: float) -> float:
-    """notes 6.3 closed form of the SGLD MSE (phi = theta) in mpmath at 50 digits, on the same float inputs."""
+    """docs/papers/chen.md sec. 5: closed form of the SGLD MSE (phi = theta) in mpmath at 50 digits, on the same float
+    inputs."""
     V = vr_noise.sgld_noise_variance(GD, n, False)
     with mpmath.workdps(50):
         x = mpmath.mpf(h) * mpmath.mpf(GD.P) / 2

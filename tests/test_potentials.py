@@ -9,9 +9,18 @@ import pytest
 import sympy as sp
 from scipy import stats as sps
 
-from simulate import FullGradient, Langevin, Minibatch, ModifiedLangevin, ParameterError, Sampler, run
+from simulate import (
+    ChainDivergedError,
+    FullGradient,
+    Langevin,
+    Minibatch,
+    ModifiedLangevin,
+    ParameterError,
+    Sampler,
+    run,
+)
 from simulate.estimators.additive_noise import AdditiveNoise
-from simulate.models.potentials import ChainDivergedError, PotentialModel, compile_expr, double_well, quartic, theta
+from simulate.models.potentials import PotentialModel, compile_expr, double_well, quartic, theta
 from theory import weak_order as wo
 
 Z_MAX = 4.5

@@ -61,9 +61,11 @@ def test_rerun_never_writes_over_a_report(first, tmp_path, monkeypatch, capsys):
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("keep")
     assert main(["--rerun", str(first), "--out", "full", "--no-progress"]) == 2
-    assert main(["--rerun", str(first), "--no-progress"]) == 0  # a fresh folder of its own
-    made = list((tmp_path / "output" / "verify-reruns").iterdir())
-    assert len(made) == 1 and (made[0] / "results.json").exists()
+    assert main(["--rerun", str(first), "--no-progress"]) == 0  # a fresh folder of its own, beside the report
+    made = sorted(first.parent.glob(f"{first.name}-rerun-*"))
+    assert len(made) == 1 and (made[0] / "results.json").exists() and (made[0] / "report.html").exists()
+    assert f"rerun report: {made[0] / 'report.md'} and {made[0] / 'report.html'}" in capsys.readouterr().out
+    assert not (tmp_path / "output" / "verify-reruns").exists()  # not under the working directory
     assert (first / "results.json").read_text() == before
 
 
@@ -135,3 +137,22 @@ def test_detectable_deviation_in_results_list_and_target_mde(first, capsys):
         assert n == max(4, int(np.ceil(400 * (mdes[cid] / 0.05) ** 2)))
     assert "estimated time" in capsys.readouterr().out
     assert s.for_claim("vollmer.eq22.mse2_finite_time").chains == chains["vollmer.eq22.mse2_finite_time"]
+
+
+def test_a_vanished_standard_error_prints_z_in_scientific_format_and_says_why(tmp_path):
+    """Every chain at one point to rounding: s.e. 1e-17, z = 1e15. The table, report.md and report.html print z as
+    +1.00e+15 (not 1000000000000000.00) and say that the s.e. vanished because the chains collapsed."""
+    from verify.checks import Check
+    from verify.report_html import render_html
+
+    claim = Claim(id="t.collapsed", paper="t", source="s", statement="chains at a point", family="t.collapsed",
+                  run=lambda settings: None)
+    res = ClaimResult(checks=[Check("E theta", 1.0, 1.01, 1e-17), Check("E theta^2", 1.0, 1.001, 1e-3)])
+    settings = Settings(chains=100, seed=0)
+    table = report_mod.console_table([(claim, res)], settings, 2)
+    assert "+1.00e+15" in table and "+1.00 " in table and table.count("the s.e. vanished") == 1
+    report_mod.write_report([(claim, res)], settings, tmp_path, [], figures=False)
+    md = (tmp_path / "report.md").read_text()
+    assert "| +1.00e+15 |" in md and "| 1.00e+15 |" in md and "- check 1: the s.e. vanished" in md
+    html = render_html(json.loads((tmp_path / "results.json").read_text()), tmp_path)
+    assert ">+1.00e+15<" in html and "check 1: the s.e. vanished" in html and "collapsed to a point" in html

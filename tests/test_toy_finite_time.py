@@ -123,8 +123,9 @@ def test_msgld_noise_and_euler_constants(chains):
 # ---------------------------------------------------------------------------------------------- asymptotics
 
 def test_asymptotic_variance_and_mse2_expansion(chains):
-    """sigma_as^2 (notes 8.4) = lim M Var S2; MSE2 = bias^2 + (sigma_as^2 + 2 bias C)/M + e2/M^2 exactly up to
-    a^M terms; the cross term 2 bias C is not negligible (bias^2 + sigma_as^2/M alone is off by O(1/M))."""
+    """sigma_as^2 (docs/papers/vollmer.md sec. 4.4) = lim M Var S2; MSE2 = bias^2 + (sigma_as^2 + 2 bias C)/M + e2/M^2
+    exactly up to a^M terms; the cross term 2 bias C is not negligible (bias^2 + sigma_as^2/M alone is off by
+    O(1/M))."""
     for key in [("euler", None, False, 0.5), ("sgld", 10, False, 0.05), ("msgld", 10, True, 0.05),
                 ("sgld", 3, False, 1.5)]:
         ch = chains[key]
@@ -142,7 +143,8 @@ def test_asymptotic_variance_and_mse2_expansion(chains):
 
 
 def test_notes_sigma_as_orders_of_magnitude():
-    """Notes 004b 10.7 (their data set): SGLD n=10 r=0.1: 0.472; SGLD n=50 r=0.5: 0.0913; Euler r=0.3: 0.0267."""
+    """docs/papers/vollmer.md sec. 10 (another data set): SGLD n=10 r=0.1: 0.472; SGLD n=50 r=0.5: 0.0913; Euler r=0.3:
+    0.0267."""
     for method, n, r, ref in (("sgld", 10, 0.1, 0.4721623), ("sgld", 50, 0.5, 0.0913137), ("euler", None, 0.3,
                                                                                             0.02669410)):
         val = float(tft.toy_finite_time(method, DATA, n, r=r).asymptotic_variance())
@@ -179,8 +181,8 @@ def test_exact_expectation_over_data_matches_monte_carlo(quantity, method, N, n,
 
 
 def test_random_data_targets_from_notes():
-    """Notes 004b 10.10 (10-data-set Monte Carlo): Euler r = N^-1/4, M = N^1.5: 2.2e-4 (N=100), 1.43e-6 (1000);
-    SGLD n = 1, h = N^-1.25: 1.1e-2, 2.1e-3.  Our exact E_X: 2.544e-4, 1.4456e-6 and 1.0258e-2, 2.2458e-3."""
+    """docs/papers/vollmer.md sec. 10 (10-data-set Monte Carlo): Euler r = N^-1/4, M = N^1.5: 2.2e-4 (N=100), 1.43e-6
+    (1000); SGLD n = 1, h = N^-1.25: 1.1e-2, 2.1e-3.  Our exact E_X: 2.544e-4, 1.4456e-6 and 1.0258e-2, 2.2458e-3."""
     for N, e_ref, s_ref in ((100, 2.2e-4, 1.1e-2), (1000, 1.43e-6, 2.1e-3)):
         M = round(N**1.5)
         e = float(tda.expected_over_data("mse2", "euler", N, None, M, r=N**-0.25))

@@ -32,11 +32,28 @@ def test_user_module_runs_reports_and_reruns(examples_on_path, tmp_path, capsys)
     (c,) = res["claims"]
     assert c["id"] == CLAIM and c["verdict"] == "holds" and c["seconds"] > 0
     assert res["modules"] == ["my_bound_claims"] and c["module"] == "my_bound_claims"
+    last = capsys.readouterr().out.strip().splitlines()[-1]  # the run's last line names both renderings
+    assert last == f"report: {out / 'report.md'} and {out / 'report.html'} (open it in a browser)"
     assert all(k["kind"] == "one-sided" for k in c["checks"])
     REGISTRY.pop(CLAIM)
     sys.modules.pop("my_bound_claims")  # a fresh process: the rerun must import the module itself
     assert main(["--rerun", str(out), "--out", str(tmp_path / "again"), "--no-progress"]) == 0
     assert "reproduced bit for bit" in capsys.readouterr().out
+
+
+def test_module_alone_runs_only_its_claims_and_says_how_to_add_the_builtin_ones(examples_on_path, capsys):
+    assert main(["--module", "my_bound_claims", "--list"]) == 0
+    out, err = capsys.readouterr()
+    assert [line.split()[0] for line in out.strip().splitlines()] == [CLAIM]
+    assert "running the 1 claims of my_bound_claims only" in err and "--paper mypkg --paper vollmer" in err
+    assert main(["--module", "my_bound_claims", "--paper", "mypkg", "--paper", "chen", "--list"]) == 0
+    ids = [line.split()[0] for line in capsys.readouterr().out.strip().splitlines()]
+    assert CLAIM in ids and len(ids) > 10 and all(i == CLAIM or i.startswith("chen.") for i in ids)
+
+
+def test_module_without_claims_is_an_error(capsys):
+    assert main(["--module", "json", "--list"]) == 2
+    assert "--module json registered no claims" in capsys.readouterr().err
 
 
 def test_module_that_does_not_import_is_named(capsys):
@@ -78,3 +95,12 @@ def test_pytest_plugin_failure_shows_the_counter_example(pytester, monkeypatch, 
     res = pytester.runpytest_subprocess("--verify-module", "wrong_claims", "-q")
     res.assert_outcomes(failed=1)
     res.stdout.fnmatch_lines(["*mean = 1: theory 1, simulation 2*"])
+
+
+def test_pytest_plugin_without_a_claim_module_fails_saying_what_to_configure(pytester, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(EXAMPLES.parents[1]))  # this checkout's plugin, not another install's
+    pytester.makepyfile(test_mine="def test_claim(verify_claim):\n    verify_claim.assert_as_expected()\n")
+    res = pytester.runpytest_subprocess("-q")
+    res.assert_outcomes(errors=1)  # not a silent skip: a suite that tests nothing must not be green
+    assert res.ret != 0
+    res.stdout.fnmatch_lines(["*no claim module is configured*verify_modules = my_pkg.my_claims*"])

@@ -3,7 +3,7 @@
 * unbiasedness by exhaustive enumeration of all (anchor, correction) minibatch pairs on N = 6 data, at fixed
   (theta, theta_tilde), through the real ``estimate`` code path (the index draws are replaced by the enumeration);
 * n1 = N is SVRG-LD (exact anchor, no anchor draws);
-* Gaussian mean model (notes 000_002.md sec. 6.2): the correction term is batch independent, so the vr gradient
+* Gaussian mean model (docs/papers/chen.md sec. 5): the correction term is batch independent, so the vr gradient
   error is the n1-anchor error frozen for an epoch; with m = 1 it is bit-identical to SGLD(n = n1) and has the
   SGLD variance N (N - n1) / n1 s_x^2 / sigma_x^4;
 * reproducibility (blocks / concatenate), cost accounting, input errors.
@@ -154,7 +154,7 @@ def test_gauss_m1_bit_identical_to_sgld(n1, n2, replace):
 
 
 def test_gauss_anchor_error_frozen_for_an_epoch(monkeypatch):
-    """Notes 000_002.md sec. 6.2: g_l - grad log post(theta_l) = (N/sigma^2)(xbar_pi - xbar), pi the epoch's anchor."""
+    """docs/papers/chen.md sec. 5: g_l - grad log post(theta_l) = (N/sigma^2)(xbar_pi - xbar), pi the epoch's anchor."""
     model = GaussianMeanModel.simulate_data(50, theta_true=[0.7, -0.2], sigma_x=1.3, dim=2, seed=6)
     N, n1, n2, m, M = 50, 20, 5, 4, 300
     anchors: list[np.ndarray] = []

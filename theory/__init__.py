@@ -36,7 +36,7 @@ import types
 import warnings
 
 from . import numeric, weak_order
-from .linear_gaussian import ExactLaw, exact_law
+from .linear_gaussian import ExactLaw, check_stable, exact_law
 from .toy.chain import ToyChain
 from .toy.constants import ToyConstants, toy_constants
 
@@ -50,7 +50,8 @@ def chain_for(sampler, theta0=None, cov0=None) -> ExactLaw:
     return exact_law(sampler, theta0, cov0)
 
 
-__all__ = ["ExactLaw", "ToyChain", "ToyConstants", "chain_for", "exact_law", "numeric", "toy_constants", "weak_order"]
+__all__ = ["ExactLaw", "ToyChain", "ToyConstants", "chain_for", "check_stable", "exact_law", "numeric", "toy_constants",
+           "weak_order"]
 
 #: Module paths of the previous layout -> the modules that now hold their names.
 _MOVED = {

@@ -20,13 +20,11 @@ from simulate.validation import ParameterError, check_int
 
 from .environment import differences
 from .harness import all_as_expected, run_claims
-from .registry import ENTRY_POINT_ERRORS, Settings, load_modules, select
+from .registry import ENTRY_POINT_ERRORS, Settings, claims_of_modules, load_modules, select
 from .report import console_table, write_report
 
 #: Default report folder of a run; a rerun never writes here.
 DEFAULT_OUT = Path("output/verify")
-#: Parent of the fresh folders a rerun writes to by default.
-RERUN_ROOT = Path("output/verify-reruns")
 #: Largest relative difference a rerun in another environment accepts as rounding (README, "Reproducibility").
 ROUNDING = 1e-9
 
@@ -70,9 +68,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--paper", action="append", help="run only this paper's claims (repeatable)")
     p.add_argument("--claim", action="append", help="run only this claim id (repeatable)")
     p.add_argument("--module", action="append", metavar="MODULE",
-                   help="also load the claims of this importable module, e.g. my_pkg.my_claims (repeatable); "
-                        "installed packages can register theirs under the entry-point group "
-                        "'sgmcmc_workbench.claims'")
+                   help="load the claims of this importable module, e.g. my_pkg.my_claims (repeatable); alone it "
+                        "runs only that module's claims, with --paper / --claim it selects among all (add built-in "
+                        "papers with --paper NAME); installed packages can register theirs under the entry-point "
+                        "group 'sgmcmc_workbench.claims'")
     p.add_argument("--chains", type=_integer("--chains", 4), default=Settings.chains, help="chains per simulation")
     p.add_argument("--seed", type=_integer("--seed", 0), default=Settings.seed, help="base seed")
     p.add_argument("--alpha", type=_alpha, default=Settings.alpha, help="family-wise false-alarm level")
@@ -82,7 +81,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the claims on an existing Dask cluster (scheduler address, e.g. tcp://host:8786)")
     p.add_argument("--out", default=None, help=f"report folder (default: {DEFAULT_OUT}; for --rerun a new folder "
-                                               f"under {RERUN_ROOT})")
+                                               "beside the report it reruns, REPORT-rerun-TIME)")
     p.add_argument("--no-figures", action="store_true", help="skip the figures")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--list", action="store_true",
@@ -107,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         return rerun(args.rerun, args.out, not args.no_progress, args.workers, args.scheduler)
     try:
         modules = load_modules(args.module)
-        claims = select(args.paper, args.claim)
+        claims = select(args.paper, args.claim) if args.paper or args.claim or not modules else _own(modules)
     except ParameterError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -128,8 +127,27 @@ def main(argv: list[str] | None = None) -> int:
     n_checks = sum(len(r.checks) for _, r in rows if r is not None)
     print(console_table(rows, settings, n_checks))
     path = write_report(rows, settings, out, argv, figures=not args.no_figures, extra={"modules": modules})
-    print(f"report: {path}")
+    print(_report_line("report", path))
     return 0 if all_as_expected(rows) else 1
+
+
+def _own(modules: list[str]):
+    """The claims of the ``--module`` modules alone (``--module`` without ``--paper`` / ``--claim``), saying how to
+    add the built-in ones."""
+    claims = claims_of_modules(modules)
+    if not claims:
+        raise ParameterError(f"--module {' '.join(modules)} registered no claims (a claim module registers its "
+                             "claims with verify.api.claim when it is imported)")
+    papers = sorted({c.paper for c in claims})
+    print(f"running the {len(claims)} claims of {', '.join(modules)} only; to run built-in claims beside them, "
+          f"select papers: {' '.join(f'--paper {p}' for p in papers)} --paper vollmer ... "
+          "(python -m verify --list names them)", file=sys.stderr)
+    return claims
+
+
+def _report_line(what: str, md: Path) -> str:
+    """The last line of a run: where its report is, both renderings (report.md and report.html) named."""
+    return f"{what}: {md} and {md.with_name('report.html')} (open it in a browser)"
 
 
 def _last_mdes(out: Path) -> dict[str, float | None]:
@@ -177,15 +195,17 @@ def plan_for_target(claims, settings: Settings, target: float, out: Path) -> Set
 
 
 def _rerun_folder(source: Path, out: str | None) -> Path:
-    """The folder a rerun writes to: ``out``, or a new one under RERUN_ROOT; never the source's folder, never
-    DEFAULT_OUT, never a folder that already holds files."""
+    """The folder a rerun writes to: ``out``, or a new one beside the report it reruns (``<report folder>-rerun-
+    <UTC time>``, wherever the command runs from); never the source's folder, never DEFAULT_OUT, never a folder
+    that already holds files."""
     if out is None:
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-        folder = RERUN_ROOT / f"{source.parent.name or 'report'}-{stamp}"
+        report = source.resolve().parent
+        folder = report.with_name(f"{report.name}-rerun-{stamp}")
         k = 1
         while folder.exists():
             k += 1
-            folder = RERUN_ROOT / f"{source.parent.name or 'report'}-{stamp}-{k}"
+            folder = report.with_name(f"{report.name}-rerun-{stamp}-{k}")
         return folder
     folder = Path(out)
     if folder.resolve() in (source.parent.resolve(), DEFAULT_OUT.resolve()):
@@ -265,9 +285,9 @@ def rerun(report: str, out: str | None, progress: bool, workers: int = 1, schedu
                "largest_relative_difference": worst if math.isfinite(worst) else "inf",
                "verdicts_changed": changed, "reproduced": "bit for bit" if not diffs else
                ("to rounding" if ok else "no")}
-    write_report(rows, settings, folder, ["--rerun", str(report)], figures=False,
-                 extra={"rerun": outcome, "modules": old.get("modules", [])})
-    print(f"rerun report: {folder}")
+    md = write_report(rows, settings, folder, ["--rerun", str(report)], figures=False,
+                      extra={"rerun": outcome, "modules": old.get("modules", [])})
+    print(_report_line("rerun report", md))
     if not diffs:
         print(f"reproduced bit for bit: {n_old} checks of {len(claims)} claims (seed {settings.seed}, "
               f"{settings.chains} chains)")

@@ -1,4 +1,4 @@
-"""What a claim module uses: the ``claim`` decorator, the result type, the three check kinds and the common statistics.
+"""What a claim module uses: the ``claim`` decorator, the result type, the three check kinds and the common statistics::
 
     from verify.api import ClaimResult, OneSidedCheck, claim, stationary_variance_and_se
 
@@ -30,43 +30,45 @@ RunFunction = Callable[[Settings], ClaimResult]
 def claim(id: str, *, paper: str, source: str, statement: str, family: str | None = None,
           expected: str = "holds", erratum: str | None = None, finding: str | None = None,
           readings: tuple[Reading, ...] = (), out_of_scope: str | None = None) -> Callable[[RunFunction], RunFunction]:
-    """Register the decorated ``run(settings) -> ClaimResult`` as a claim of the workbench.
+    """Register the decorated ``run(settings) -> ClaimResult`` as a claim (a decorator).
 
     Parameters
     ----------
     id : str
-        The claim's unique id, conventionally ``paper.result.what`` (a prefix of your package's name keeps yours
-        apart from the built-in ones).
+        Unique id (a user's own: a prefix of their package, ``mypkg.sgld.variance_bound``).
     paper : str
-        The paper (``--paper`` selects by it).
+        The paper or package the claim belongs to (``python -m verify --paper NAME`` selects it).
     source : str
-        Where the statement is printed: paper and equation, or "new".
+        Where the statement is printed: paper, section and equation (or "my note, bound (1)").
     statement : str
-        What is claimed, in one sentence a reader can check.
+        The statement, in words, as the report shows it.
     family : str, optional
         Claims sharing one figure in the report (default: the claim alone).
-    expected : str
-        The verdict the claim is registered with, one of :data:`VERDICT_KINDS`: "holds"; "fails" (an erratum, with
-        ``erratum``); "holds as a bound" (with ``finding``: checks of part BOUND hold, those of part BEHAVIOUR fail);
-        "depends on reading" (with ``finding`` and ``readings``: each reading's checks name it as part).
-    erratum : str, optional
-        The counter-example in words, for ``expected="fails"``.
-    finding : str, optional
-        What the workbench found, for "holds as a bound" and "depends on reading".
-    readings : tuple of Reading
-        The readings of a statement that "depends on reading".
+    expected : str, optional
+        The registered verdict, one of :data:`VERDICT_KINDS`: "holds"; "fails" with ``erratum`` (a statement the
+        workbench found wrong); "holds as a bound" with ``finding`` (the checks of part :data:`BOUND` hold, those
+        of part :data:`BEHAVIOUR` fail); "depends on reading" with ``finding`` and ``readings`` (each reading's
+        checks name it as their part). A run succeeds when every claim gets its registered verdict.
+    erratum, finding : str, optional
+        What is wrong in the paper; what the workbench found.
+    readings : tuple of Reading, optional
+        The readings of a statement registered as "depends on reading".
     out_of_scope : str, optional
-        Why the claim is not checked (it is listed, never run).
+        Why the claim is not checked (its run is then not called).
 
     Returns
     -------
-    Callable
-        The decorator; it returns ``run`` unchanged, so the function stays importable and testable.
+    callable
+        The decorator; it registers the run function and returns it unchanged.
 
     Raises
     ------
-    ParameterError
-        When the id is taken, ``expected`` is not a verdict kind, or the text that ``expected`` needs is missing.
+    simulate.validation.ParameterError
+        When the id is taken (naming both modules) or the registered verdict lacks what it needs.
+
+    References
+    ----------
+    Every statistical check of a run joins one family controlled by Holm, S. (1979), Scand. J. Statist. 6, 65-70.
     """
 
     def register_run(run: RunFunction) -> RunFunction:

@@ -16,6 +16,7 @@ by every reading). :mod:`verify.verdicts` turns the parts into the claim's verdi
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,7 +35,36 @@ BOUND, BEHAVIOUR = "bound", "behaviour"
 
 @dataclass
 class Check:
-    """Two-sided: H0 E[estimate] = theory; z = (estimate - theory) / se, p = 2 P(Z > |z|)."""
+    """A two-sided statistical check of E[estimate] = theory: z = (estimate - theory) / se, p = 2 P(Z > abs(z)).
+
+    Parameters
+    ----------
+    label : str
+        What is compared, as the report shows it.
+    theory : float
+        The closed form's (or exact engine's) value.
+    estimate : float
+        The simulation's estimate.
+    se : float
+        Its standard error, estimated across independent chains (finite and > 0).
+    params : dict
+        The parameters of this comparison, recorded in results.json.
+    z, p : float
+        Computed: the z-statistic and its two-sided normal p-value.
+    rejected : bool
+        Filled by the harness: whether Holm's procedure over the run's family rejected it.
+    part : str, optional
+        The part of the claim the check belongs to (:data:`BOUND`, :data:`BEHAVIOUR` or a reading's name).
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        When ``se`` is not finite and positive.
+
+    References
+    ----------
+    Holm, S. (1979), A simple sequentially rejective multiple test procedure, Scand. J. Statist. 6, 65-70.
+    """
 
     label: str
     theory: float
@@ -54,12 +84,26 @@ class Check:
 
 @dataclass
 class OneSidedCheck(Check):
-    """One-sided: the claim is an inequality, E[estimate] >= theory (``direction="greater"``) or <= theory ("less").
+    """A one-sided check of an inequality, E[estimate] >= theory (``direction="greater"``) or <= theory ("less").
 
     z = (estimate - theory)/se as for :class:`Check`; p is one-sided, P(T <= z) for "greater" (small only when the
     estimate is significantly below the bound) and P(T >= z) for "less", T standard normal, or Student t with ``df``
     degrees of freedom when the s.e. comes from few independent replicates. Holm's procedure then rejects the claim
     only when the data contradict it; a large z in favour is reported, not required.
+
+    Parameters
+    ----------
+    label, theory, estimate, se, params, z, p, rejected, part
+        As for :class:`Check` (``p`` here one-sided).
+    direction : str
+        "greater" (the claim: E[estimate] >= theory) or "less".
+    df : int, optional
+        Degrees of freedom of a Student t reference distribution (an s.e. from few replicates); None: normal.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For another ``direction``, an ``se`` that is not finite and positive, or ``df`` < 1.
     """
 
     direction: str = "greater"
@@ -81,7 +125,27 @@ class OneSidedCheck(Check):
 
 @dataclass
 class ExactCheck:
-    """A deterministic check; ``kind`` is "exact", "identity" or "consistency" (module docstring)."""
+    """A deterministic check: passed or failed outright, outside the Holm family.
+
+    Parameters
+    ----------
+    label : str
+        What is compared.
+    passed : bool
+        The outcome.
+    detail : str
+        The numbers behind it, as the report shows them.
+    kind : str
+        "exact" (two independent computations that could disagree), "identity" (true by construction: not
+        evidence about the paper or the simulator) or "consistency" (theory against theory); :data:`EXACT_KINDS`.
+    part : str, optional
+        The part of the claim it belongs to, as for :class:`Check`.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For another ``kind``.
+    """
 
     label: str
     passed: bool
@@ -135,4 +199,54 @@ def mean_check(label: str, theory: float, values: np.ndarray, params: dict | Non
                       f"bound {theory:.6g}")
 
 
-__all__ = ["BEHAVIOUR", "BOUND", "EXACT_KINDS", "Check", "ExactCheck", "OneSidedCheck", "mean_check"]
+#: An s.e. this small relative to the values it compares is floating-point rounding, not sampling error: a real
+#: standard error across M chains is sd / sqrt(M), and sd / |value| = 1e-12 would take 1e24 chains of a statistic
+#: with relative spread 1. Below it the chains have collapsed to one value.
+ROUNDING_SE = 1e-12
+
+
+def format_z(z: float | str) -> str:
+    """A z-statistic as text: two decimals below 1e4 in size, scientific from there on (not "1000000000000000.00").
+
+    Parameters
+    ----------
+    z : float or str
+        The statistic, or a string such as ``"inf"`` as results.json stores a non-finite one.
+
+    Returns
+    -------
+    str
+        ``"+1.96"``, ``"-3.20e+15"`` or the string as given.
+    """
+    if isinstance(z, str) or not math.isfinite(z):
+        return str(z)
+    return f"{z:+.2f}" if abs(z) < 1e4 else f"{z:+.2e}"
+
+
+def vanished_se_note(theory: float | str, estimate: float | str, se: float | str) -> str | None:
+    """Why a z is huge when every chain collapsed to a point: the sentence a report prints beside such a check.
+
+    Parameters
+    ----------
+    theory, estimate, se : float or str
+        The check's values (strings for non-finite ones, as results.json stores them).
+
+    Returns
+    -------
+    str or None
+        The explanation when ``se`` is below :data:`ROUNDING_SE` times the larger of ``|theory|`` and
+        ``|estimate|``, else None.
+    """
+    if any(isinstance(v, str) for v in (theory, estimate, se)):
+        return None
+    scale = max(abs(theory), abs(estimate))
+    if not (se <= ROUNDING_SE * scale):
+        return None
+    return (f"the s.e. vanished ({se:.2g}, {se / scale:.1g} of the value): every chain reached the same value to "
+            "rounding (the chains collapsed to a point, e.g. a step with no injected noise or a map with a fixed "
+            "point), so z measures floating-point rounding, not sampling error; the check compares the point with "
+            "the theory to machine precision")
+
+
+__all__ = ["BEHAVIOUR", "BOUND", "EXACT_KINDS", "ROUNDING_SE", "Check", "ExactCheck", "OneSidedCheck", "format_z",
+           "mean_check", "vanished_se_note"]

@@ -8,14 +8,19 @@ misses the theory line at 0 is a rejected check (drawn red). One-sided checks ge
 them. Checks whose theory value is 0 are drawn in a second panel in absolute units. The axis always shows every
 point and bar: when the largest deviation dwarfs the bars (errata with z in the hundreds), the scale is
 arcsinh-linear (linear within a few bar widths of theory, logarithmic beyond), so small bars stay visible too.
+Every check's label is shown whole (wrapped over up to three lines beside its row), and a legend below the axes says
+what the points, bars, colours and the line at 0 are.
 """
 
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 from scipy import stats as sps
+
+from .checks import format_z
 
 
 def holm_threshold(alpha: float, n_checks: int) -> float:
@@ -44,12 +49,30 @@ def _percent(v: float, _pos=None) -> str:
     return f"{p:+.0f}%" if abs(p) >= 10 else f"{p:+.2g}%"
 
 
-def _asinh_ticks(lo: float, hi: float, most: int = 5) -> list[float]:
-    """Positive ticks 1, 2, 5 x 10^k in [lo, hi], at most ``most``, keeping the largest (the far points)."""
+def _asinh_ticks(lo: float, hi: float, width: float, most: int = 4) -> list[float]:
+    """Positive ticks 1, 2, 5 x 10^k in [lo, hi] for an arcsinh axis of linear width ``width``: from the largest (the
+    far points) down, each at least a quarter of the axis's half-length (in arcsinh units) from the last and from 0,
+    so that no two labels collide; at most ``most``."""
     cand = [f * 10.0**k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1) for f in (1, 2, 5)]
-    cand = [t for t in cand if lo <= t <= hi] or [10.0 ** math.floor(math.log10(hi))]
-    step = max(1, math.ceil(len(cand) / most))
-    return cand[::-1][::step][::-1]
+    cand = sorted([t for t in cand if lo <= t <= hi] or [10.0 ** math.floor(math.log10(hi))], reverse=True)
+    gap = math.asinh(1.6 * hi / width) / 4
+    kept = [cand[0]]
+    for t in cand[1:]:
+        if len(kept) < most and math.asinh(kept[-1] / width) - math.asinh(t / width) >= gap <= math.asinh(t / width):
+            kept.append(t)
+    return kept[::-1]
+
+
+#: Characters per line of a check's label beside its row, and the most lines (a longer label ends with "...").
+LABEL_WIDTH, LABEL_LINES = 46, 3
+
+
+def _label(k: int, text: str) -> str:
+    lines = textwrap.wrap(f"{k}. {text}", LABEL_WIDTH, subsequent_indent="   ") or [f"{k}."]
+    if len(lines) > LABEL_LINES:
+        lines = lines[:LABEL_LINES]
+        lines[-1] = lines[-1][: LABEL_WIDTH - 3] + "..."
+    return "\n".join(lines)
 
 
 def _panel(ax, rows: list[tuple[int, dict]], z_crit: float, relative: bool) -> None:
@@ -66,30 +89,33 @@ def _panel(ax, rows: list[tuple[int, dict]], z_crit: float, relative: bool) -> N
         ax.errorbar([x], [yy], xerr=[[a], [b]], fmt="o", ms=4.5, color=col, capsize=3, lw=1.4)
         if c.get("rejected") and _finite(c.get("z")):
             # the label reaches from the point towards the theory line, so it stays inside the axes at the edges
-            ax.annotate(f"z = {c['z']:+.3g}", (x, yy), xytext=(4 if x > 0 else -4, 6), textcoords="offset points",
-                        ha="right" if x > 0 else "left", fontsize=7, color=col)
+            ax.annotate(f"z = {format_z(c['z'])}", (x, yy), xytext=(4 if x > 0 else -4, 6),
+                        textcoords="offset points", ha="right" if x > 0 else "left", fontsize=8, color=col)
     ax.axvline(0.0, color="#222", lw=1.0)
     span = max(max(abs(x) + max(a, b) for x, a, b in zip(xs, lo, hi, strict=True)), 1e-300)
     width = float(np.median([max(a, b) for a, b in zip(lo, hi, strict=True)])) or span
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+    from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
     if span > 25 * width:  # arcsinh scale: linear within ~width of theory, logarithmic beyond
         ax.set_xscale("asinh", linear_width=width)
         ax.set_xlim(-1.6 * span, 1.6 * span)
-        pos = _asinh_ticks(3 * width, span)
+        pos = _asinh_ticks(3 * width, span, width)
         ax.xaxis.set_major_locator(FixedLocator(sorted([0.0] + pos + [-t for t in pos])))
         ax.xaxis.set_minor_locator(NullLocator())
     else:
         ax.set_xlim(-1.08 * span, 1.08 * span)
-    ax.set_yticks(y, [f"{k}. {c['label'][:48]}" for k, c in rows], fontsize=7.5)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6, symmetric=True))
+    ax.set_yticks(y, [_label(k, c["label"]) for k, c in rows], fontsize=8)
+    for lab in ax.get_yticklabels():
+        lab.set_multialignment("left")  # a wrapped label reads as a paragraph
     ax.set_ylim(-0.7, len(rows) - 0.3)
     if relative:
         ax.xaxis.set_major_formatter(FuncFormatter(_percent))
-        ax.set_xlabel("simulation relative to theory: (estimate - theory) / |theory|", fontsize=8)
+        ax.set_xlabel("simulation relative to theory: (estimate - theory) / |theory|", fontsize=9)
     else:
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:+.2g}" if v else "0"))
-        ax.set_xlabel("simulation - theory (checks whose theory value is 0)", fontsize=8)
-    ax.tick_params(axis="x", labelsize=7.5)
+        ax.set_xlabel("simulation - theory (checks whose theory value is 0)", fontsize=9)
+    ax.tick_params(axis="x", labelsize=8)
     for lab in ax.get_xticklabels():
         lab.set_rotation(0)
     ax.grid(axis="x", color="#e5e5e5", lw=0.6)
@@ -106,16 +132,28 @@ def check_figure(checks: list[dict], z_crit: float, n_family: int | None = None)
     rel = [(k, c) for k, c in rows if c["theory"] != 0]
     zero = [(k, c) for k, c in rows if c["theory"] == 0]
     panels = [p for p in (rel, zero) if p]
-    fig, axes = plt.subplots(len(panels), 1, squeeze=False, height_ratios=[len(p) + 1.5 for p in panels],
-                             figsize=(7.2, 1.25 + 0.3 * len(rows) + 0.5 * len(panels)))
+    heights = [sum(0.3 + 0.13 * _label(k, c["label"]).count("\n") for k, c in p) + 0.75 for p in panels]
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False, height_ratios=heights, layout="constrained",
+                             figsize=(8.4, sum(heights) + 1.35))
     for ax, p in zip(axes[:, 0], panels, strict=True):
         _panel(ax, p, z_crit, relative=p is rel)
-    fam = f", m = {n_family}" if n_family else ""
-    fig.suptitle(f"Each check: the simulation against theory (the line at 0), bars +-{z_crit:.2f} s.e.\n(the "
-                 f"strictest Holm threshold{fam}); a bar that misses the line is a rejected check (red)",
-                 x=0.01, ha="left", fontsize=8)
-    fig.tight_layout()
+    fig.suptitle("Each check: the simulation against theory", x=0.02, ha="left", fontsize=10)
+    fig.legend(*_legend(z_crit, n_family), loc="outside lower left", fontsize=8, frameon=False, ncols=2)
     return fig
+
+
+def _legend(z_crit: float, n_family: int | None) -> tuple[list, list[str]]:
+    """The legend's entries: a check that holds, a rejected one (with what the bar is), and the theory line."""
+    from matplotlib.lines import Line2D
+
+    fam = f", m = {n_family}" if n_family else ""
+    handles = [Line2D([], [], color="#1b5fb4", marker="o", ms=4.5, lw=1.4),
+               Line2D([], [], color="#c0392b", marker="o", ms=4.5, lw=1.4),
+               Line2D([], [], color="#222", lw=1.0)]
+    labels = [f"simulation, bar +-{z_crit:.2f} s.e. (the strictest Holm threshold{fam})",
+              "a rejected check: its bar misses the theory line",
+              "theory (0: simulation equal to theory)"]
+    return handles, labels
 
 
 def log_ticks(axis, values, fmt: str = "{:g}") -> None:

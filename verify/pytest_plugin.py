@@ -18,7 +18,15 @@ from dataclasses import dataclass
 
 import pytest
 
-from .registry import REGISTRY, Claim, ClaimResult, Settings, load_modules
+from .checks import format_z, vanished_se_note
+from .registry import REGISTRY, Claim, ClaimResult, Settings, claims_of_modules, load_modules
+
+#: What a test that takes ``verify_claim`` says when no claim module is configured (it fails: a silent skip would
+#: leave a suite green that tests nothing).
+NOT_CONFIGURED = ("no claim module is configured for the fixture verify_claim: name yours in the pytest "
+                  "configuration (pytest.ini: `verify_modules = my_pkg.my_claims`; pyproject.toml, "
+                  "[tool.pytest.ini_options]: `verify_modules = [\"my_pkg.my_claims\"]`) or on the command line "
+                  "(`--verify-module my_pkg.my_claims`)")
 
 
 def pytest_addoption(parser) -> None:
@@ -40,12 +48,18 @@ def _claims(config) -> list[str]:
     """Ids of the claims registered by the configured modules, in registration order."""
     mods = _modules(config)
     load_modules(mods)
-    return [cid for cid, c in REGISTRY.items() if c.run.__module__ in mods]
+    return [c.id for c in claims_of_modules(mods)] if mods else []
 
 
 def pytest_generate_tests(metafunc) -> None:
     if "verify_claim" in metafunc.fixturenames:
         ids = _claims(metafunc.config)
+        if not ids:  # one test that fails saying what to configure, where pytest would skip an empty parameter set
+            mods = _modules(metafunc.config)
+            why = (f"the claim modules {mods} register no claims (a claim module registers its claims with "
+                   "verify.api.claim when it is imported)") if mods else NOT_CONFIGURED
+            metafunc.parametrize("verify_claim", [why], ids=["no-claims-configured"], indirect=True)
+            return
         metafunc.parametrize("verify_claim", ids, ids=ids, indirect=True)
 
 
@@ -63,8 +77,9 @@ class ClaimOutcome:
             return "no result"
         if r.error:
             return r.error
-        lines = [f"{c.label}: theory {c.theory:.6g}, simulation {c.estimate:.6g} +- {c.se:.3g} (z = {c.z:+.2f}, "
-                 f"p = {c.p:.3g})" for c in r.checks if c.rejected]
+        lines = [f"{c.label}: theory {c.theory:.6g}, simulation {c.estimate:.6g} +- {c.se:.3g} (z = {format_z(c.z)}, "
+                 f"p = {c.p:.3g})" + (f"; {why}" if (why := vanished_se_note(c.theory, c.estimate, c.se)) else "")
+                 for c in r.checks if c.rejected]
         lines += [f"{e.label}: {e.detail}" for e in r.exact if not e.passed]
         return "\n".join(lines) or "every check passed"
 
@@ -89,6 +104,10 @@ def verify_outcomes(request) -> dict[str, ClaimOutcome]:
 
 
 @pytest.fixture
-def verify_claim(request, verify_outcomes) -> ClaimOutcome:
-    """The outcome of one claim (the test is parametrized over the configured claims)."""
-    return verify_outcomes[request.param]
+def verify_claim(request) -> ClaimOutcome:
+    """The outcome of one claim (the test is parametrized over the configured claims); fails, saying what to
+    configure, when no claim module is configured or the configured ones register no claims."""
+    outcomes = request.getfixturevalue("verify_outcomes")
+    if request.param not in outcomes:
+        pytest.fail(request.param, pytrace=False)
+    return outcomes[request.param]

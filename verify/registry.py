@@ -38,8 +38,24 @@ VERDICT_KINDS = ("holds", "fails", "holds as a bound", "depends on reading")
 
 @dataclass
 class ClaimResult:
-    """What a claim's run returns: statistical checks (two- and one-sided; all join the run's Holm family), exact
-    checks, notes, an optional figure and, filled by the harness, its time and any error."""
+    """What a claim's run returns: its checks, notes and figure.
+
+    Parameters
+    ----------
+    checks : list of Check or OneSidedCheck
+        The statistical checks; every one of them joins the run's Holm family.
+    exact : list of ExactCheck
+        Deterministic checks (enumeration, closed forms, identities), passed or failed outright.
+    notes : list of str
+        Sentences the report prints under the claim's table.
+    figure : callable, optional
+        ``figure(fig)`` draws the claim's own figure on a matplotlib figure; without it the report draws the
+        checks as theory against simulation.
+    seconds : float
+        Filled by the harness: the claim's run time.
+    error : str, optional
+        Filled by the harness: the traceback when the claim raised (its verdict is then "error").
+    """
 
     checks: list[Check | OneSidedCheck] = field(default_factory=list)
     exact: list[ExactCheck] = field(default_factory=list)
@@ -63,10 +79,25 @@ class ClaimResult:
 
 @dataclass(frozen=True)
 class Settings:
-    """Run-wide settings: number of chains per simulation, base seed, family-wise level.
+    """Run-wide settings, handed to every claim's run.
 
-    ``workers`` > 1 (or a Dask ``scheduler`` address) runs the claims as tasks on Dask distributed workers
-    (:func:`verify.harness.run_claims`); every number is bit-identical to ``workers = 1``.
+    Parameters
+    ----------
+    chains : int
+        Independent chains per simulation (the standard errors are estimated across them).
+    seed : int
+        The run's base seed; a claim takes the seed of each simulation from :meth:`seed_for`.
+    alpha : float
+        Family-wise false-alarm level of the run's Holm family (0 < alpha < 1).
+    progress : bool
+        Show a progress bar.
+    workers : int
+        More than 1 (or a Dask ``scheduler`` address) runs the claims as tasks on Dask distributed workers
+        (``verify.harness.run_claims``); every number is bit-identical to ``workers = 1``.
+    scheduler : str, optional
+        The address of an existing Dask scheduler.
+    chains_by_claim : tuple of (str, int)
+        (claim id, chains) pairs overriding ``chains`` for single claims (``--target-mde``).
     """
 
     chains: int = 10_000
@@ -75,25 +106,61 @@ class Settings:
     progress: bool = False
     workers: int = 1
     scheduler: str | None = None
-    #: (claim id, chains) pairs overriding ``chains`` for single claims (``--target-mde``).
     chains_by_claim: tuple[tuple[str, int], ...] = ()
 
     def for_claim(self, claim_id: str) -> Settings:
-        """These settings with the chain count chosen for ``claim_id`` (``chains_by_claim``), if any."""
+        """These settings with the chain count chosen for one claim.
+
+        Parameters
+        ----------
+        claim_id : str
+            The claim's id.
+
+        Returns
+        -------
+        Settings
+            ``chains`` replaced by the claim's entry of ``chains_by_claim`` (and that table emptied), or these
+            settings unchanged when it has none.
+        """
         for cid, chains in self.chains_by_claim:
             if cid == claim_id:
                 return dataclasses.replace(self, chains=chains, chains_by_claim=())
         return self
 
     def seed_for(self, key: str) -> int:
-        """A seed for one simulation, stable across runs that select different claims."""
+        """The seed of one simulation, the same whichever claims a run selects.
+
+        Parameters
+        ----------
+        key : str
+            A name of the simulation, unique within the claim module (e.g. ``"mypkg.sgld.n10"``).
+
+        Returns
+        -------
+        int
+            A seed in [0, 2^63) determined by the base seed and ``key`` alone.
+        """
         return (self.seed * 1_000_003 + zlib.crc32(key.encode())) % (2**63)
 
 
 @dataclass(frozen=True)
 class Reading:
-    """One reading of a statement the paper leaves open: its name (the check ``part`` holding its evidence), what it
-    takes the statement to mean, and the verdict registered for the statement under it ("holds" or "fails")."""
+    """One reading of a statement the paper leaves open (a claim registered as "depends on reading").
+
+    Parameters
+    ----------
+    name : str
+        The reading's name; the checks that are its evidence name it as their ``part``.
+    text : str
+        What this reading takes the statement to mean.
+    expected : str
+        The verdict registered for the statement under this reading: "holds" or "fails".
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For an empty name or text, or another ``expected``.
+    """
 
     name: str
     text: str
@@ -108,6 +175,39 @@ class Reading:
 
 @dataclass(frozen=True)
 class Claim:
+    """A registered claim: a paper's statement, where it is printed, the run that checks it and its expected verdict.
+
+    Parameters
+    ----------
+    id : str
+        Unique id, ``paper.section.what`` (a user's own: a prefix of their package).
+    paper : str
+        The paper (or the user's package) the claim belongs to; ``--paper`` selects by it.
+    source : str
+        Where the statement is printed: paper, section and equation.
+    statement : str
+        The statement, in words.
+    family : str
+        Claims of one family share a figure in the report.
+    run : callable
+        ``run(settings) -> ClaimResult``.
+    out_of_scope : str, optional
+        Why the claim is not checked (its verdict is then "out of scope").
+    expected : str
+        The registered verdict, one of :data:`VERDICT_KINDS`.
+    erratum : str, optional
+        What is wrong in the paper, for ``expected="fails"``.
+    finding : str, optional
+        What the workbench found, for "holds as a bound" and "depends on reading".
+    readings : tuple of Reading
+        For "depends on reading": at least two, with different verdicts.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        When the registered verdict lacks what it needs (an erratum, a finding, two readings that differ).
+    """
+
     id: str
     paper: str
     source: str  # paper and equation
@@ -140,7 +240,7 @@ class Claim:
 
     @property
     def parts(self) -> tuple[str, ...]:
-        """The check parts this claim's result may name (:mod:`verify.checks`)."""
+        """The check parts this claim's result may name: BOUND and BEHAVIOUR, or the readings' names."""
         if self.expected == "holds as a bound":
             return (BOUND, BEHAVIOUR)
         return tuple(r.name for r in self.readings)
@@ -151,8 +251,19 @@ _CACHES: list[Callable] = []
 
 
 def simulation_cache(func: Callable) -> Callable:
-    """Memoize a simulation shared by several claims within one run; cleared at the start of every run,
-    so that a run never reuses numbers from code that has changed since (e.g. a planted bug)."""
+    """Memoize a simulation that several claims of one run share.
+
+    Parameters
+    ----------
+    func : callable
+        The simulation, a function of hashable arguments (e.g. the seed).
+
+    Returns
+    -------
+    callable
+        ``func`` memoized; every cache is cleared at the start of a run, so a run never reuses numbers from code
+        that has changed since (e.g. a planted bug).
+    """
     from functools import cache
 
     cached = cache(func)
@@ -166,7 +277,23 @@ def clear_caches() -> None:
 
 
 def register(claim: Claim) -> Claim:
-    """Add ``claim`` to the registry; an id that is taken raises ParameterError naming both modules."""
+    """Add a claim to the registry (what :func:`verify.api.claim` does for a decorated run function).
+
+    Parameters
+    ----------
+    claim : Claim
+        The claim.
+
+    Returns
+    -------
+    Claim
+        The same claim.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        When its id is taken, naming both modules.
+    """
     if claim.id in REGISTRY:
         other = REGISTRY[claim.id].run.__module__
         raise ParameterError(f"claim id {claim.id!r} of {claim.run.__module__} collides with the claim of {other}; "
@@ -222,6 +349,24 @@ def load_modules(modules: list[str] | None) -> list[str]:
     return done
 
 
+def claims_of_modules(modules: list[str]) -> list[Claim]:
+    """The registered claims whose run function lives in one of ``modules`` or a submodule of one.
+
+    Parameters
+    ----------
+    modules : list of str
+        Dotted module names, already imported (:func:`load_modules`).
+
+    Returns
+    -------
+    list of Claim
+        In registration order; empty when the modules register no claim.
+    """
+    under = tuple(modules)
+    return [c for c in REGISTRY.values()
+            if c.run.__module__ in under or c.run.__module__.startswith(tuple(m + "." for m in under))]
+
+
 def select(papers: list[str] | None = None, ids: list[str] | None = None) -> list[Claim]:
     reg = load_all()
     known_papers = sorted({c.paper for c in reg.values()})
@@ -237,4 +382,4 @@ def select(papers: list[str] | None = None, ids: list[str] | None = None) -> lis
 
 __all__ = ["ENTRY_POINT_GROUP", "REGISTRY", "VERDICT_KINDS", "Check", "Claim", "ClaimResult", "ExactCheck",
            "OneSidedCheck", "Reading", "Settings",
-           "clear_caches", "load_all", "load_modules", "register", "select", "simulation_cache"]
+           "claims_of_modules", "clear_caches", "load_all", "load_modules", "register", "select", "simulation_cache"]

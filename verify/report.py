@@ -13,7 +13,7 @@ import math
 import sys
 from pathlib import Path
 
-from .checks import OneSidedCheck
+from .checks import OneSidedCheck, format_z, vanished_se_note
 from .environment import environment
 from .figures import check_figure, holm_threshold
 from .registry import Claim, ClaimResult, Settings
@@ -76,7 +76,8 @@ def _check_record(k, family: tuple[float, int] | None = None) -> dict:
     if isinstance(k, OneSidedCheck):
         rec.update(direction=k.direction, df=k.df)
     if family is not None and math.isfinite(k.se):
-        mde = detectable_deviation(k.se, family[0], family[1], one_sided=isinstance(k, OneSidedCheck))
+        mde = detectable_deviation(k.se, family[0], family[1], one_sided=isinstance(k, OneSidedCheck),
+                                   df=getattr(k, "df", None))
         rec["mde"] = mde
         rec["mde_rel"] = mde / abs(k.theory) if k.theory != 0 and math.isfinite(k.theory) else None
     return rec
@@ -124,7 +125,7 @@ def _tag(part: str | None) -> str:
 
 def console_table(rows: list[tuple[Claim, ClaimResult | None]], settings: Settings, n_checks: int) -> str:
     lines = []
-    head = f"{'claim / check':58s} {'theory':>12s} {'simulation':>12s} {'+- s.e.':>9s} {'z':>7s}  verdict"
+    head = f"{'claim / check':58s} {'theory':>12s} {'simulation':>12s} {'+- s.e.':>9s} {'z':>8s}  verdict"
     lines.append(head)
     lines.append("-" * len(head))
     for claim, res in rows:
@@ -137,10 +138,13 @@ def console_table(rows: list[tuple[Claim, ClaimResult | None]], settings: Settin
             for c in res.checks:
                 v = "REJECTED" if c.rejected else "ok"
                 lab = (_tag(c.part) + c.label)[:54]
-                lines.append(f"    {lab:54s} {c.theory:12.6g} {c.estimate:12.6g} {c.se:9.2g} {c.z:+7.2f}  {v}")
+                lines.append(f"    {lab:54s} {c.theory:12.6g} {c.estimate:12.6g} {c.se:9.2g} {format_z(c.z):>8s}  {v}")
+                why = vanished_se_note(c.theory, c.estimate, c.se)
+                if why:
+                    lines.append(f"      ({why})")
             for e in res.exact:
                 lab = (_tag(e.part) + e.label)[:54]
-                lines.append(f"    {lab:54s} {e.kind:>12s} {'':12s} {'':9s} {'':7s}  {'ok' if e.passed else 'FAILED'}")
+                lines.append(f"    {lab:54s} {e.kind:>12s} {'':12s} {'':9s} {'':8s}  {'ok' if e.passed else 'FAILED'}")
             parts = part_verdicts(claim, res) if claim.parts else {}
             for r in claim.readings:
                 lines.append(f"    reading {r.name}: {parts.get(r.name)} (registered: {r.expected})")
@@ -200,8 +204,10 @@ def _claim_markdown(c: dict) -> list[str]:
             det = f"{100 * rel:.2g}%" if rel is not None else (f"{k['mde']:.2g}" if "mde" in k else "-")
             label = (_tag(k.get("part")) + k["label"]).replace("|", "\\|")  # a pipe would end the cell
             md.append(f"| {i} | {label} | {_test_kind(k)} | {_fmt(k['theory'], '.8g')} | "
-                      f"{_fmt(k['estimate'], '.8g')} | {_fmt(k['se'], '.3g')} | {_fmt(k['z'], '+.2f')} | "
+                      f"{_fmt(k['estimate'], '.8g')} | {_fmt(k['se'], '.3g')} | {format_z(k['z'])} | "
                       f"{k['p']:.3g} | {'**yes**' if k['rejected'] else 'no'} | {det} |")
+        md += [f"- check {i}: {why}" for i, k in enumerate(c["checks"], 1)
+               if (why := vanished_se_note(k["theory"], k["estimate"], k["se"]))]
     for e in c["exact"]:
         kind = e.get("kind", "exact")
         tag = "exact" if kind == "exact" else f"{kind} (not evidence about the paper or the simulator)"
@@ -245,7 +251,7 @@ def render_markdown(results: dict) -> str:
     md.append("|---|---|---|---|---|---|---|---|")
     for c in results["claims"]:
         zs = [abs(k["z"]) for k in c["checks"] if not isinstance(k["z"], str)]
-        worst = f"{max(zs):.2f}" if zs else "-"
+        worst = format_z(max(zs)).lstrip("+") if zs else "-"
         secs = "-" if c["seconds"] is None else f"{c['seconds']:.1f}"
         mde = claim_mde(c)
         det = "-" if mde is None else f"{100 * mde:.2g}%"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .checks import format_z, vanished_se_note
 from .figures import check_figure, holm_threshold
 from .html import esc, file_data, img, num, page, png_data, table
 from .report import summary_line
@@ -52,7 +53,8 @@ def detectable(k: dict, alpha: float, m: int) -> float | None:
     se = k.get("se")
     if isinstance(se, str) or se is None or not se > 0:
         return None
-    return detectable_deviation(float(se), alpha, m, one_sided=k.get("kind") == "one-sided", power=POWER)
+    return detectable_deviation(float(se), alpha, m, one_sided=k.get("kind") == "one-sided", power=POWER,
+                               df=k.get("df"))
 
 
 def _test(k: dict) -> str:
@@ -71,7 +73,7 @@ def _checks_table(c: dict, alpha: float, m: int) -> str:
         rows.append([f'<td class="num">{i}</td>', esc(part + k["label"]), esc(_test(k)),
                      f'<td class="num">{num(k["theory"], ".8g")}</td>',
                      f'<td class="num">{num(k["estimate"], ".8g")}</td>', f'<td class="num">{num(k["se"], ".3g")}</td>',
-                     f'<td class="num">{num(k["z"], "+.2f")}</td>', f'<td class="num">{num(k["p"], ".3g")}</td>', rej,
+                     f'<td class="num">{esc(format_z(k["z"]))}</td>', f'<td class="num">{num(k["p"], ".3g")}</td>', rej,
                      f'<td class="num">{num(mde, ".3g")}</td>'])
     head = ["#", "check", "test", "theory", "simulation", "s.e.", "z", "p", "rejected",
             f"detectable deviation ({POWER:.0%} power)"]
@@ -113,6 +115,9 @@ def _claim_section(c: dict, folder: Path | None, alpha: float, m: int, z_crit: f
         parts.append(f'<p><b>The claim raised an error</b> (verdict "error"):</p><pre>{esc(c["error"].rstrip())}</pre>')
     if c["checks"]:
         parts.append(_checks_table(c, alpha, m))
+        why = [f'<li class="note">check {i}: {esc(w)}</li>' for i, k in enumerate(c["checks"], 1)
+               if (w := vanished_se_note(k["theory"], k["estimate"], k["se"]))]
+        parts.append(f"<ul>{''.join(why)}</ul>" if why else "")
     if c["exact"]:
         items = []
         for e in c["exact"]:
@@ -134,7 +139,7 @@ def _summary_table(claims: list[dict]) -> str:
     rows, attrs = [], []
     for c in claims:
         zs = [abs(k["z"]) for k in c["checks"] if not isinstance(k["z"], str)]
-        worst = num(max(zs), ".2f" if max(zs) < 1e4 else ".3g") if zs else "-"
+        worst = esc(format_z(max(zs)).lstrip("+")) if zs else "-"
         rows.append([f'<a href="#{esc(c["id"])}"><code>{esc(c["id"])}</code></a>', esc(c["paper"]), esc(c["source"]),
                      _badge(c), esc(c["expected"]), f'<td class="num">{len(c["checks"])} + {len(c["exact"])}</td>',
                      f'<td class="num">{worst}</td>',

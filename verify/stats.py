@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 from scipy import stats as sps
+from scipy.optimize import brentq
 
 from simulate.validation import ParameterError
 
@@ -100,7 +101,8 @@ def variance_and_se(x: np.ndarray) -> tuple[float, float]:
 
     References
     ----------
-    Casella & Berger (2002), Exercise 5.8 (the variance of the sample variance).
+    Casella & Berger (2002), Exercise 5.8 (the variance of the sample variance); Cramer, H. (1946), Mathematical
+    Methods of Statistics, eq. (27.4.2), with the sample moments in place of the population's.
     """
     x = _per_chain(x)
     M = x.size
@@ -345,12 +347,54 @@ def z_test(estimate: float, se: float, theory: float) -> tuple[float, float]:
 
 
 def detectable_deviation(se: float, alpha: float, n_checks: int, one_sided: bool = False,
-                         power: float = 0.9) -> float:
-    """The smallest |E[estimate] - theory| a check with standard error ``se`` detects with probability ``power`` in a
-    Holm family of ``n_checks`` at level ``alpha``, judged at the family's strictest threshold alpha / n_checks
-    (Bonferroni's, which Holm's first step uses): (z_{1 - alpha/(2m)} + z_power) se, or z_{1 - alpha/m} one-sided."""
+                         power: float = 0.9, df: int | None = None) -> float:
+    """The smallest deviation a check detects with a stated power in a Holm family.
+
+    The check is judged at the family's strictest threshold, alpha / n_checks (Bonferroni's, which Holm's first step
+    uses), so the deviation returned is detected with at least ``power`` whatever the check's rank.
+
+    Parameters
+    ----------
+    se : float
+        The check's standard error.
+    alpha : float
+        Family-wise level of the run.
+    n_checks : int
+        Number of statistical checks in the family.
+    one_sided : bool
+        True for a one-sided check (the tail alpha / n_checks on one side), False for a two-sided one (alpha / (2
+        n_checks) on each side).
+    power : float
+        The detection probability asked for.
+    df : int or None
+        Degrees of freedom when the check's s.e. comes from ``df + 1`` replicates (Student t); None for a z-test.
+
+    Returns
+    -------
+    float
+        |E[estimate] - theory| detected with probability ``power``: (z_{1 - tail} + z_power) se for a z-test (the
+        opposite tail of a two-sided test, below Phi(-2 z_{1 - tail}), is neglected), and for a t-test the
+        noncentrality delta / se at which a noncentral t with ``df`` degrees of freedom exceeds t_{df, 1 - tail}
+        with probability ``power``, times se.
+
+    References
+    ----------
+    Holm (1979), "A simple sequentially rejective multiple test procedure", Scand. J. Statist. 6, 65-70; the power of
+    the one-sample t-test through the noncentral t distribution (e.g. Lehmann & Romano, Testing Statistical
+    Hypotheses, 3rd ed., Sec. 5.2).
+    """
     tail = alpha / max(n_checks, 1) / (1.0 if one_sided else 2.0)
-    return float((sps.norm.isf(tail) + sps.norm.ppf(power)) * se)
+    if df is None:
+        return float((sps.norm.isf(tail) + sps.norm.ppf(power)) * se)
+    crit = sps.t.isf(tail, df)
+
+    def shortfall(nc: float) -> float:
+        return float(sps.nct.sf(crit, df, nc) - power)
+
+    hi = crit + sps.norm.ppf(power) + 1.0
+    while shortfall(hi) < 0:
+        hi *= 2.0
+    return float(brentq(shortfall, 0.0, hi, xtol=1e-12, rtol=1e-12) * se)
 
 
 def holm(pvalues, alpha: float) -> np.ndarray:

@@ -12,13 +12,13 @@ Combination rules (each returns (R, M_out, d)):
   W_s = Sigma_s^{-1} (sample covariance of subposterior s unless given).
 * :func:`kdemc`: Neiswanger, Wang & Xing (2014), nonparametric product of Gaussian KDEs sampled by independent
   Metropolis-within-Gibbs over the component indices (their Algorithm 1). The mixture has M^S components (the
-  paper's "O(SM)" is an erratum, digest sec. 6 item 9). Workbench choices (documented, not in the sources):
+  paper's "O(SM)" is a slip, docs/papers/baker.md sec. 6). Workbench choices (documented, not in the sources):
   draws are whitened by the mean subposterior covariance of each replicate and the isotropic bandwidth is
   bw_mult * (4/(d+2))^{1/(d+4)} M^{-1/(d+4)} in whitened units (Silverman's rule), fixed rather than annealed;
   K parallel Gibbs chains per replicate.
-* :func:`weierstrass`: the rejection variant of Wang & Dunson (2013) as in their R package (digest sec. 1.6):
-  subsets are combined pairwise in a binary tree; for two sets, draws are randomly paired, the pair is combined by
-  the precision-weighted average and accepted when its Mahalanobis discrepancy
+* :func:`weierstrass`: the rejection variant of Wang & Dunson (2013) as in their R package
+  (docs/papers/baker.md sec. 1.6): subsets are combined pairwise in a binary tree; for two sets, draws are randomly
+  paired, the pair is combined by the precision-weighted average and accepted when its Mahalanobis discrepancy
   (a - b)^T (Sigma_a + Sigma_b)^{-1} (a - b) is below the ``accept`` quantile (uniform kernel); ceil(1/accept)
   random pairings give back about M draws.
 
@@ -32,10 +32,9 @@ import math
 
 import numpy as np
 
-from ..models.potentials import ChainDivergedError
 from ..models.toy_targets import GaussianLocation, ToyModel, WarpedGaussian
 from ..runtime.runner import run
-from ..validation import ParameterError, check_int, check_positive
+from ..validation import ChainDivergedError, ParameterError, check_int, check_positive
 
 
 def prior_power(S: int) -> float:

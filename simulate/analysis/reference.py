@@ -62,7 +62,7 @@ def posterior_moments_quadrature(model: LogisticRegressionModel, order: int = 24
     """Posterior mean and second moments by tensor Gauss-Hermite quadrature (new).
 
     With beta = mode + L z, L L^T = H(mode)^{-1} (Laplace), pi(beta) dz is proportional to
-    exp(-|z|^2/2) r(z), r(z) = exp(log pi(mode + L z) + |z|^2/2) smooth and slowly varying, so
+    ``exp(-|z|^2/2) r(z)``, ``r(z) = exp(log pi(mode + L z) + |z|^2/2)`` smooth and slowly varying, so
     E f(beta) = sum_k w_k r(z_k) f(mode + L z_k) / sum_k w_k r(z_k) converges fast in the number of nodes K.
     The reported error is the largest change against K + 8 nodes per axis. Cost K^d N; d <= 3 only.
     """

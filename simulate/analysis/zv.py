@@ -5,9 +5,9 @@ grad Q . z, z = -(1/2) grad log posterior(theta); it has mean zero under the pos
 With a noisy unbiased gradient estimate z_hat = -(1/2) g_hat (the paper's eq. 10) it still does (Friel et al. 2016).
 The estimator of E f(theta) is f + a^T h, with the variance-minimising coefficients
 
-    a* = -Var(h)^{-1} Cov(h, f)        (digest 001 sec. 1.5 / 6 item 4: the paper prints a = +Var^{-1} Cov,
-                                        which INCREASES the variance; its operator "Laplacian Q + grad Q . z" is
-                                        also wrong for non-linear Q, item 5).
+    a* = -Var(h)^{-1} Cov(h, f)        (Baker et al. Sec. 5; docs/papers/baker.md secs. 1.5 and 6: the paper
+                                        prints a = +Var^{-1} Cov, which INCREASES the variance; its operator
+                                        "Laplacian Q + grad Q . z" is also wrong for non-linear Q).
 
 Control variates (d-dimensional theta): linear Q = theta_j gives h_j = z_j (d terms; the paper's choice, eq. 11);
 quadratic adds Q = theta_j^2 -> 2 theta_j z_j - 1 and Q = theta_j theta_k (j < k) -> theta_k z_j + theta_j z_k.

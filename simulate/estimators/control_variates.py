@@ -1,13 +1,13 @@
 """SGLD-CV: the control-variate gradient estimator of Baker, Fearnhead, Fox & Nemeth (2019), Algorithm 1.
 
-Estimator (the paper's "(4.1)", unnumbered; digest 001 sec. 1.3):
+Estimator (the paper's "(4.1)", unnumbered; docs/papers/baker.md sec. 1.3):
 
     g(theta) = grad log p(theta) + sum_{i=1}^N g_i(theta_hat) + (N/n) sum_{i in S} [g_i(theta) - g_i(theta_hat)],
 
 g_i(theta) = grad log p(x_i | theta), with the SAME minibatch S (size n) at theta and at theta_hat; the variance
 reduction depends on that. It is unbiased for grad log posterior(theta) for any theta_hat. Its exact noise
 covariance given theta is K_n Cov_i[g_i(theta) - g_i(theta_hat)] N (divisor N), K_n = N/n (with replacement) or
-N(N - n)/(n(N - 1)) (without; digest sec. 4 "general formula").
+N(N - n)/(n(N - 1)) (without; Baker et al. App. A.2.1, docs/papers/baker.md sec. 2).
 
 theta_hat (an estimate of the posterior mode) is found once by stochastic optimisation: minibatch SGD on
 -log posterior, theta <- theta + gamma g_minibatch(theta), as the sgmcmc R package does (TensorFlow
@@ -64,7 +64,7 @@ def sgd_mode(model: Model, n: int, *, step: float | None = None, n_iter: int = 1
     (default 1/L with L = model.grad_lipschitz, the largest curvature of -log posterior), k = 0..n_iter-1,
     theta_hat = mean of theta_k over k >= n_iter/2. Settings follow the sgmcmc package (SGD, 10^4 iterations).
     New: the averaged SGD iterate alone is off by about sqrt(N / (n n_iter)) posterior standard deviations, which
-    grows with N and breaks Baker et al.'s Assumption 3 (|theta_hat - mode| = O(N^{-1/2}); claim
+    grows with N and breaks Baker et al.'s Assumption 3 (``|theta_hat - mode| = O(N^{-1/2})``; claim
     ``baker.a3.default_centre`` measured 1.2 s.d. at N = 16000, n = 10). So the average is refined by full-gradient
     steps theta <- theta + (1/L) grad log pi(theta) until a step moves less than ``tol`` / sqrt(L) (``tol`` of the
     narrowest posterior s.d.), at most ``refine`` of them (``refine=0``: the paper's plain SGD).

@@ -2,7 +2,7 @@
 
 mSGLD (eq. 54, workbench convention): theta' = theta + (h/2) g + sqrt(h) (I - (h/8) Cov g) xi needs the
 covariance of the gradient estimate g given theta. Remark 7 replaces it by an unbiased estimate from the n
-per-datum gradients of the current minibatch (corrected form, ../shared/notes/004.md sec. 4):
+per-datum gradients of the current minibatch (corrected form, docs/papers/vollmer.md sec. 5):
 
     without replacement:  Covhat(g) = N^2 (N - n) / (N n) * s^2,
     with replacement:     Covhat(g) = N^2 / n * s^2,

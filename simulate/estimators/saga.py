@@ -5,16 +5,16 @@ visited) and their sum a = sum_i G_i. Each step draws a minibatch S of size n WI
 
     g(theta) = grad log p(theta) + a + (N/n) sum_{i in S} [g_i(theta) - G_i],
 
-then sets G_i <- g_i(theta) for i in S and a <- a + sum_{i in S} [g_i(theta) - G_i^old] (digest 001 sec. 1.4).
+then sets G_i <- g_i(theta) for i in S and a <- a + sum_{i in S} [g_i(theta) - G_i^old] (docs/papers/baker.md sec. 1.4).
 The table is initialised with the per-datum gradients at the chain's first state theta_0 (on the first call of
 ``apply``) and a with their sum, the full gradient (one O(N) pass); the invariant a = sum_i G_i then holds
 exactly. The Langevin step injects its noise (theta' = theta + (h/2) g + sqrt(h) xi): the paper's printed update
-omits it (erratum, digest sec. 6 item 2; ``saga_ld(..., noise=False)`` reproduces the printed map).
+omits it (erratum, docs/papers/baker.md sec. 6; ``saga_ld(..., noise=False)`` reproduces the printed map).
 
-Given the table, the noise covariance is K_n Cov_i[g_i(theta) - G_i] N with K_n = N(N - n)/(n(N - 1)) (digest
-sec. 4.6). Memory: O(M N d) float64 (checked against available memory before allocation); a step reads and writes
-only the n table rows of its minibatch per chain (numba kernels of ``simulate._fast.kernels``). Cost: n per-datum
-gradients per chain-step plus N per chain once.
+Given the table, the noise covariance is K_n Cov_i[g_i(theta) - G_i] N with K_n = N(N - n)/(n(N - 1))
+(docs/papers/baker.md sec. 2). Memory: O(M N d) float64 (checked against available memory before allocation); a step
+reads and writes only the n table rows of its minibatch per chain (numba kernels of ``simulate._fast.kernels``).
+Cost: n per-datum gradients per chain-step plus N per chain once.
 """
 
 from __future__ import annotations

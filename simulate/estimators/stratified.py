@@ -1,4 +1,4 @@
-"""Clustering-based preprocessing (CP) for SG-MCMC: Fu & Zhang (AISTATS 2017), digest ../shared/notes/003.md.
+"""Clustering-based preprocessing (CP) for SG-MCMC: Fu & Zhang (AISTATS 2017); docs/papers/fu_zhang.md.
 
 Three pieces, each usable alone:
 
@@ -7,7 +7,7 @@ Three pieces, each usable alone:
   :meth:`Strata.from_labels` for a user-given partition.
 * :func:`allocate` -- per-cluster sample sizes b_i: ``"neyman"`` (Theorem 3.2, eq. 14: b_i proportional to
   n_i sqrt(v_i), v_i the within-cluster data variance), ``"proportional"`` (b_i proportional to n_i) or a
-  user-given integer vector. Rounding rule (stated here because the paper gives none, digest sec. 6 item 4):
+  user-given integer vector. Rounding rule (stated here because the paper gives none, docs/papers/fu_zhang.md sec. 2):
   the continuous target is the capped optimum b_i* = clip(lambda w_i, 1, n_i) with lambda such that
   sum_i b_i* = b (for Neyman weights this is the exact minimiser of sum_i n_i^2 v_i / b_i under 1 <= b_i <= n_i,
   the KKT solution; a zero weight w_i = 0 gets b_i = 1, the least that keeps eq. 10 unbiased); then every b_i is
@@ -20,7 +20,7 @@ Three pieces, each usable alone:
   contract, so it composes with every integrator (:mod:`simulate.samplers`: ``cp_sgld`` (Algorithm 1), ``cp_sghmc``
   (Sec. 4.2) and CP-SGRLD, ``sgrld`` with strata). Its exact noise covariance is
   sum_i (n_i^2/b_i) f_i S_i(theta), S_i the per-datum gradient covariance in cluster i (divisor n_i) and
-  f_i = 1 (with replacement, Lemma 3.4) or (n_i - b_i)/(n_i - 1) (without; digest sec. 5.1).
+  f_i = 1 (with replacement, Lemma 3.4) or (n_i - b_i)/(n_i - 1) (without; docs/papers/fu_zhang.md sec. 5).
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ class Strata:
 
     @classmethod
     def single(cls, n_data: int, features=None) -> Strata:
-        """One cluster holding every datum (k = 1: CP reduces to plain SGLD, digest sec. 5.2 item 3)."""
+        """One cluster holding every datum (k = 1: CP reduces to plain SGLD, Fu & Zhang Fig. 1)."""
         return cls.from_labels(np.zeros(check_int("n_data", n_data, 1), dtype=np.int64), features)
 
 

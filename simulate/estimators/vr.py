@@ -17,10 +17,10 @@ gradient errors of successive steps are correlated. SVRG-LD (Dubey et al. 2016) 
 anchor gradient is the full gradient at theta_tilde.
 
 Minibatches are drawn without replacement by default (Chen et al.'s analysis, z_i with sum z_i = n, needs it;
-../shared/notes/000_002.md sec. 3). Random draws per estimate: the anchor indices (only at a refresh, and never for
+docs/papers/chen.md sec. 2). Random draws per estimate: the anchor indices (only at a refresh, and never for
 n1 = N without replacement), then the correction indices.
 
-Cost (notes 000_002.md sec. 7 item 13): Algorithm 1 evaluates n1 per-datum gradients per epoch plus 2 n2 per
+Cost (docs/papers/chen.md sec. 4): Algorithm 1 evaluates n1 per-datum gradients per epoch plus 2 n2 per
 iteration, so ``grads_per_step = 2 n2 + n1/m``; the paper's Remark 8/4 counts T = n1/m + n2
 (``paper_grads_per_step``).
 """
@@ -183,7 +183,8 @@ class VRMinibatch(EstimatorBase):
         return 2.0 * self.n2 + self.anchor_size(model) / self.m
 
     def paper_grads_per_step(self, model: Model) -> float:
-        """The paper's per-iteration cost T = n1/m + n2 (Chen et al. Remark 8/4; undercounts by n2, notes sec. 7.13)."""
+        """The paper's per-iteration cost T = n1/m + n2 (Chen et al. Remark 8/4; undercounts by n2,
+        docs/papers/chen.md sec. 4)."""
         return float(self.n2) + self.anchor_size(model) / self.m
 
 
@@ -192,7 +193,7 @@ class SVRG(VRMinibatch):
     """SVRG-LD gradient estimator (Dubey et al. 2016): Algorithm 1 of Chen et al. (2019) with n1 = N.
 
     g = grad log p(theta) + sum_{i=1}^N grad log p(d_i|theta_tilde)
-        + (N/n2) sum_{i in pi2} (grad log p(d_i|theta) - grad log p(d_i|theta_tilde)),
+    + (N/n2) sum_{i in pi2} (grad log p(d_i|theta) - grad log p(d_i|theta_tilde)),
     the anchor theta_tilde refreshed every m steps. ``n1`` is stored as None (the full data set; see
     :meth:`anchor_size`); the correction minibatch is drawn without replacement unless ``replace`` (as SGMCMCJax
     draws it); the anchor gradient is always the exact full sum.

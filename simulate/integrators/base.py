@@ -1,5 +1,5 @@
-"""Defaults shared by the integrators (:class:`simulate.contracts.Integrator`): an empty state, the mean-square
-stability bound h < 4/L of a first-order Langevin step, no random numbers inside the update."""
+"""Defaults shared by the integrators (:class:`simulate.contracts.Integrator`): an empty state, the step-size bound
+h < 4/L of a first-order Langevin step (the limit of its mean), no random numbers inside the update."""
 
 from __future__ import annotations
 
@@ -39,8 +39,11 @@ class IntegratorBase:
     needs_noise_cov = False
 
     def step_bound(self, lipschitz: float) -> tuple[float, str]:
-        """h < 4/L: mean-square stability of theta' = (I - (h/2) P) theta + ... on a Gaussian target, P <= L."""
-        return 4.0 / lipschitz, "mean-square stability, h < 4/L with L the Lipschitz constant of grad log posterior"
+        """h < 4/L: the mean of theta' = (I - (h/2) P) theta + ... on a Gaussian target (P <= L) converges. The
+        second moments can diverge at a smaller h where the gradient noise grows with theta (the mean-square limit:
+        ``theory.check_stable(sampler)``; :func:`simulate.run` detects divergence)."""
+        return 4.0 / lipschitz, ("the chain's mean is stable for h < 4/L, L the Lipschitz constant of grad log "
+                                 "posterior; its variance can be unstable at a smaller h, the mean-square limit")
 
     def init_state(self, theta: np.ndarray, h: float, rng: np.random.Generator) -> Any:
         """No state: draws nothing."""

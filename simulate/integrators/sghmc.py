@@ -1,8 +1,8 @@
 """Stochastic-gradient Hamiltonian Monte Carlo (SGHMC), Chen, Fox & Guestrin (2014), eq. (15), as an integrator.
 
 Chen et al.'s practical form, with unit mass and beta_hat = 0 (as in their experiments and in Baker et al. 2019,
-Sec. 2.4; the equation printed there writes increments as assignments and flips the gradient sign, digest
-../shared/notes/001.md sec. 1.2):
+Sec. 2.4; the equation printed there writes increments as assignments and flips the gradient sign,
+docs/papers/baker.md sec. 1.2):
 
     v     <- (1 - alpha) v + eta g(theta) + sqrt(2 alpha eta) xi,      xi ~ N(0, I_d)
     theta <- theta + v

@@ -9,11 +9,11 @@ from .gaussian import GaussianMeanModel
 from .lda import LDACorpus, LDAModel, document_strata, synthetic_lda_corpus, topic_error
 from .linear_regression import LinearRegressionModel
 from .logistic import LogisticRegressionModel
-from .potentials import ChainDivergedError, PotentialModel, double_well, quartic
+from .potentials import PotentialModel, double_well, quartic
 from .toy_targets import BivariateTLocation, GaussianLocation, GaussianMixtureLocation, WarpedGaussian
 
 __all__ = [
-    "BivariateTLocation", "ChainDivergedError", "GaussianLocation", "GaussianMeanModel", "GaussianMixtureLocation",
+    "BivariateTLocation", "GaussianLocation", "GaussianMeanModel", "GaussianMixtureLocation",
     "LDACorpus", "LDAModel", "LinearRegressionModel", "LogisticRegressionModel", "Model", "PotentialModel",
     "WarpedGaussian", "breast_cancer_model", "document_strata", "double_well", "quartic", "synthetic_lda_corpus",
     "topic_error",

@@ -2,8 +2,8 @@
 synthetic LDA corpus drawn from a seed.
 
 Expanded-mean parameterisation: theta_kw >= 0, topic k's word distribution pi_kw = theta_kw / sum_w theta_kw, prior
-theta_kw ~ Gamma(beta, 1). Patterson & Teh's update (their eq. 12 for LDA; digest ../shared/notes/003.md sec. 1),
-in the workbench step convention (h = their eps):
+theta_kw ~ Gamma(beta, 1). Patterson & Teh's update (their 2013 eq. 12 for LDA; cited in docs/papers/fu_zhang.md
+sec. 1), in the workbench step convention (h = their eps):
 
     theta_kw <- | theta_kw + (h/2) (beta - theta_kw + sum_d w_d E_{z_d | w_d, theta, alpha}[n_dkw - pi_kw n_dk.])
                   + sqrt(h theta_kw) xi_kw |,        xi_kw ~ N(0, 1),

@@ -1,4 +1,5 @@
-"""Bayesian linear regression with known noise variance (Baker, Fearnhead, Fox & Nemeth 2019, digest 001 sec. 4.1).
+"""Bayesian linear regression with known noise variance (Baker, Fearnhead, Fox & Nemeth 2019; docs/papers/baker.md
+sec. 2).
 
 Model: y_i = z_i^T theta + e_i, e_i ~ N(0, sigma^2), prior theta ~ N(0, sigma0^2 I). With A_i = z_i z_i^T / sigma^2
 and r_i = z_i y_i / sigma^2 the per-datum gradient is affine in theta,
@@ -11,7 +12,7 @@ covariance of the per-datum gradients (divisor N) is exactly quadratic in theta:
     S(theta) = (1/N) sum_i (u_i - B_i theta)(u_i - B_i theta)^T,   u_i = r_i - r_bar, B_i = A_i - A_bar.
 
 Unlike the Gaussian location model, A_i varies with i, so the control-variate noise (N/n) sum_S [g_i(theta) -
-g_i(theta_hat)] = -(N/n) sum_S A_i (theta - theta_hat) is not degenerate (digest sec. 4.1, A3).
+g_i(theta_hat)] = -(N/n) sum_S A_i (theta - theta_hat) is not degenerate (docs/papers/baker.md sec. 2).
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ from .._fast import kernels
 from ..validation import ParameterError, check_finite_array, check_int, check_positive
 from .base import Model
 
-#: The paper does not state how its labels were drawn (../shared/notes/004.md sec. 5); this is our choice.
+#: The paper does not state how its labels were drawn (Vollmer et al. Sec. 7; docs/papers/vollmer.md sec. 9); this is
+#: our choice.
 PAPER_BETA_TRUE = (1.0, -1.0, 0.5)
 PAPER_N_DATA = 1000
 PAPER_DATA_SEED = 2016
@@ -84,7 +85,7 @@ class LogisticRegressionModel(Model):
         """Vollmer et al. Section 7 design: rows (x_i1, ..., x_i,d-1, 1), x_ij ~ N(0, 1), N = 1000, d = 3.
 
         Labels y_i = +1 with probability sigma(beta_true^T x_i), else -1. The paper does not state beta_true
-        (nor its seed); (1, -1, 0.5) is our choice (../shared/notes/004.md sec. 5, [ASSUMED]).
+        (nor its seed); (1, -1, 0.5) is our choice (docs/papers/vollmer.md sec. 9).
         """
         n_data = check_int("n_data", n_data, 1)
         beta = check_finite_array("beta_true", beta_true, ndim=(1,))
@@ -171,11 +172,11 @@ class LogisticRegressionModel(Model):
         return log_sigmoid(self._scores(theta)).sum(axis=1)
 
     def log_prior(self, theta: np.ndarray) -> np.ndarray:
-        """log N(theta; 0, sigma0^2 I) up to its constant: -|theta|^2 / (2 sigma0^2), shape (M,)."""
+        """log N(theta; 0, sigma0^2 I) up to its constant: ``-|theta|^2 / (2 sigma0^2)``, shape (M,)."""
         return -0.5 * np.einsum("md,md->m", theta, theta) / self.sigma0**2
 
     def log_post(self, theta: np.ndarray) -> np.ndarray:
-        """Unnormalised log posterior -|theta|^2/(2 sigma0^2) + sum_i log sigma(z_i^T theta), shape (M,)."""
+        """Unnormalised log posterior ``-|theta|^2/(2 sigma0^2) + sum_i log sigma(z_i^T theta)``, shape (M,)."""
         return self.log_prior(theta) + self.log_lik_full(theta)
 
     def log_post_and_grad(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

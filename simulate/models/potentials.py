@@ -25,15 +25,11 @@ import numpy as np
 import sympy as sp
 from scipy import integrate as spi
 
-from ..validation import ParameterError, check_int, check_positive
+from ..validation import ChainDivergedError, ParameterError, check_int, check_positive
 from .base import Model
 
 #: The parameter symbol of every potential (the same symbol as theory.weak_order.theta).
 theta = sp.Symbol("theta", real=True)
-
-
-class ChainDivergedError(ParameterError):
-    """A chain reached a non-finite state (explicit Euler blew up on a superlinear drift: reduce h)."""
 
 
 def _as_expr(name: str, value: sp.Expr | float | str) -> sp.Expr:
@@ -86,7 +82,7 @@ def compile_expr(expr: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
 class PotentialModel(Model):
     """Target pi(theta) ∝ exp(-U(theta)) on R, theta of shape (M, 1) (new; a 'model' with no data).
 
-    grad_log_post = -U'.  ``grad_lipschitz`` is sup |U''| when U'' is bounded (quadratic U), else None (the
+    grad_log_post = -U'.  ``grad_lipschitz`` is sup ``|U''|`` when U'' is bounded (quadratic U), else None (the
     Sampler then only checks h > 0; see :meth:`max_stable_step`).  ``n_data = 1`` so that cost accounting works.
     """
 
@@ -149,7 +145,7 @@ class PotentialModel(Model):
 
     # --- stability
     def max_stable_step(self, radius: float) -> float:
-        """4 / max_{|theta| <= radius} |U''(theta)|: linear stability of explicit Euler on that region (the
+        """``4 / max_{|theta| <= radius} |U''(theta)|``: linear stability of explicit Euler on that region (the
         Sampler's h < 4/L rule with L the local Lipschitz constant of grad log pi) (new)."""
         radius = check_positive("radius", radius)
         x = np.linspace(-radius, radius, 4001)
@@ -226,5 +222,5 @@ def double_well(depth: float = 1.0, minimum: float = 1.0) -> PotentialModel:
     return PotentialModel(U, name="double_well")
 
 
-__all__ = ["ChainDivergedError", "PotentialModel", "compile_expr", "double_well", "quartic",
+__all__ = ["PotentialModel", "compile_expr", "double_well", "quartic",
            "theta"]

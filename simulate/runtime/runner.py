@@ -25,6 +25,7 @@ from ..sampler import Sampler, SamplerState
 from ..validation import ParameterError, check_finite_array, check_int
 from . import dispatch
 from .blocks import DEFAULT_BLOCK_SIZE, RunResult, block_rng, check_memory
+from .divergence import DivergenceWatch
 
 TestFunction = Callable[[np.ndarray], np.ndarray]
 
@@ -139,7 +140,8 @@ def run(
 
     With a default Dask client set (:func:`simulate.runtime.distributed.using`), a run of several blocks is dispatched
     block by block to its workers (bit-identical). Memory is O(n_chains d) (streamed statistics; traces are
-    opt-in); a run that would not fit in the available memory raises ParameterError before it starts.
+    opt-in); a run that would not fit in the available memory raises ParameterError before it starts. Chains that
+    diverge raise :class:`simulate.ChainDivergedError` naming h (``simulate.runtime.divergence``).
     """
     n_chains, n_steps, burn_in, block_size, seed, threads, record_at, trace_stride = _check_run_arguments(
         sampler, n_chains, n_steps, burn_in, block_size, seed, threads, record_at, trace_stride, theta0)
@@ -259,8 +261,11 @@ class _BlockSpec:
         fast = set(phis) <= set(BUILTIN_TEST_FUNCTIONS) and all(
             phis[k] is BUILTIN_TEST_FUNCTIONS[k] for k in phis)
         tmp = np.empty_like(state.theta)
+        watch = DivergenceWatch(sampler, total, f"chains {start}-{stop - 1}")
         for k in range(total + 1):
             th = state.theta
+            if watch.due(k):
+                watch.look(k, th)
             if burn_in <= k < burn_in + n_steps:
                 if fast:
                     for name in phis:

@@ -1,5 +1,5 @@
 """Theorems 1-3 of Baker, Fearnhead, Fox & Nemeth (2019) made exact on linear-Gaussian models, and the exact
-stationary covariance of SGLD and SGLD-CV on linear regression (digest ../shared/notes/001.md sec. 2, 4.3-4.5).
+stationary covariance of SGLD and SGLD-CV on linear regression (docs/papers/baker.md secs. 2-4).
 
 Workbench convention theta' = theta + (h/2) g + sqrt(h) xi. On linear regression (posterior N(mu, P^{-1}), per-datum
 gradients g_i = r_i - A_i theta) both samplers are u' = F u + (h/2) eps(theta) + sqrt(h) xi with u = theta - mu,
@@ -15,7 +15,7 @@ SAGA's stationary law: the joint second moments of theta and the N table anchors
 enumerating the minibatches (:func:`saga_stationary_cov_linreg`); SGHMC-CV: :func:`sghmc_cv_stationary_cov_linreg`.
 
 Theorem 1 (strong error vs the coupled diffusion, phi = sqrt(N)(theta - mu), phi-step eps, theta-step h = eps/N):
-the exact moment recursion of digest sec. 4.3 for d = 1 (linear regression; the location model is z_i = 1):
+the exact moment recursion of docs/papers/baker.md sec. 4 for d = 1 (linear regression; the location model is z_i = 1):
 a = 1 - h p/2, b = exp(-h p/2), m_u' = a m_u, m_v' = b m_v, S_uu' = a^2 S_uu + (h^2/4) E Var(eps | theta) + h,
 S_vv' = b^2 S_vv + (1 - b^2)/p, S_uv' = a b S_uv + (2/p)(1 - b); strong error N (S_uu + S_vv - 2 S_uv).
 Theorem 2's key step (21) and Theorem 3's Gaussian identities (R_hat = R/(1 + v/p)) are below.
@@ -75,7 +75,7 @@ class Scalar1D:
 def strong_error(s: Scalar1D, n: int, eps: float, T: int, phi0: float, method: str = "sgld",
                  phi_hat: float = 0.0, replace: bool = False) -> float:
     """E |phi_T - phi_bar_T|^2 of SGLD / SGLD-CV vs the diffusion (8) with the same Brownian motion, both started at
-    phi_0; theta_hat = mu + phi_hat/sqrt(N) (Assumption 3 when phi_hat = O(1)). Exact (digest sec. 4.3)."""
+    phi_0; theta_hat = mu + phi_hat/sqrt(N) (Assumption 3 when phi_hat = O(1)). Exact (docs/papers/baker.md sec. 4)."""
     if method not in METHODS:
         raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
     T = check_int("T", T, 1)
@@ -118,7 +118,8 @@ def n_required(s: Scalar1D, nu: float, eps: float, T: int, phi0: float, method: 
 
 @cache
 def _nreq_location_sympy() -> tuple[sp.Expr, tuple[sp.Symbol, ...]]:
-    """Location model: error = A + J (N - n)/n <= nu  <=>  n >= J N/(nu - A + J) (digest sec. 4.3), solved by sympy."""
+    """Location model: error = A + J (N - n)/n <= nu  <=>  n >= J N/(nu - A + J) (docs/papers/baker.md sec. 4), solved
+    by sympy."""
     A, J, nu, N, n = sp.symbols("A J nu N n", positive=True)
     sol = sp.solve(sp.Eq(A + J * (N - n) / n, nu), n)
     return sp.simplify(sol[0]), (A, J, nu, N)
@@ -127,7 +128,7 @@ def _nreq_location_sympy() -> tuple[sp.Expr, tuple[sp.Symbol, ...]]:
 def location_nreq_closed_form(s: Scalar1D, nu: float, eps: float, T: int, phi0: float) -> tuple[int | None, float,
                                                                                                      float]:
     """(n_req, A, J): exact n_req = ceil(J N / (nu - A + J)) on the location model (Sbb = 0); A = strong error
-    at n = N (discretisation), J = N (h^2/4) (N/(N-1)) Scc (1 - a^{2T})/(1 - a^2) (digest sec. 4.3)."""
+    at n = N (discretisation), J = N (h^2/4) (N/(N-1)) Scc (1 - a^{2T})/(1 - a^2) (docs/papers/baker.md sec. 4)."""
     if s.Sbb > 1e-12 * max(1.0, s.Scc):
         raise ParameterError("location_nreq_closed_form needs a location model (all A_i equal)")
     N = s.N
@@ -164,7 +165,7 @@ def saga_bound_21(A_max: float, N: int, n: int, theta, anchors) -> float:
 @cache
 def zv_gaussian_sympy() -> dict[str, sp.Expr]:
     """ZV on a 1-d Gaussian posterior N(mu, 1/p) with f = theta^2 and z_hat = -(1/2)(grad log pi + eps),
-    Var(eps) = v, E[eps | theta] = 0 (digest sec. 4.5, e_thm3; Theorem 3 exact). Returns sympy expressions:
+    Var(eps) = v, E[eps | theta] = 0 (docs/papers/baker.md sec. 4; Theorem 3 exact). Returns sympy expressions:
     Vf = Var f, C = Cov(z_hat, f), Vz = Var z_hat, a_star = -C/Vz, var_after = Var(f + a* z_hat),
     var_printed = Var(f - a* z_hat) (the paper's sign), R = C^2/Vz at v = 0 (absolute, Mira Thm 6.1),
     R_hat = C^2/Vz, ratio = Vf/var_after."""

@@ -1,5 +1,5 @@
-"""Baker, Fearnhead, Fox & Nemeth (2019) Lemmas 1-4 made exact on Bayesian linear regression (new; digest
-../shared/notes/001.md).  The posterior is N(mu, H^-1) with H = Z^T Z/sigma^2 + I/sigma0^2
+"""Baker, Fearnhead, Fox & Nemeth (2019) Lemmas 1-4 made exact on Bayesian linear regression (new; docs/papers/baker.md
+sec. 3).  The posterior is N(mu, H^-1) with H = Z^T Z/sigma^2 + I/sigma0^2
 (simulate.models.linear_regression).
 
 * Lemma 1 (Sec. 4.3): beta_N(phi) = N^(-1/2) grad log p(theta_0 + N^(-1/2) phi | x) = -(H/N) phi, so its Lipschitz

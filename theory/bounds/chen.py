@@ -1,6 +1,6 @@
 """The MSE bounds of Chen, Wang, Zhang, Su & Carin (vrSG-MCMC), kept symbolic (sympy), with their calculus.
 
-Two versions are cited (numbering map in ../shared/notes/000_002.md section 0): V1 (arXiv, with appendix) and V2
+Two versions are cited (numbering map in docs/papers/chen.md sec. 1): V1 (arXiv, with appendix) and V2
 (SCIS 2019).  All constants are symbolic; "C" is the unknown big-O constant, ``C1`` the budget constant T = C1 n L.
 
 Step-size convention: the paper writes SGLD as theta - h grad U + sqrt(2h) zeta, i.e. its ``h`` is the workbench's
@@ -41,7 +41,7 @@ def eq7_noise() -> sp.Expr:
 def theorem3_bound(printed_factor_2: bool = True) -> sp.Expr:
     """Theorem 3 (V1) / Theorem 1 (V2): MSE <= C (2 (N - n) N^2 Gamma_M / (n L) + 1/(L h) + h^2) (K = 1).
 
-    ``printed_factor_2=False`` gives the proof's result, without the statement's factor 2 (notes section 7.2).
+    ``printed_factor_2=False`` gives the proof's result, without the statement's factor 2 (docs/papers/chen.md sec. 3).
     """
     f = 2 if printed_factor_2 else 1
     return C * (f * (N - n) * N**2 * Gamma / (n * L) + 1 / (L * h) + h**2)
@@ -103,7 +103,7 @@ def regime_thresholds() -> tuple[sp.Expr, sp.Expr]:
 
 def endpoint_tie() -> sp.Expr:
     """T_x where the optimised bound (O-form) takes equal values at n = 1 and n = N:
-    T_x = ((N - 1) N^2 Gamma / (N^(2/3) - 1))^3 (notes 000_002 section 2, new)."""
+    T_x = ((N - 1) N^2 Gamma / (N^(2/3) - 1))^3 (docs/papers/chen.md sec. 3, new)."""
     f = optimised_bound()
     eq = sp.simplify(f.subs(n, 1) - f.subs(n, N))
     # (N - 1) N^2 Gamma / T - (N^(2/3) - 1) / T^(2/3) = 0  <=>  T^(1/3) = (N - 1) N^2 Gamma / (N^(2/3) - 1)

@@ -10,7 +10,7 @@ explicit (new, derived here): for phi = theta^2 and h -> 0 at fixed data and n,
     c1  = leading bias coefficient (1/4 for Euler and mSGLD, 1/4 + Var(B)/(2A) for SGLD; eqs. 19, 21),
     C_v = lim_{h->0} h sigma_as^2 = (8 mu^2 sigma_p^2 + 2 sigma_p^4) / A = 4 mu^2/A^2 + 1/(2 A^3)  (all methods),
 
-with sigma_as^2 = lim_M M Var(S2) (notes 004b section 8.4). Minimising over h gives (Remark 8)
+with sigma_as^2 = lim_M M Var(S2) (docs/papers/vollmer.md sec. 4.4). Minimising over h gives (Remark 8)
 h* = (C_v / (2 c1^2 M))^(1/3) and MSE* = 3 c1^2 h*^2, i.e. h* ~ M^(-1/3), MSE* ~ M^(-2/3).
 """
 
@@ -37,7 +37,8 @@ _mu, _k3, _k4, _M, _r, _N, _n, _p, _vx = sp.symbols("mu kappa_3 kappa_4 M r N n 
 
 @cache
 def asymptotic_variance_expr(method: str) -> sp.Expr:
-    """sigma_as^2 = lim_M M Var(S2) as a sympy expression in A, h, mu, V_B, kappa_3(B), kappa_4(B) (notes 8.4)."""
+    """sigma_as^2 = lim_M M Var(S2) as a sympy expression in A, h, mu, V_B, kappa_3(B), kappa_4(B)
+    (docs/papers/vollmer.md sec. 4.4)."""
     a, _, q = tm.one_step(method)
     c2 = q
     c3 = h**3 * _k3 if method != "euler" else 0

@@ -1,5 +1,5 @@
 """Chen et al. Lemma 5 (V1) / Lemma 3 (V2), "E alpha_li = E beta_li + O(m h)", made exact on the Gaussian mean model
-(new; notes 000_002 sections 5 #8 and 6.2).
+(new; docs/papers/chen.md sec. 5).
 
 alpha_li = grad log p(d_i | theta_l) and beta_li = grad log p(d_i | theta_tilde_l), theta_tilde_l the anchor of
 Algorithm 1 (theta at the start of the epoch holding step l).  On x_i ~ N(theta, sigma^2) both are (x_i - .)/sigma^2,

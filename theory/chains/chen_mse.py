@@ -1,17 +1,17 @@
 """Chen, Wang, Zhang, Su & Carin (vrSG-MCMC): the quantities of Lemma 2, Proposition 10 and Theorem 6 for given
 per-datum gradients, exact enumeration of the estimators' moments, and the exact finite-L MSE of SGLD and vrSGLD on
-the Gaussian mean model (../shared/notes/000_002.md sections 5-7).
+the Gaussian mean model (docs/papers/chen.md secs. 3-6).
 
-Numbering: V1 = arXiv version, V2 = SCIS 2019 (notes section 0).  alpha_i = grad log p(d_i | theta_l) (current
-state), beta_i = grad log p(d_i | theta_tilde) (anchor); arrays of shape (N, d).  s^2(v) = sum_i ||v_i - v_bar||^2
-/ (N - 1) and X_k = N (N - n_k)/(n_k (N - 1)).
+Numbering: V1 = arXiv version, V2 = SCIS 2019 (docs/papers/chen.md sec. 1).  alpha_i = grad log p(d_i | theta_l)
+(current state), beta_i = grad log p(d_i | theta_tilde) (anchor); arrays of shape (N, d).  s^2(v) =
+sum_i ||v_i - v_bar||^2 / (N - 1) and X_k = N (N - n_k)/(n_k (N - 1)).
 
 **Workbench convention.**  theta' = theta + (h/2) g + sqrt(h) xi (the paper writes theta - h grad U + sqrt(2h) zeta,
-so the notes' h is eps = h_wb/2).  On the Gaussian mean model (posterior N(mu, 1/P)) both SGLD and vrSGLD are
+so the paper's h is eps = h_wb/2).  On the Gaussian mean model (posterior N(mu, 1/P)) both SGLD and vrSGLD are
 e' = rho e + (h/2) xi_l + sqrt(h) zeta_l with e = theta - mu, rho = 1 - h P / 2, and xi_l the gradient error:
 for SGLD a fresh (N/sigma^2)(x_bar - x_bar_batch) each step; for vrSGLD the correction term is exactly
 N (theta_tilde - theta)/sigma^2 whatever the n2-batch, so xi is the anchor batch's error, FROZEN for the m steps of
-an epoch (notes 6.2).  Time averages are over theta_0 .. theta_{L-1} (README; theta_0 deterministic).
+an epoch (docs/papers/chen.md sec. 5).  Time averages are over theta_0 .. theta_{L-1} (README; theta_0 deterministic).
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def _check_1d(gd: GaussianData) -> None:
 
 
 def mse_theta(gd: GaussianData, h: float, L: int, V: float, epoch: int = 1, theta0: float = 0.0) -> float:
-    """Exact MSE of (1/L) sum_{k<L} theta_k for phi = theta (notes 6.3, workbench convention; new in this form):
+    """Exact MSE of (1/L) sum_{k<L} theta_k for phi = theta (docs/papers/chen.md sec. 5, workbench convention; new in
+    this form):
 
     [e0 (1 - rho^L)/((1 - rho) L)]^2 + (1/L^2) [h sum_j w_j^2 + (h^2/4) V sum_epochs (sum_{j in epoch} w_j)^2],
     w_j = (1 - rho^(L-1-j))/(1 - rho), j = 0..L-2, epochs of length ``epoch`` (1: SGLD, m: vrSGLD with frozen
@@ -96,7 +97,7 @@ def _sum_w2(x: float, q: int) -> float:
 
 
 def mse_theta_sgld(gd: GaussianData, h: float, L: int, n: int, replace: bool = False, theta0: float = 0.0) -> float:
-    """Exact MSE for phi = theta of SGLD(n) in closed form (O(1) in L; notes 6.3):
+    """Exact MSE for phi = theta of SGLD(n) in closed form (O(1) in L; docs/papers/chen.md sec. 5):
     sum_j w_j^2 = [(L-1) - 2 rho (1 - rho^(L-1))/(1 - rho) + rho^2 (1 - rho^(2(L-1)))/(1 - rho^2)]/(1 - rho)^2,
     evaluated without cancellation (:func:`_sum_w2`; 1 - rho = h P/2 and 1 - rho^L by expm1), for L up to 1e9."""
     _check_1d(gd)
@@ -112,12 +113,13 @@ def mse_theta_sgld(gd: GaussianData, h: float, L: int, n: int, replace: bool = F
 
 def mse_theta2(gd: GaussianData, h: float, L: int, cumulants: tuple[float, float, float], epoch: int = 1,
                theta0: float = 0.0, gaussian_noise: bool = False) -> float:
-    """Exact MSE of (1/L) sum_{k<L} theta_k^2 against mu^2 + 1/P (new; extends notes 6.3 beyond the Gaussian-noise
-    approximation).  theta_k = m_k + X_k, m_k = mu + rho^k e0, X_k = G_k + sum_ep c_{k,ep} xi_ep (G Gaussian from the
-    injected noise; xi_ep iid gradient errors with cumulants kappa_2..4, frozen within epochs), c_{k,ep} =
-    (h/2) sum_{j in ep, j < k} rho^(k-1-j).  Cov(theta_k^2, theta_l^2) = 2 C_kl^2 + 4 m_k m_l C_kl
+    """Exact MSE of (1/L) sum_{k<L} theta_k^2 against mu^2 + 1/P (new; extends docs/papers/chen.md sec. 5 beyond the
+    Gaussian-noise approximation).  theta_k = m_k + X_k, m_k = mu + rho^k e0, X_k = G_k + sum_ep c_{k,ep} xi_ep (G
+    Gaussian from the injected noise; xi_ep iid gradient errors with cumulants kappa_2..4, frozen within epochs),
+    c_{k,ep} = (h/2) sum_{j in ep, j < k} rho^(k-1-j).  Cov(theta_k^2, theta_l^2) = 2 C_kl^2 + 4 m_k m_l C_kl
     + 2 m_k cum(X_k, X_l, X_l) + 2 m_l cum(X_k, X_k, X_l) + cum(X_k, X_k, X_l, X_l).
-    ``gaussian_noise=True`` drops kappa_3, kappa_4 (the notes' Gaussian-noise approximation).  O(L^2) memory: L <= 6000.
+    ``gaussian_noise=True`` drops kappa_3, kappa_4 (the Gaussian-noise approximation of docs/papers/chen.md sec. 5).
+    O(L^2) memory: L <= 6000.
     """
     _check_1d(gd)
     rho = _chain(gd, h)
@@ -167,8 +169,8 @@ class VRConfig:
 def vr_mse(gd: GaussianData, h: float, L: int, cfg: VRConfig, phi: str = "theta", theta0: float = 0.0,
            paper_implied: bool = False, gaussian_noise: bool = False) -> float:
     """Exact MSE of vrSGLD (Algorithm 1 with SGLD, workbench convention) for phi in {'theta', 'theta2'}: SGLD whose
-    gradient error is the n1-anchor error, frozen for m steps (notes 6.2-6.3).  ``paper_implied=True`` treats the
-    errors as independent across steps (epoch 1), the assumption implicit in Theorem 6/2's use of Lemma 1."""
+    gradient error is the n1-anchor error, frozen for m steps (docs/papers/chen.md sec. 5).  ``paper_implied=True``
+    treats the errors as independent across steps (epoch 1), the assumption implicit in Theorem 6/2's use of Lemma 1."""
     cfg.check(gd.N)
     ep = 1 if paper_implied else cfg.m
     if phi == "theta":

@@ -1,5 +1,5 @@
 """Theorems 1-3 of Baker, Fearnhead, Fox & Nemeth (2019) made exact on linear-Gaussian models, and the exact
-stationary covariance of SGLD and SGLD-CV on linear regression (digest ../shared/notes/001.md sec. 2, 4.3-4.5).
+stationary covariance of SGLD and SGLD-CV on linear regression (docs/papers/baker.md secs. 2-4).
 
 Workbench convention theta' = theta + (h/2) g + sqrt(h) xi. On linear regression (posterior N(mu, P^{-1}), per-datum
 gradients g_i = r_i - A_i theta) both samplers are u' = F u + (h/2) eps(theta) + sqrt(h) xi with u = theta - mu,
@@ -16,7 +16,7 @@ on :class:`simulate.LinearRegressionModel` (``theory.linear_gaussian.exact_law``
 every sampler); :func:`ula_stationary_cov` is the closed form of the noise-free case.
 
 Theorem 1 (strong error vs the coupled diffusion, phi = sqrt(N)(theta - mu), phi-step eps, theta-step h = eps/N):
-the exact moment recursion of digest sec. 4.3 for d = 1 (linear regression; the location model is z_i = 1):
+the exact moment recursion of docs/papers/baker.md sec. 4 for d = 1 (linear regression; the location model is z_i = 1):
 a = 1 - h p/2, b = exp(-h p/2), m_u' = a m_u, m_v' = b m_v, S_uu' = a^2 S_uu + (h^2/4) E Var(eps | theta) + h,
 S_vv' = b^2 S_vv + (1 - b^2)/p, S_uv' = a b S_uv + (2/p)(1 - b); strong error N (S_uu + S_vv - 2 S_uv).
 Theorem 2's key step (21) and Theorem 3's Gaussian identities (R_hat = R/(1 + v/p)) are below.

@@ -1,21 +1,23 @@
 """Exact variance theory of Fu & Zhang's clustering-based (stratified) gradient estimator (AISTATS 2017).
 
-Digest ../shared/notes/003.md; sections and equations cited per function. Notation: g_j = grad log p(x_j | theta)
+Digest: docs/papers/fu_zhang.md; sections and equations cited per function. Notation: g_j = grad log p(x_j | theta)
 (rows of an (N, d) array), clusters C_i of sizes n_i with sample sizes b_i, s_i^2 = (1/n_i) sum_{j in C_i}
 ||g_j - gbar_i||^2, "variance" = E||S_hat - S||^2 (trace), f_i = (n_i - b_i)/(n_i - 1) the finite-population factor.
 
-* :func:`stratified_variance` -- Lemma 3.4 (exact with replacement) and its without-replacement form (digest
-  sec. 5.1: the paper's Algorithm 1 draws without replacement and Lemma 3.4 then over-states the variance).
+* :func:`stratified_variance` -- Lemma 3.4 (exact with replacement) and its without-replacement form
+  (docs/papers/fu_zhang.md sec. 5: the paper's Algorithm 1 draws without replacement and Lemma 3.4 then over-states the
+  variance).
 * :func:`lemma34_printed` -- the formula as printed (with-replacement form, used for Algorithm 1 by the paper).
 * :func:`uniform_variance` -- plain SGLD minibatches (k = 1).
 * :func:`thm31_bound` -- Theorem 3.1 (eq. 12), L^2 sum_i (n_i/b_i) sum_{j in C_i} ||x_j - mu_i||^2.
 * :func:`thm32_allocation`, :func:`thm32_min_objective`, :func:`thm32_lagrange_sympy` -- Theorem 3.2 (eq. 14).
-* :func:`is_variance`, :func:`is_optimal_probabilities` -- Lemma 3.2 (eq. 8) and its variance (digest sec. 2.1).
-* Gaussian mean model (theta-free, digest sec. 5.1): :func:`gaussian_noise_cov`.
+* :func:`is_variance`, :func:`is_optimal_probabilities` -- Lemma 3.2 (eq. 8) and its variance (docs/papers/fu_zhang.md
+  sec. 2).
+* Gaussian mean model (theta-free, docs/papers/fu_zhang.md sec. 5): :func:`gaussian_noise_cov`.
 * Logistic regression (numeric in theta): :func:`logistic_grads`, :func:`logistic_lipschitz`.
 * Stationary laws of fixed-step SGLD and SGHMC under a theta-free gradient noise of covariance Sigma on the
-  Gaussian mean model (new, digest sec. 5.1): the chains are linear recursions with constant noise, answered by the
-  exact engine (:func:`sgld_stationary_cov`, :func:`sghmc_stationary_cov`) and in closed form
+  Gaussian mean model (new, docs/papers/fu_zhang.md sec. 5): the chains are linear recursions with constant noise,
+  answered by the exact engine (:func:`sgld_stationary_cov`, :func:`sghmc_stationary_cov`) and in closed form
   (:func:`sgld_stationary_cov_closed`, :func:`sghmc_stationary_cov_closed`; sympy: :func:`sympy_stationary_vars`).
 * Theorem 3.3 (eq. 17), |E phihat_T - phibar| = O(1/(T h) + h), made exact for CP-SGLD on the Gaussian mean model
   (new): :func:`time_average_bias`, :func:`leading_bias_coefficient` (the bound's explicit constants are
@@ -44,7 +46,7 @@ from theory.chains._engine import sghmc_law, sgld_law
 
 
 def sgld_stationary_cov(a: float, h: float, Sigma: np.ndarray) -> np.ndarray:
-    """Stationary Cov(theta) of fixed-step (CP-)SGLD on the Gaussian mean model (new, digest sec. 5.1).
+    """Stationary Cov(theta) of fixed-step (CP-)SGLD on the Gaussian mean model (new, docs/papers/fu_zhang.md sec. 5).
 
     With grad log posterior c - a theta and additive noise e of covariance Sigma (theta-free),
     theta' = (1 - h a/2) theta + (h/2)(c + e) + sqrt(h) xi: Cov solves Cov = F Cov F^T + (h I + h^2 Sigma/4), the
@@ -55,14 +57,15 @@ def sgld_stationary_cov(a: float, h: float, Sigma: np.ndarray) -> np.ndarray:
 
 
 def sgld_stationary_cov_closed(a: float, h: float, Sigma: np.ndarray) -> np.ndarray:
-    """Closed form (digest sec. 5.1): (I + h Sigma/4) / (a (1 - h a/4)), stable iff 0 < h a < 4."""
+    """Closed form (docs/papers/fu_zhang.md sec. 5): (I + h Sigma/4) / (a (1 - h a/4)), stable iff 0 < h a < 4."""
     Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
     return (np.eye(Sigma.shape[0]) + 0.25 * h * Sigma) / (a * (1.0 - 0.25 * h * a))
 
 
 def sgld_time_average_cov(a: float, h: float, Sigma: np.ndarray, burn_in: int, n_steps: int) -> np.ndarray:
     """Exact covariance of the time average (1/T) sum_{k=b}^{b+T-1} theta_k of fixed-step (CP-)SGLD on the Gaussian
-    mean model started at theta_0 = the posterior mean (new; the structure of Theorem 3.4, digest sec. 5.1).
+    mean model started at theta_0 = the posterior mean (new; the structure of Theorem 3.4, docs/papers/fu_zhang.md
+    sec. 5).
 
     theta_k - mu = sum_{j<k} rho^{k-1-j} e_j with rho = 1 - h a/2 and Cov e_j = Q = h I + h^2 Sigma/4, so
     Cov = (1/T^2) sum_j c_j^2 Q with c_j = sum_{k=max(b, j+1)}^{b+T-1} rho^{k-1-j}. Its trace is the MSE of the
@@ -91,7 +94,7 @@ def sghmc_stationary_cov(a: float, h: float, alpha: float, Sigma: np.ndarray) ->
 
 
 def sghmc_stationary_cov_closed(a: float, h: float, alpha: float, Sigma: np.ndarray) -> np.ndarray:
-    """Closed form of the theta block (digest sec. 5.1):
+    """Closed form of the theta block (docs/papers/fu_zhang.md sec. 5):
     (2 - alpha)(2 alpha I + h Sigma) / (a alpha (4 - 2 alpha - a h))."""
     Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
     num = (2.0 - alpha) * (2.0 * alpha * np.eye(Sigma.shape[0]) + h * Sigma)

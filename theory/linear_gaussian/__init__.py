@@ -3,8 +3,8 @@
 ``exact_law(sampler)`` reads the same :class:`simulate.Sampler` the simulator runs (model, gradient estimator,
 integrator, h) and answers exactly: E theta_k and Cov theta_k for every k, the stationary law (per phase when it is
 periodic), the mean-square spectral radius and stability limit in h, the MSE of time averages over any window, the
-first terms of the expansion in h, and the same at 50 digits (mpmath). DESIGN.md, "The exact engine on affine
-models", states the mathematics; the modules:
+first terms of the expansion in h, and the same at 50 digits (mpmath). docs/engine.md derives the mathematics; the
+modules:
 
   affine          reading a model's affine structure (P_i, r_i), the posterior
   noise           exact joint moments of minibatch sums per sampling scheme, as an operator
@@ -15,6 +15,7 @@ models", states the mathematics; the modules:
   registry        the one table from simulator types to their laws
   solve           stationary covariance (direct or GMRES with a Lyapunov preconditioner), spectral radius
   law             the ExactLaw object
+  stability       check_stable(sampler): refuse an h past the mean-square limit before a run
   time_average    MSE of time averages of linear and quadratic observables, cost independent of the window
   quadratic       fourth moments of the chain (quadratic observables)
   expansion       series in h of the stationary mean and covariance (sympy or contour integral)
@@ -22,5 +23,6 @@ models", states the mathematics; the modules:
 """
 
 from .law import ExactLaw, exact_law
+from .stability import check_stable
 
-__all__ = ["ExactLaw", "exact_law"]
+__all__ = ["ExactLaw", "check_stable", "exact_law"]

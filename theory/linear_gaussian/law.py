@@ -1,5 +1,4 @@
-"""``exact_law(sampler)``: the exact law of a simulator sampler on a model with an affine gradient (DESIGN.md,
-"The exact engine on affine models").
+"""``exact_law(sampler)``: the exact law of a simulator sampler on a model with an affine gradient (docs/engine.md).
 
 Every sampler of the workbench on such a model is a chain x_{k+1} = M_k x_k + b_k + noise_k in its whole state x
 (theta, SGHMC's momentum, the estimator's anchors / frozen noise / SAGA table) with (M_k, b_k) random through the
@@ -209,7 +208,36 @@ class ExactLaw:
         return self.stationary_moments(phase, whole_state)[1]
 
     def bias(self, phase=None) -> tuple[np.ndarray, np.ndarray]:
-        """(stationary mean - posterior mean, stationary covariance - posterior covariance) of theta."""
+        """The sampler's stationary bias: how far its stationary law of theta is from the exact posterior.
+
+        Parameters
+        ----------
+        phase : int, "average" or None, optional
+            For a periodic chain (SVRG / Chen et al.'s Algorithm 1, minibatch reuse, SGHMC with momentum refresh:
+            the law depends on k mod P) the phase 0..P-1, or "average" (theta_k at a uniformly random phase, the law
+            time averages converge to); None for a chain of period 1 (a ParameterError for a periodic one).
+
+        Returns
+        -------
+        mean_bias : numpy.ndarray, shape (d,)
+            E_inf theta - mu, with mu = P^{-1} r the posterior mean of the model (prior included; P = P_0 +
+            sum_i P_i and r = r_0 + sum_i r_i from the model's affine parts).
+        cov_bias : numpy.ndarray, shape (d, d)
+            Cov_inf theta - Sigma, with Sigma = P^{-1} the posterior covariance. Both are exact (float64 rounding):
+            the discretisation bias of the step size and the minibatch noise's, together; nothing is simulated.
+
+        Raises
+        ------
+        simulate.validation.ParameterError
+            When the chain has no stationary law at this h (past the mean-square stability limit: the message
+            gives the limit), or ``phase`` is missing or out of range for a periodic chain.
+
+        References
+        ----------
+        On the Gaussian toy model the covariance bias is Vollmer, Zygalakis & Teh (2016), eq. (18) minus the
+        posterior variance for SGLD, eq. (20) for mSGLD; eq. (17): SGLD's stationary mean is the posterior mean
+        (mean bias 0) for every h.
+        """
         m, C = self.stationary_moments(phase)
         return m - self.posterior_mean, C - self.posterior_cov
 
@@ -249,15 +277,53 @@ class ExactLaw:
     # ------------------------------------------------------------------ time averages and series
     def time_average_mse(self, a=None, *, quadratic=None, n_steps: int, burn_in: int = 0, target=None,
                          centre=None) -> float:
-        """MSE of (1/L) sum_{k=b}^{b+L-1} phi(theta_k) against ``target`` (default: the posterior expectation of
-        phi), phi = a^T theta or (theta - c)^T B (theta - c) (``quadratic`` = B, ``centre`` = c, default 0); see
-        :mod:`.time_average`."""
+        """Exact mean squared error of a time average of the chain, E[(phi_bar - target)^2].
+
+        phi_bar = (1/L) sum_{k=b}^{b+L-1} phi(theta_k) (Vollmer et al. eq. 7: L = ``n_steps``, b = ``burn_in``; with
+        b = 0 the start theta_0 is included), from the law's start theta_0 ~ N(theta0, cov0).
+
+        Parameters
+        ----------
+        a : array_like, shape (d,), optional
+            A linear observable phi = a^T theta. Give exactly one of ``a`` and ``quadratic``.
+        quadratic : array_like, shape (d, d), optional
+            B of a quadratic observable phi = (theta - c)^T B (theta - c).
+        n_steps : int
+            L >= 1, the window's length.
+        burn_in : int, optional
+            b >= 0, the first step averaged.
+        target : float, optional
+            What the average is compared with. Default: the posterior expectation of phi under the model's exact
+            posterior N(mu, Sigma) (the same mu, Sigma as :meth:`bias`): a^T mu for a linear phi, and
+            trace(B Sigma) + (mu - c)^T B (mu - c) for a quadratic one. So by default the MSE is the squared
+            stationary and transient bias plus the variance of the average, against the truth, not against the
+            chain's own stationary mean; pass ``target`` for another reference.
+        centre : array_like, shape (d,), optional
+            c of a quadratic observable (default 0); a linear observable takes none (shift its target instead).
+
+        Returns
+        -------
+        float
+            The MSE; :meth:`time_average` returns the mean, the variance and the target with it.
+
+        Raises
+        ------
+        simulate.validation.ParameterError
+            On a bad observable, window or target (naming it), or when the chain has no stationary law at this h.
+
+        References
+        ----------
+        Vollmer, Zygalakis & Teh (2016), eq. (7) (the time average) and eq. (22) (its MSE on the Gaussian toy, the
+        closed form this reproduces there); the sum over the window is the engine's, at a cost independent of L
+        (``theory.linear_gaussian.time_average``).
+        """
         from .time_average import time_average
 
         return time_average(self, a, quadratic, n_steps, burn_in, target, centre).mse
 
     def time_average(self, a=None, *, quadratic=None, n_steps: int, burn_in: int = 0, target=None, centre=None):
-        """(mean, variance, mse) of the time average; see :meth:`time_average_mse`."""
+        """The time average's mean, variance, MSE and target (a ``TimeAverage``); parameters, default target and
+        errors as for :meth:`time_average_mse`."""
         from .time_average import time_average
 
         return time_average(self, a, quadratic, n_steps, burn_in, target, centre)
@@ -276,8 +342,38 @@ class ExactLaw:
 
 
 def exact_law(sampler, theta0=None, cov0=None) -> ExactLaw:
-    """The exact law of ``sampler`` (a :class:`simulate.Sampler`) on its model, which must declare an affine gradient
-    (``affine_parts()``), started at theta_0 ~ N(theta0, cov0) (a point when cov0 is None; default theta0 = 0)."""
+    """The exact law of ``sampler`` on its model, with no simulation.
+
+    Parameters
+    ----------
+    sampler : simulate.Sampler
+        Any sampler of the workbench on a model that declares an affine gradient (``affine_parts()``: the Gaussian
+        mean model, linear regression, the Gaussian toy, your own affine model).
+    theta0 : array_like, shape (d,), optional
+        The start's mean (default 0, as :func:`simulate.run`).
+    cov0 : array_like, shape (d, d), optional
+        The start's covariance (default: a point, cov0 = 0).
+
+    Returns
+    -------
+    ExactLaw
+        E theta_k and Cov theta_k for every k, the stationary law and its :meth:`~ExactLaw.bias` against the
+        posterior, the mean-square spectral radius and :meth:`~ExactLaw.stability_limit`, the MSE of time averages
+        (:meth:`~ExactLaw.time_average_mse`), series in h and the same at 50 digits.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        When the model has no affine gradient or a start has the wrong shape. A step size past the mean-square
+        limit is accepted (the finite-k moments exist); stationary quantities then raise, and
+        :func:`theory.check_stable` refuses such a sampler before a run.
+
+    References
+    ----------
+    The engine's derivation (moment recursions of an affine chain with random coefficients, exact minibatch
+    moments, stability, periodic chains, time-average sums) is new; on the Gaussian toy it reproduces Vollmer,
+    Zygalakis & Teh (2016), eqs. (14)-(22).
+    """
     return ExactLaw(sampler, theta0, cov0)
 
 

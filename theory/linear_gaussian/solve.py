@@ -5,7 +5,7 @@ state at phase 0 solves the generalised Lyapunov equation
 
     C = T(C) + Q,     T(X) = E[M X M^T] over one period (M the random period matrix),  Q = the period's noise,
 
-and the chain is mean-square stable iff rho(T) < 1 (DESIGN.md). Small states: T as an explicit (D^2, D^2) matrix,
+and the chain is mean-square stable iff rho(T) < 1 (docs/engine.md). Small states: T as an explicit (D^2, D^2) matrix,
 solved directly, rho from its eigenvalues. Large states: T is applied as an operator (never formed) and the equation
 is solved by the fixed-point iteration preconditioned with the solution L^{-1} of the mean part X - Phi X Phi^T = Y
 (Phi = E M), or by GMRES right-preconditioned with it when that contracts slowly;

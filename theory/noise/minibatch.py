@@ -1,6 +1,6 @@
 """Exact gradient-noise moments of SGLD, SGLD-CV, SAGA and SVRG estimators (Baker, Fearnhead, Fox & Nemeth 2019).
 
-General formula (digest ../shared/notes/001.md sec. 4; the SRSWOR computation in the proof of Theorem 1, A.2.1):
+General formula (docs/papers/baker.md sec. 2; the SRSWOR computation in the proof of Theorem 1, A.2.1):
 for per-datum vectors G_1..G_N and a minibatch S of size n, xi = (N/n) sum_{i in S} G_i - sum_i G_i has mean 0 and
 
     Cov(xi) = K_n sum_i (G_i - G_bar)(G_i - G_bar)^T,   K_n = N/n (with replacement), N(N-n)/(n(N-1)) (without).
@@ -8,17 +8,17 @@ for per-datum vectors G_1..G_N and a minibatch S of size n, xi = (N/n) sum_{i in
 :func:`k_factor_sympy` derives K_n from the inclusion-indicator moments E Z_i = n/N, E Z_i Z_j = n(n-1)/(N(N-1))
 (without) or the multinomial moments (with). The estimators differ only in G_i (the prior term cancels):
 SGLD G_i = g_i(theta); SGLD-CV G_i = g_i(theta) - g_i(theta_hat) (the paper's "(4.1)"); SAGA G_i = g_i(theta) -
-table_i (Dubey et al. 2016; digest sec. 4.6); SVRG G_i = g_i(theta) - g_i(theta_tilde) (as CV with the anchor).
+table_i (Dubey et al. 2016); SVRG G_i = g_i(theta) - g_i(theta_tilde) (as CV with the anchor).
 
-Models (closed forms, typed from the digest, independent of ``simulate``):
+Models (closed forms, typed from the paper, independent of ``simulate``):
 * Gaussian location x_i ~ N(theta, sigma^2 I): g_i = (x_i - theta)/sigma^2; SGLD Cov = K sigma^{-4} sum (x_i - x_bar)
-  (x_i - x_bar)^T, independent of theta; CV Cov = 0 for every theta, theta_hat (digest sec. 4.1, A2).
+  (x_i - x_bar)^T, independent of theta; CV Cov = 0 for every theta, theta_hat (docs/papers/baker.md sec. 2).
 * Linear regression y_i ~ N(z_i^T theta, sigma^2): A_i = z_i z_i^T/sigma^2, r_i = z_i y_i/sigma^2, g_i = r_i - A_i
   theta; SGLD Cov = K sum (c_i - B_i theta)(.)^T with c_i = r_i - r_bar, B_i = A_i - A_bar; CV Cov = K sum B_i
-  delta delta^T B_i, delta = theta - theta_hat (digest sec. 4.1, A3).
+  delta delta^T B_i, delta = theta - theta_hat (docs/papers/baker.md sec. 2).
 * Data-averaged (Gaussian design z ~ N(0, I_d), new, by Isserlis): E tr Cov_SGLD = K (N-1)[(d+1)|w|^2 + d sigma^2]
   / sigma^4 with w = theta_true - theta, E tr Cov_CV = K (N-1)(d+1)|delta|^2 / sigma^4; so at |theta - theta_hat| =
-  O(N^{-1/2}) SGLD is Theta(N^2/n) and CV O(N/n) (digest sec. 4.2).
+  O(N^{-1/2}) SGLD is Theta(N^2/n) and CV O(N/n) (docs/papers/baker.md sec. 2).
 """
 
 from __future__ import annotations
@@ -115,12 +115,12 @@ def linreg_grads(Z, y, sigma: float, theta) -> np.ndarray:
 
 
 def sgld_noise_cov_linreg(Z, y, sigma: float, theta, n: int, replace: bool = False) -> np.ndarray:
-    """SGLD: K sum_i (c_i - B_i theta)(c_i - B_i theta)^T (digest sec. 4.1)."""
+    """SGLD: K sum_i (c_i - B_i theta)(c_i - B_i theta)^T (docs/papers/baker.md sec. 2)."""
     return minibatch_noise_cov(linreg_grads(Z, y, sigma, theta), n, replace)
 
 
 def cv_noise_cov_linreg(Z, sigma: float, theta, theta_hat, n: int, replace: bool = False) -> np.ndarray:
-    """SGLD-CV: K sum_i B_i delta delta^T B_i, delta = theta - theta_hat (digest sec. 4.1, A3)."""
+    """SGLD-CV: K sum_i B_i delta delta^T B_i, delta = theta - theta_hat (docs/papers/baker.md sec. 2)."""
     Z = _vectors("Z", Z)
     A, _ = linreg_parts(Z, np.zeros(Z.shape[0]), sigma)
     delta = np.asarray(theta, dtype=np.float64) - np.asarray(theta_hat, dtype=np.float64)
@@ -161,7 +161,8 @@ def cv_noise_cov_location(d: int) -> np.ndarray:
 
 
 def saga_noise_cov_location(anchors, sigma: float, n: int) -> np.ndarray:
-    """Gaussian location model with anchors alpha_i: K sigma^{-4} sum (alpha_i - alpha_bar)(.)^T (digest 4.6)."""
+    """Gaussian location model with anchors alpha_i: K sigma^{-4} sum (alpha_i - alpha_bar)(.)^T (docs/papers/baker.md
+    sec. 2)."""
     return minibatch_noise_cov(_vectors("anchors", anchors), n, False) / check_positive("sigma", sigma) ** 4
 
 
@@ -184,10 +185,10 @@ def scalar_noise_sympy(replace: bool = False) -> dict[str, sp.Expr]:
     """E[eps^2 | theta] on a d = 1 linear regression as sympy expressions in (N, n, theta, theta_hat, mu) and the data
     sums Scc = sum c_i^2, Scb = sum c_i B_i, Sbb = sum B_i^2 (c_i = g_i(mu) - g_bar(mu), B_i = A_i - A_bar):
     SGLD K (Scc - 2 Scb u + Sbb u^2), u = theta - mu (since g_i(theta) - g_bar(theta) = c_i - B_i u);
-    SGLD-CV / SVRG K Sbb (theta - theta_hat)^2; location model: Sbb = Scb = 0 (digest sec. 4.1).
+    SGLD-CV / SVRG K Sbb (theta - theta_hat)^2; location model: Sbb = Scb = 0 (docs/papers/baker.md sec. 2).
     Also the leading orders as N -> oo with theta - mu = a/sqrt(N), theta_hat - mu = b/sqrt(N), Scc = N s_c,
     Scb = N s_cb, Sbb = N s_b (per-datum moments fixed): "sgld_order" = lim n E/N^2 = s_c, "cv_order" =
-    lim n E/N = s_b (a - b)^2 (digest sec. 4.2: Theta(N^2/n) vs O(N/n))."""
+    lim n E/N = s_b (a - b)^2 (docs/papers/baker.md sec. 2: Theta(N^2/n) vs O(N/n))."""
     N, n = Nsym, nsym
     th, thh, mu, Scc, Scb, Sbb = sp.symbols("theta theta_hat mu S_cc S_cb S_bb", real=True)
     a, b, sc, scb, sb = sp.symbols("a b s_c s_cb s_b", real=True)

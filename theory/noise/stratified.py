@@ -1,22 +1,24 @@
 """Exact variance theory of Fu & Zhang's clustering-based (stratified) gradient estimator (AISTATS 2017).
 
-Digest ../shared/notes/003.md; sections and equations cited per function. Notation: g_j = grad log p(x_j | theta)
+Digest: docs/papers/fu_zhang.md; sections and equations cited per function. Notation: g_j = grad log p(x_j | theta)
 (rows of an (N, d) array), clusters C_i of sizes n_i with sample sizes b_i, s_i^2 = (1/n_i) sum_{j in C_i}
 ||g_j - gbar_i||^2, "variance" = E||S_hat - S||^2 (trace), f_i = (n_i - b_i)/(n_i - 1) the finite-population factor.
 
-* :func:`stratified_variance` -- Lemma 3.4 (exact with replacement) and its without-replacement form (digest
-  sec. 5.1: the paper's Algorithm 1 draws without replacement and Lemma 3.4 then over-states the variance).
+* :func:`stratified_variance` -- Lemma 3.4 (exact with replacement) and its without-replacement form
+  (docs/papers/fu_zhang.md sec. 5: the paper's Algorithm 1 draws without replacement and Lemma 3.4 then over-states the
+  variance).
 * :func:`lemma34_printed` -- the formula as printed (with-replacement form, used for Algorithm 1 by the paper).
 * :func:`uniform_variance` -- plain SGLD minibatches (k = 1).
 * :func:`thm31_bound` -- Theorem 3.1 (eq. 12), L^2 sum_i (n_i/b_i) sum_{j in C_i} ||x_j - mu_i||^2.
 * :func:`thm32_allocation`, :func:`thm32_min_objective`, :func:`thm32_lagrange_sympy` -- Theorem 3.2 (eq. 14).
-* :func:`is_variance`, :func:`is_optimal_probabilities` -- Lemma 3.2 (eq. 8) and its variance (digest sec. 2.1).
-* Gaussian mean model (theta-free, digest sec. 5.1): :func:`gaussian_noise_cov`.
+* :func:`is_variance`, :func:`is_optimal_probabilities` -- Lemma 3.2 (eq. 8) and its variance (docs/papers/fu_zhang.md
+  sec. 2).
+* Gaussian mean model (theta-free, docs/papers/fu_zhang.md sec. 5): :func:`gaussian_noise_cov`.
 * Logistic regression (numeric in theta): :func:`logistic_grads`, :func:`logistic_lipschitz`.
 * Stationary laws of fixed-step SGLD and SGHMC under a theta-free gradient noise of covariance Sigma on the
-  Gaussian mean model (new, digest sec. 5.1): the chains are linear recursions with constant noise, solved by the
-  discrete Lyapunov equation (:func:`sgld_stationary_cov`, :func:`sghmc_stationary_cov`) and in closed form
-  (:func:`sgld_stationary_cov_closed`, :func:`sghmc_stationary_cov_closed`; sympy: :func:`sympy_stationary_vars`).
+  Gaussian mean model (new, docs/papers/fu_zhang.md sec. 5): the chains are linear recursions with constant noise,
+  solved by the discrete Lyapunov equation (:func:`sgld_stationary_cov`, :func:`sghmc_stationary_cov`) and in closed
+  form (:func:`sgld_stationary_cov_closed`, :func:`sghmc_stationary_cov_closed`; sympy: :func:`sympy_stationary_vars`).
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ def cluster_sq_dev(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 
 def stratified_variance(g: np.ndarray, labels: np.ndarray, b, replace: bool) -> float:
-    """E||S_hat - S||^2 of eq. (10): sum_i (n_i/b_i) W_i f_i with W_i = n_i s_i^2 (Lemma 3.4 / digest sec. 5.1).
+    """E||S_hat - S||^2 of eq. (10): sum_i (n_i/b_i) W_i f_i with W_i = n_i s_i^2 (Lemma 3.4; docs/papers/fu_zhang.md
+    sec. 5).
 
     replace=True: f_i = 1 (Lemma 3.4 exactly). replace=False (Algorithm 1): f_i = (n_i - b_i)/(n_i - 1).
     """
@@ -61,7 +64,8 @@ def uniform_variance(g: np.ndarray, b: int, replace: bool) -> float:
 
 
 def is_variance(g: np.ndarray, p: np.ndarray) -> float:
-    """Eq. (6)-(7), minibatch of one: E||g_I/p_I - S||^2 = sum_i ||g_i||^2/p_i - ||S||^2 (digest sec. 2.1)."""
+    """Eq. (6)-(7), minibatch of one: E||g_I/p_I - S||^2 = sum_i ||g_i||^2/p_i - ||S||^2 (docs/papers/fu_zhang.md
+    sec. 2)."""
     g = np.asarray(g, dtype=np.float64)
     S = g.sum(axis=0)
     return float(np.sum(np.einsum("ij,ij->i", g, g) / np.asarray(p, dtype=np.float64)) - S @ S)
@@ -86,7 +90,7 @@ def gaussian_grads(x: np.ndarray, theta: np.ndarray, sigma_x: float) -> np.ndarr
 
 
 def gaussian_noise_cov(x: np.ndarray, labels: np.ndarray, b, sigma_x: float, replace: bool) -> np.ndarray:
-    """Covariance of eq. (10)'s noise on the Gaussian mean model, theta-free (digest sec. 5.1):
+    """Covariance of eq. (10)'s noise on the Gaussian mean model, theta-free (docs/papers/fu_zhang.md sec. 5):
     sigma_x^{-4} sum_i (n_i^2/b_i) f_i Cov_i(x), Cov_i with divisor n_i; its trace is
     sigma_x^{-4} sum_i n_i^2 v_i f_i / b_i, and Theorem 3.1 holds with equality for L = 1/sigma_x^2."""
     x = np.asarray(x, dtype=np.float64)
@@ -110,8 +114,9 @@ def logistic_grads(X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarra
 
 def logistic_lipschitz(X: np.ndarray, theta: np.ndarray) -> float:
     """A Lipschitz constant in x of g(x) = y x sigma(-y x^T theta) for fixed label y (Assumption 3.1) on the ball
-    ||x|| <= R = max_j ||x_j||: ||dg/dx|| <= sigma + sigma' ||x|| ||theta|| <= 1 + R ||theta||/4 (digest sec. 5.1).
-    Holds only inside label-pure clusters; it grows with ||theta||, so no single L works for all theta."""
+    ||x|| <= R = max_j ||x_j||: ||dg/dx|| <= sigma + sigma' ||x|| ||theta|| <= 1 + R ||theta||/4
+    (docs/papers/fu_zhang.md sec. 5). Holds only inside label-pure clusters; it grows with ||theta||, so no single L
+    works for all theta."""
     R = float(np.max(np.linalg.norm(np.asarray(X, dtype=np.float64), axis=1)))
     return 1.0 + R * float(np.linalg.norm(theta)) / 4.0
 

@@ -1,7 +1,7 @@
 """Exact moments of the minibatch sum S = sum_{i in tau} x_i for a fixed data set, and of B = N S / (2 n sigma_x^2).
 
 Vollmer, Zygalakis & Teh (2016), Section 2.2 (Var(B), eq. 16) and Appendix 10.1 (E B^p, p <= 4); the general
-recipe is ../shared/notes/004b.md section 8.5.
+recipe is in docs/papers/vollmer.md sec. 4.5.
 
 * **With replacement** tau holds n iid uniform indices, so S is a sum of n iid draws from the empirical law:
   kappa_j(S) = n kappa_j(empirical law), or in raw moments
@@ -79,7 +79,8 @@ def _ratio(num: Any, den: Any) -> Any:
 
 
 def distinct_index_sum(sizes: Sequence[int], psums: Sequence) -> Any:
-    """D(s_1..s_b) = sum over pairwise distinct j_1..j_b of prod_l x_{j_l}^{s_l}, from power sums (notes 8.5).
+    """D(s_1..s_b) = sum over pairwise distinct j_1..j_b of prod_l x_{j_l}^{s_l}, from power sums
+    (docs/papers/vollmer.md sec. 4.5).
 
     Moebius inversion over set partitions pi of the b positions:
     D = sum_pi prod_{C in pi} (-1)^{|C|-1} (|C|-1)! p_{sum_{l in C} s_l}.  ``psums[m]`` is p_m.
@@ -99,8 +100,8 @@ def distinct_index_sum(sizes: Sequence[int], psums: Sequence) -> Any:
 def raw_moments_from_power_sums(psums: Sequence, N: Any, n: Any, replace: bool, p_max: int = 4) -> list:
     """[E S^0, ..., E S^p_max] from power sums ``psums[m] = sum_i x_i^m`` (m <= p_max; psums[0] = N).
 
-    Set-partition formula of notes 004b 8.5 (Appendix 10.1 of the paper, with its "with replacement" label
-    corrected): without replacement (n)_b/(N)_b D(sizes); with replacement (n)_b prod (p_s / N).
+    Set-partition formula of docs/papers/vollmer.md sec. 4.5 (Appendix 10.1 of the paper, with its "with replacement"
+    label corrected): without replacement (n)_b/(N)_b D(sizes); with replacement (n)_b prod (p_s / N).
     N and n may be integers (exact Fractions come back) or sympy symbols.
     """
     out = []
@@ -189,7 +190,8 @@ def _check_n(n: int, N: int) -> int:
 
 
 def subset_sum_moments(data: ArrayLike, n: int, replace: bool = False, p_max: int = 4) -> tuple[Fraction, ...]:
-    """Exact (E S^0, ..., E S^p_max) of S = sum_{i in tau} x_i, |tau| = n (Appendix 10.1; notes 8.5)."""
+    """Exact (E S^0, ..., E S^p_max) of S = sum_{i in tau} x_i, |tau| = n (Appendix 10.1; docs/papers/vollmer.md
+    sec. 4.5)."""
     x = _check_data(data)
     n = _check_n(n, x.size)
     ps = power_sums(x, _check_p_max(p_max))
@@ -231,7 +233,7 @@ def var_B(data: ArrayLike, n: int, replace: bool = False, sigma_x: float = 1.0) 
 
 @cache
 def raw_moment_expr(p: int, replace: bool) -> sp.Expr:
-    """E S^p as a sympy expression in N, n and the power sums p1..p_p (App. 10.1 / notes 8.5)."""
+    """E S^p as a sympy expression in N, n and the power sums p1..p_p (App. 10.1; docs/papers/vollmer.md sec. 4.5)."""
     p = check_int("p", p, 0, P_MAX)
     ps = (N_SYM,) + POWER_SUM_SYMBOLS[:p]
     return _collect_power_sums(raw_moments_from_power_sums(ps, N_SYM, n_SYM, bool(replace), p)[p], p)

@@ -1,17 +1,17 @@
 """Chen, Wang, Zhang, Su & Carin (vrSG-MCMC): the quantities of Lemma 2, Proposition 10 and Theorem 6 for given
 per-datum gradients, exact enumeration of the estimators' moments, and the exact finite-L MSE of SGLD and vrSGLD on
-the Gaussian mean model (../shared/notes/000_002.md sections 5-7).
+the Gaussian mean model (docs/papers/chen.md secs. 3-6).
 
-Numbering: V1 = arXiv version, V2 = SCIS 2019 (notes section 0).  alpha_i = grad log p(d_i | theta_l) (current
-state), beta_i = grad log p(d_i | theta_tilde) (anchor); arrays of shape (N, d).  s^2(v) = sum_i ||v_i - v_bar||^2
-/ (N - 1) and X_k = N (N - n_k)/(n_k (N - 1)).
+Numbering: V1 = arXiv version, V2 = SCIS 2019 (docs/papers/chen.md sec. 1).  alpha_i = grad log p(d_i | theta_l)
+(current state), beta_i = grad log p(d_i | theta_tilde) (anchor); arrays of shape (N, d).  s^2(v) =
+sum_i ||v_i - v_bar||^2 / (N - 1) and X_k = N (N - n_k)/(n_k (N - 1)).
 
 **Workbench convention.**  theta' = theta + (h/2) g + sqrt(h) xi (the paper writes theta - h grad U + sqrt(2h) zeta,
-so the notes' h is eps = h_wb/2).  On the Gaussian mean model (posterior N(mu, 1/P)) both SGLD and vrSGLD are
+so the paper's h is eps = h_wb/2).  On the Gaussian mean model (posterior N(mu, 1/P)) both SGLD and vrSGLD are
 e' = rho e + (h/2) xi_l + sqrt(h) zeta_l with e = theta - mu, rho = 1 - h P / 2, and xi_l the gradient error:
 for SGLD a fresh (N/sigma^2)(x_bar - x_bar_batch) each step; for vrSGLD the correction term is exactly
 N (theta_tilde - theta)/sigma^2 whatever the n2-batch, so xi is the anchor batch's error, FROZEN for the m steps of
-an epoch (notes 6.2).  Time averages are over theta_0 .. theta_{L-1} (README; theta_0 deterministic).
+an epoch (docs/papers/chen.md sec. 5).  Time averages are over theta_0 .. theta_{L-1} (README; theta_0 deterministic).
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def _sums(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
 
 
 def sample_var(v) -> float:
-    """s^2(v) = sum_i ||v_i - v_bar||^2 / (N - 1) (trace of the unbiased sample covariance), notes section 5."""
+    """s^2(v) = sum_i ||v_i - v_bar||^2 / (N - 1) (trace of the unbiased sample covariance), docs/papers/chen.md
+    sec. 3."""
     a = _grads("v", v)
     c = a - a.mean(0)
     return float(np.einsum("id,id->", c, c) / (a.shape[0] - 1))
@@ -91,8 +92,9 @@ def B_term(beta, n1: int, n2: int) -> float:
 
 
 def C_term(alpha, beta, n2: int, printed: bool = False) -> float:
-    """C_l of Prop. 10 (V1 App. D).  Corrected (notes 7.10): 2 (1 - N/n2) sum_{ij} a_i.b_j + 2 X2 sum_{i != j} a_i.b_j.
-    ``printed=True``: the paper's 2 (1 - N/n2) sum_{ij} a_i.b_j + 4 X2 sum_{i<j} a_i.b_j (valid only if symmetric)."""
+    """C_l of Prop. 10 (V1 App. D).  Corrected (docs/papers/chen.md secs. 3, 6): 2 (1 - N/n2) sum_{ij} a_i.b_j + 2 X2
+    sum_{i != j} a_i.b_j. ``printed=True``: the paper's 2 (1 - N/n2) sum_{ij} a_i.b_j + 4 X2 sum_{i<j} a_i.b_j (valid
+    only if symmetric)."""
     a, b = _grads("alpha", alpha), _grads("beta", beta)
     if a.shape != b.shape:
         raise ParameterError(f"alpha and beta must have the same shape, got {a.shape} and {b.shape}")
@@ -105,7 +107,7 @@ def C_term(alpha, beta, n2: int, printed: bool = False) -> float:
 
 def lambda_corrected(beta, n1: int, n2: int) -> float:
     """lambda_l = (N/n2 - N/n1) sum_{ij} b_i.b_j - 2 (X2 - X1) sum_{i<j} b_i.b_j = N^3 (n1 - n2) Gamma^beta/(n1 n2)
-    (Theorem 6 (V1) / 2 (V2) corrected; notes 7.9(c))."""
+    (Theorem 6 (V1) / 2 (V2) corrected; docs/papers/chen.md sec. 3)."""
     b = _grads("beta", beta)
     N_ = b.shape[0]
     _sizes(N_, n1=n1, n2=n2)
@@ -125,7 +127,7 @@ def minibatch_noise(alpha, n: int, replace: bool = False) -> float:
 
 def vr_noise(alpha, beta, n1: int, n2: int) -> float:
     """Exact E||dV||^2 of the vr estimate (V1 eq. 10-11; z, b independent, without replacement):
-    N (N - n2) s^2(alpha - beta)/n2 + N (N - n1) s^2(beta)/n1 (notes section 5 #5)."""
+    N (N - n2) s^2(alpha - beta)/n2 + N (N - n1) s^2(beta)/n1 (docs/papers/chen.md sec. 3)."""
     a, b = _grads("alpha", alpha), _grads("beta", beta)
     N_ = a.shape[0]
     _sizes(N_, n1=n1, n2=n2)
@@ -183,7 +185,7 @@ def enumerate_vr(alpha, beta, n1: int, n2: int, shared_batch: bool = False) -> t
 
 @dataclass(frozen=True)
 class GaussianData:
-    """x_i ~ N(theta, sigma^2 I_d), prior N(0, sigma0^2 I_d) (notes section 6): data (N, d), P, mu, S_xx."""
+    """x_i ~ N(theta, sigma^2 I_d), prior N(0, sigma0^2 I_d) (docs/papers/chen.md sec. 5): data (N, d), P, mu, S_xx."""
 
     x: np.ndarray
     sigma: float = 1.0
@@ -202,12 +204,12 @@ class GaussianData:
 
     @property
     def P(self) -> float:
-        """Posterior precision 1/sigma0^2 + N/sigma^2 (notes 6)."""
+        """Posterior precision 1/sigma0^2 + N/sigma^2 (docs/papers/chen.md sec. 5)."""
         return 1 / self.sigma0**2 + self.N / self.sigma**2
 
     @property
     def mu(self) -> np.ndarray:
-        """Posterior mean (N x_bar/sigma^2)/P (notes 6)."""
+        """Posterior mean (N x_bar/sigma^2)/P (docs/papers/chen.md sec. 5)."""
         return self.x.sum(0) / self.sigma**2 / self.P
 
     @property
@@ -217,42 +219,42 @@ class GaussianData:
         return float(np.einsum("id,id->", c, c))
 
     def alpha(self, theta) -> np.ndarray:
-        """alpha_i = (x_i - theta)/sigma^2 (notes 6)."""
+        """alpha_i = (x_i - theta)/sigma^2 (docs/papers/chen.md sec. 5)."""
         return (self.x - np.asarray(theta, dtype=float)) / self.sigma**2
 
 
 def gaussian_gamma(gd: GaussianData) -> float:
-    """Gamma_l = S_xx/(N (N-1) sigma^4) for every theta (notes 6.1)."""
+    """Gamma_l = S_xx/(N (N-1) sigma^4) for every theta (docs/papers/chen.md sec. 5)."""
     return gd.Sxx / (gd.N * (gd.N - 1) * gd.sigma**4)
 
 
 def gaussian_A(gd: GaussianData, n2: int) -> float:
-    """A_l = (N - n2) N^2 Gamma/n2 (notes 6.1): SGLD(n2)'s per-step gradient-noise variance."""
+    """A_l = (N - n2) N^2 Gamma/n2 (docs/papers/chen.md sec. 5): SGLD(n2)'s per-step gradient-noise variance."""
     _sizes(gd.N, n2=n2)
     return (gd.N - n2) * gd.N**2 * gaussian_gamma(gd) / n2
 
 
 def gaussian_lambda(gd: GaussianData, n1: int, n2: int) -> float:
-    """Corrected lambda_l = N^3 (n1 - n2) Gamma/(n1 n2) (notes 6.1)."""
+    """Corrected lambda_l = N^3 (n1 - n2) Gamma/(n1 n2) (docs/papers/chen.md sec. 5)."""
     _sizes(gd.N, n1=n1, n2=n2)
     return gd.N**3 * (n1 - n2) * gaussian_gamma(gd) / (n1 * n2)
 
 
 def gaussian_B(gd: GaussianData, n1: int, n2: int) -> float:
-    """B_l = N^2 Gamma [(N - n2)/n2 + (N - n1)/n1] (notes 6.1)."""
+    """B_l = N^2 Gamma [(N - n2)/n2 + (N - n1)/n1] (docs/papers/chen.md sec. 5)."""
     _sizes(gd.N, n1=n1, n2=n2)
     return gd.N**2 * gaussian_gamma(gd) * ((gd.N - n2) / n2 + (gd.N - n1) / n1)
 
 
 def gaussian_C(gd: GaussianData, n2: int) -> float:
-    """Corrected C_l = -2 N^2 Gamma (N - n2)/n2 (notes 6.1)."""
+    """Corrected C_l = -2 N^2 Gamma (N - n2)/n2 (docs/papers/chen.md sec. 5)."""
     _sizes(gd.N, n2=n2)
     return -2 * gd.N**2 * gaussian_gamma(gd) * (gd.N - n2) / n2
 
 
 def sgld_noise_variance(gd: GaussianData, n: int, replace: bool = False) -> float:
     """Per-step variance (trace) of SGLD's gradient error xi = (N/sigma^2)(x_bar - x_bar_batch):
-    N (N - n) S_xx/(n (N - 1) sigma^4) without replacement, N S_xx/(n sigma^4) with (notes 6.2)."""
+    N (N - n) S_xx/(n (N - 1) sigma^4) without replacement, N S_xx/(n sigma^4) with (docs/papers/chen.md sec. 5)."""
     _sizes(gd.N, n=n)
     if replace:
         return gd.N * gd.Sxx / (n * gd.sigma**4)
@@ -261,7 +263,7 @@ def sgld_noise_variance(gd: GaussianData, n: int, replace: bool = False) -> floa
 
 def vr_noise_variance(gd: GaussianData, n1: int, n2: int) -> float:
     """Per-step variance of the vr gradient error: exactly A_l - lambda_l = N (N - n1) S_xx/(n1 (N-1) sigma^4),
-    independent of n2 (notes 6.1, section 5 #7); it is shared by the m steps of an epoch."""
+    independent of n2 (docs/papers/chen.md sec. 5); it is shared by the m steps of an epoch."""
     _sizes(gd.N, n1=n1, n2=n2)
     return sgld_noise_variance(gd, n1)
 

@@ -80,7 +80,7 @@ class ToyChain:
         return float(evaluate_mp(expr, {A: c.A, EB: c.EB, VB: c.VB, h: self.h, k: 0, m0: 0, v0: 0}, dps))
 
     def mixing_factor(self) -> float:
-        """|1 - A h|: the mean's contraction per step (the variance contracts by its square)."""
+        """``|1 - A h|``: the mean's contraction per step (the variance contracts by its square)."""
         return abs(1.0 - self.constants.A * self.h)
 
 

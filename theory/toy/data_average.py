@@ -175,7 +175,7 @@ def expected_over_data_mc(quantity: str, method: str, N: int, n: int | None, M_:
                           sigma_theta: float = 1.0, theta0: float = 0.0, dps: int = DEFAULT_DPS
                           ) -> tuple[float, float]:
     """Monte Carlo E_X: the exact fixed-data quantity averaged over ``n_datasets`` simulated data sets
-    (Appendix 10.2; notes 004b 8.6 practical route).  Returns (mean, standard error)."""
+    (Appendix 10.2; docs/papers/vollmer.md sec. 4.6).  Returns (mean, standard error)."""
     n_datasets = check_int("n_datasets", n_datasets, 2)
     seed = check_int("seed", seed, 0)
     N = check_int("N", N, 2)

@@ -1,5 +1,5 @@
 """Exact finite-time theory of Euler / SGLD / mSGLD on the 1-D Gaussian toy model (Vollmer et al. 2016,
-Section 2.2, eq. 22, eq. 68 and Appendix 10; re-derived in ../shared/notes/004b.md section 8).
+Section 2.2, eq. 22, eq. 68 and Appendix 10; re-derived in docs/papers/vollmer.md sec. 4).
 
 One step of every method is theta' = a theta + h B + s xi with a = 1 - A h, B_k iid (a fresh minibatch each
 step; Euler: B constant), xi ~ N(0, 1), and s = sqrt(h) (Euler, SGLD) or sqrt(h) (1 - h Var(B)/2) (mSGLD, eq. 20).
@@ -7,9 +7,10 @@ theta_0 is deterministic.
 
 **Closed forms (sympy, derived once, evaluated with mpmath).**  With mu = E(B)/A = mu_p, delta_0 = theta_0 - mu
 and zeta = h (B - E B) + s xi (cumulants c_2 = h^2 Var B + s^2, c_3 = h^3 kappa_3(B), c_4 = h^4 kappa_4(B)),
-theta_k = mu + D_k where D_k has mean a^k delta_0 and cumulants c_p (1 - a^{pk}) / (1 - a^p) (notes 8.2), so
-E theta_k^p (p <= 4) is a polynomial in x = a^k.  The cross moments (notes 8.3; they replace the paper's (C.6)-(C.7),
-whose printed (1-Ah)^{j-i} should read (1-Ah)^{2(j-i)}) are, with y = a^{j-i} and V_inf = c_2 / (1 - a^2),
+theta_k = mu + D_k where D_k has mean a^k delta_0 and cumulants c_p (1 - a^{pk}) / (1 - a^p) (docs/papers/vollmer.md
+sec. 4.2), so E theta_k^p (p <= 4) is a polynomial in x = a^k.  The cross moments (docs/papers/vollmer.md sec. 4.3; they
+replace the paper's (C.6)-(C.7), whose printed (1-Ah)^{j-i} should read (1-Ah)^{2(j-i)}) are, with y = a^{j-i} and
+V_inf = c_2 / (1 - a^2),
 
     E theta_i^2 theta_j^2 = (V_inf (1 - y^2) + mu^2 (1 - y)^2) E theta_i^2
                             + 2 mu (1 - y) y E theta_i^3 + y^2 E theta_i^4,
@@ -22,9 +23,10 @@ The derivation is generic (the method enters only through the numbers c_2, c_3, 
 MSE2 ~ 1e-8 comes from terms ~ 1, so the default precision is 60 digits; results are mpmath numbers at that
 precision (do further arithmetic inside ``mpmath.workdps``, or convert with float()).
 
-**Cross-checks.** :meth:`ToyFiniteTime.recursion` advances the augmented 15-state linear recursion of notes 8.3
-(raw moments E B^j, no cumulants) by a matrix power in O(log M); :meth:`ToyFiniteTime.enumeration` sums the
-O(M^2) double sum of E theta_i^2 theta_j^2 by propagating conditional moments step by step.
+**Cross-checks.** :meth:`ToyFiniteTime.recursion` advances the augmented 15-state linear recursion of
+docs/papers/vollmer.md sec. 4.3 (raw moments E B^j, no cumulants) by a matrix power in O(log M);
+:meth:`ToyFiniteTime.enumeration` sums the O(M^2) double sum of E theta_i^2 theta_j^2 by propagating conditional moments
+step by step.
 
 **Random data** (Appendix 10.2): :mod:`theory.toy.data_average` averages these quantities over data sets exactly.
 The sympy derivation lives in :mod:`theory.toy.finite_time_sympy`.
@@ -131,7 +133,7 @@ class ToyFiniteTime:
 
     @property
     def zeta_cumulants(self) -> tuple:
-        """(c_2, c_3, c_4): cumulants of zeta = h (B - E B) + s xi (notes 8.2)."""
+        """(c_2, c_3, c_4): cumulants of zeta = h (B - E B) + s xi (docs/papers/vollmer.md sec. 4.2)."""
         with mpmath.workdps(self.dps):
             k = self.cumulants_B
             return (self.h**2 * k[1] + self.noise_var, self.h**3 * k[2], self.h**4 * k[3])
@@ -147,9 +149,9 @@ class ToyFiniteTime:
         """True at A h = 1 exactly (a = 0), where the closed forms divide 0 by 0."""
         return self.a == 0  # the closed forms divide by a^l - a^m (0/0 at A h = 1 exactly)
 
-    # ----- moments at step k (notes 8.2)
+    # ----- moments at step k (docs/papers/vollmer.md sec. 4.2)
     def moment(self, k: int, p: int) -> mpmath.mpf:
-        """E theta_k^p, p <= 4, closed form in k (cumulant form of (C.2)-(C.5), notes 8.2)."""
+        """E theta_k^p, p <= 4, closed form in k (cumulant form of (C.2)-(C.5), docs/papers/vollmer.md sec. 4.2)."""
         k = check_int("k", k, 0)
         p = check_int("p", p, 0, 4)
         with mpmath.workdps(self.dps):
@@ -185,7 +187,8 @@ class ToyFiniteTime:
             return self.stationary_moment(2) - self.target2
 
     def cross_moment(self, i: int, j: int, p: int = 2) -> mpmath.mpf:
-        """E[theta_i^p theta_j^p], p in {1, 2}, i <= j, closed form (notes 8.3; replaces (C.6)-(C.7))."""
+        """E[theta_i^p theta_j^p], p in {1, 2}, i <= j, closed form (docs/papers/vollmer.md sec. 4.3; replaces
+        (C.6)-(C.7))."""
         i = check_int("i", i, 0)
         j = check_int("j", j, i)
         p = check_int("p", p, 1, 2)
@@ -231,9 +234,9 @@ class ToyFiniteTime:
         with mpmath.workdps(self.dps):
             return self.evaluate("es2sq", M_) - self.evaluate("es2", M_) ** 2
 
-    # ----- asymptotics (notes 8.4)
+    # ----- asymptotics (docs/papers/vollmer.md sec. 4.4)
     def asymptotic_variance(self) -> mpmath.mpf:
-        """sigma_as^2 = lim_M M Var(S2) (notes 004b 8.4, closed form):
+        """sigma_as^2 = lim_M M Var(S2) (docs/papers/vollmer.md sec. 4.4, closed form):
 
         4 mu^2 s2 + 4 mu m3 + m4 - s2^2 + 4 mu (2 mu s2 + m3) rho/(1-rho) + 2 (2 mu m3 + m4 - s2^2) rho^2/(1-rho^2),
         s2 = V_inf, m3 = c_3/(1-a^3), m4 = c_4/(1-a^4) + 3 s2^2 (central moments of pi_h), rho = a.
@@ -276,7 +279,7 @@ class ToyFiniteTime:
                 for p in range(5)]
 
     def transition_matrix(self) -> list[list]:
-        """The 15 x 15 matrix T of the augmented linear recursion (notes 004b 8.3 / 004 section 3).
+        """The 15 x 15 matrix T of the augmented linear recursion (docs/papers/vollmer.md sec. 4.3).
 
         State: E theta^0..4 (0-4), E theta^p Z, p = 0..2 (5-7; Z_k = sum_{i<k} theta_i^2), E theta^p Y, p = 0, 1
         (8-9; Y_k = sum_{i<k} theta_i), running sums of E theta^4, E theta^2 Z, E theta^2, E theta, E theta Y (10-14).

@@ -1,5 +1,5 @@
 """The sympy derivation behind :mod:`theory.toy.finite_time` (Vollmer et al. 2016, Section 2.2, eq. 22, eq. 68 and
-Appendix 10; re-derived in ../shared/notes/004b.md section 8).
+Appendix 10; re-derived in docs/papers/vollmer.md sec. 4).
 
 The moments E theta_k^p (p <= 4) of theta' = a theta + h B + s xi are polynomials in x = a^k with coefficients in
 mu, delta_0 and the cumulants c_2, c_3, c_4 of the step noise (:func:`moment_polynomials`); the cross moments are
@@ -148,7 +148,8 @@ def pair_sum(ell: int, m: int) -> sp.Expr:
 
 @cache
 def moment_polynomials() -> tuple[dict[int, sp.Expr], ...]:
-    """E theta_k^p, p = 0..4, as {l: coefficient of a^{l k}} (notes 004b 8.2, cumulant form of (C.2)-(C.5))."""
+    """E theta_k^p, p = 0..4, as {l: coefficient of a^{l k}} (docs/papers/vollmer.md sec. 4.2, cumulant form of
+    (C.2)-(C.5))."""
     d = (th0 - mu) * x
     K2 = c2 * (1 - x**2) / (1 - a**2)
     K3 = c3 * (1 - x**3) / (1 - a**3)
@@ -164,13 +165,15 @@ def moment_polynomials() -> tuple[dict[int, sp.Expr], ...]:
 
 def cross_kernel_22(yy: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     """(alpha, beta, gamma) in E theta_i^2 theta_j^2 = alpha E theta_i^2 + beta E theta_i^3 + gamma E theta_i^4,
-    with yy = a^(j-i) (notes 8.3; the paper's (C.7) carries (1-Ah)^{2(j-i)} = yy^2 on E theta_i^4)."""
+    with yy = a^(j-i) (docs/papers/vollmer.md sec. 4.3; the paper's (C.7) carries (1-Ah)^{2(j-i)} = yy^2 on
+    E theta_i^4)."""
     vinf = c2 / (1 - a**2)
     return vinf * (1 - yy**2) + mu**2 * (1 - yy) ** 2, 2 * mu * (1 - yy) * yy, yy**2
 
 
 def cross_kernel_11(yy: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-    """(beta, gamma) in E theta_i theta_j = beta E theta_i + gamma E theta_i^2, yy = a^(j-i) (notes 8.3)."""
+    """(beta, gamma) in E theta_i theta_j = beta E theta_i + gamma E theta_i^2, yy = a^(j-i) (docs/papers/vollmer.md
+    sec. 4.3)."""
     return mu * (1 - yy), yy
 
 
@@ -235,7 +238,8 @@ def _single_total(p: int) -> dict:
 
 @cache
 def skeletons() -> dict[str, dict]:
-    """The skeleton of every quantity (see the comment above): eq. (22)/(C.1), eq. (68), notes 8.2-8.3."""
+    """The skeleton of every quantity (see the comment above): eq. (22)/(C.1), eq. (68), docs/papers/vollmer.md
+    secs. 4.2-4.3."""
     sum1, sum2, sum4 = _single_total(1), _single_total(2), _single_total(4)
     pair22 = _pair_total(cross_kernel_22(y), 2)
     pair11 = _pair_total(cross_kernel_11(y), 1)
@@ -303,7 +307,8 @@ def derivation_polys() -> dict[str, dict]:
 
 @cache
 def derivation() -> dict[str, sp.Expr]:
-    """All closed forms in M (symbols :data:`ARGS`), derived once (eq. 22 / (C.1), eq. 68, notes 8.2-8.3).
+    """All closed forms in M (symbols :data:`ARGS`), derived once (eq. 22 / (C.1), eq. 68, docs/papers/vollmer.md
+    secs. 4.2-4.3).
 
     es2 = E S2, es2sq = E S2^2, es1 = E S1, es1sq = E S1^2 with S2 = (1/M) sum_{k<M} theta_k^2, S1 likewise;
     mse2 = E (S2 - mu^2 - sigma_p^2)^2 (eq. 22, C.1); mse1 = E (S1 - mu)^2; ere_num = E[S2 - S1^2];
@@ -341,7 +346,8 @@ def _lambdified_kernel(p: int) -> Callable:
 
 @cache
 def expansion_coefficients(quantity: str) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
-    """(e0, e1, e2) with quantity(M) = e0 + e1/M + e2/M^2 + O(M^2 a^M), exactly (new; cf. notes 8.4).
+    """(e0, e1, e2) with quantity(M) = e0 + e1/M + e2/M^2 + O(M^2 a^M), exactly (new; cf. docs/papers/vollmer.md
+    sec. 4.4).
 
     Dropping the terms in z = a^M, every primitive is a polynomial of degree <= 2 in M; a skeleton term
     c M^(-k) (p0 + p1 M + p2 M^2) contributes c p_j to the coefficient of M^(j - k).  Positive powers cancel.

@@ -20,7 +20,23 @@ from .surface import FRACTIONS, Optimum, Surface, default_n_values, optimum, sur
 
 @dataclass
 class SamplerResult:
-    """One sampler's answer: its surface, optimum, spot-check, or the engine's reason it has none (``error``)."""
+    """One sampler's answer in a :class:`Tradeoff`.
+
+    Parameters
+    ----------
+    spec : SamplerSpec
+        The sampler.
+    surface : Surface, optional
+        Its exact MSE surface over (n, h).
+    optimum : Optimum, optional
+        Its exact optimum.
+    spot : SpotCheck, optional
+        The simulation spot-check at the optimum.
+    error : str, optional
+        Why there is no optimum (the engine's reason, a slow case not asked for, or a budget that buys no step).
+    settings : str
+        The sampler's fixed settings in words.
+    """
 
     spec: SamplerSpec
     surface: Surface | None = None
@@ -32,7 +48,21 @@ class SamplerResult:
 
 @dataclass
 class Tradeoff:
-    """The answer of :func:`tradeoffs` for one model, budget and objective."""
+    """The answer of :func:`tradeoffs` for one model, budget and objective.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    budget : Budget
+        The budget.
+    objective : Objective
+        The objective.
+    options : SamplerOptions
+        The settings held fixed.
+    results : dict of str to SamplerResult
+        One answer per sampler key, in the order asked.
+    """
 
     model: ModelSpec
     budget: Budget
@@ -47,7 +77,13 @@ class Tradeoff:
         return min(ok, key=lambda r: r.optimum.mse) if ok else None
 
     def table(self) -> str:
-        """The console table: one row per sampler, its optimum, stability edge, spot-check and explanation."""
+        """The console table: one row per sampler with its optimum, stability edge, spot-check and explanation.
+
+        Returns
+        -------
+        str
+            The table, then the best sampler and the model's approximation (if any).
+        """
         N = self.model.n_data
         lines = [f"model: {self.model.describe()}", f"budget: {self.budget.describe(N)}",
                  f"objective: {self.objective.label}", ""]
@@ -73,7 +109,14 @@ class Tradeoff:
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        """JSON-able summary (optima, spot-checks, errors) for pages and tests."""
+        """A JSON-able summary for pages and tests.
+
+        Returns
+        -------
+        dict
+            The model, budget and objective in words, and per sampler its label, settings, error, optimum and
+            spot-check (non-finite numbers as None).
+        """
         out = {"model": self.model.describe(), "budget": self.budget.describe(self.model.n_data),
                "objective": self.objective.label, "samplers": {}}
         for k, r in self.results.items():
@@ -107,14 +150,53 @@ def tradeoffs(model: ModelSpec, budget: Budget, objective: Objective | None = No
               n_values=None, fractions=FRACTIONS, options: SamplerOptions | None = None, theta0=None,
               refine: bool = True, spot_chains: int = 1000, seed: int = 0, max_work: float = MAX_WORK,
               allow_slow: bool = False) -> Tradeoff:
-    """The exact optimal (h, n) of each sampler (default: all of :data:`.samplers.SAMPLERS`) for ``model`` under
-    ``budget``, minimising ``objective`` (default: the MSE of the posterior-mean estimate of theta_1).
+    """The exact optimal step size and minibatch size of each sampler under one budget.
 
-    ``n_values``: minibatch sizes to try (default :func:`.surface.default_n_values`); ``fractions``: h as fractions of
-    each n's stability edge; ``theta0``: the chains' start (default 0, as :func:`simulate.run`); ``spot_chains``: chains
-    of the simulation spot-check at each optimum (0: none), capped by ``max_work`` chain-steps. A sampler the engine
-    cannot answer for this objective gets its reason in ``error`` instead of an optimum; so does an m-periodic
-    sampler (SVRG-LD, vrSG-MCMC) with a quadratic objective unless ``allow_slow`` (:func:`slow_reason`)."""
+    For each minibatch size n the engine (``theory.exact_law``) gives the stability edge, then the exact MSE of the
+    time average over a grid of h, its minimum refined in h, the split into bias^2 and variance, a one-line
+    explanation, and a simulation spot-check of the optimum.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model (:func:`toy`, :func:`gaussian_mean`, :func:`linear_regression`, :func:`logistic_laplace`).
+    budget : Budget
+        The computing budget.
+    objective : Objective, optional
+        What to minimise (default :meth:`Objective.mean`: the posterior-mean estimate of theta_1).
+    samplers : iterable of str, optional
+        Keys of :data:`SAMPLERS` (default: all).
+    n_values : iterable of int, optional
+        Minibatch sizes (default :func:`default_n_values`).
+    fractions : sequence of float
+        h as increasing fractions of each n's stability edge, in (0, 1).
+    options : SamplerOptions, optional
+        The settings held fixed (vrSG-MCMC's n1, the epoch m, SGHMC's alpha).
+    theta0 : array_like, optional
+        The chains' start (default 0, as ``simulate.run``).
+    refine : bool
+        Refine the grid's minimum in h (bounded Brent on log h).
+    spot_chains, seed, max_work : int, int, float
+        Chains of the spot-check at each optimum (0: none), its seed, and its cap on chains x steps.
+    allow_slow : bool
+        Compute an m-periodic sampler (SVRG-LD, vrSG-MCMC) with a quadratic or variance objective (exact fourth
+        moments of m stages: seconds per grid point); otherwise it gets the reason in ``error``.
+
+    Returns
+    -------
+    Tradeoff
+        One :class:`SamplerResult` per sampler; one the engine cannot answer gets its reason in ``error``.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        When ``model`` is not a :class:`ModelSpec`, or for an unknown sampler key.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (7) and Section 6 (the MSE of a time average at a cost); Chen, Wang,
+    Zhang, Su & Carin (2019), Corollary 4 (the optimal minibatch size under a budget, computed here exactly).
+    """
     if not isinstance(model, ModelSpec):
         raise ParameterError(f"model must be a theory.tradeoffs ModelSpec (toy(), linear_regression(...), ...), got "
                              f"{type(model).__name__}")
@@ -125,31 +207,36 @@ def tradeoffs(model: ModelSpec, budget: Budget, objective: Objective | None = No
     out = Tradeoff(model, budget, objective, options)
     for i, key in enumerate(keys):
         spec = sampler_spec(key)
-        res = SamplerResult(spec)
-        out.results[key] = res
+        out.results[key] = res = SamplerResult(spec)
         slow = slow_reason(spec, objective, options)
         if slow and not allow_slow:
             res.error = slow + "; pass allow_slow=True to compute it"
-            continue
-        try:
-            (surf,) = surfaces(spec, model.model, objective, [budget], ns, fractions=fractions, options=options,
-                               theta0=theta0)
-            res.surface = surf
-            res.optimum = optimum(surf, spec, model.model, objective, budget, options=options, theta0=theta0,
-                                  refine=refine)
-        except ParameterError as e:
-            res.error = str(e)
-            continue
-        if res.optimum is None:
-            res.error = f"the budget buys no step at any n (it is {budget.describe(model.n_data)})"
-            continue
-        o = res.optimum
-        res.settings = spec.settings(options, model.n_data, o.n)
-        if spot_chains:
-            sampler = spec.build(model.model, o.h, o.n, options)
-            res.spot = spot_check(sampler, objective, o.burn_in, o.n_steps, o.mse, o.target, chains=spot_chains,
-                                  seed=seed + 7919 * i, theta0=theta0, max_work=max_work)
+        elif _optimise(res, out, ns, fractions, theta0, refine) and spot_chains:
+            o = res.optimum
+            res.spot = spot_check(spec.build(model.model, o.h, o.n, options), objective, o.burn_in, o.n_steps,
+                                  o.mse, o.target, chains=spot_chains, seed=seed + 7919 * i, theta0=theta0,
+                                  max_work=max_work)
     return out
+
+
+def _optimise(res: SamplerResult, out: Tradeoff, ns, fractions, theta0, refine: bool) -> bool:
+    """Fill ``res`` with its sampler's surface, optimum and settings; False (with the reason in ``res.error``) when
+    the engine has no answer or the budget buys no step."""
+    spec, model, budget, objective, options = res.spec, out.model, out.budget, out.objective, out.options
+    try:
+        (surf,) = surfaces(spec, model.model, objective, [budget], ns, fractions=fractions, options=options,
+                           theta0=theta0)
+        res.surface = surf
+        res.optimum = optimum(surf, spec, model.model, objective, budget, options=options, theta0=theta0,
+                              refine=refine)
+    except ParameterError as e:
+        res.error = str(e)
+        return False
+    if res.optimum is None:
+        res.error = f"the budget buys no step at any n (it is {budget.describe(model.n_data)})"
+        return False
+    res.settings = spec.settings(options, model.n_data, res.optimum.n)
+    return True
 
 
 __all__ = ["SamplerResult", "Tradeoff", "slow_reason", "tradeoffs"]

@@ -39,7 +39,18 @@ TOY_SEED = 2016
 class ModelSpec:
     """A model with an affine gradient, its name for tables and pages, and what it approximates (if anything).
 
-    ``rebuild(N)`` returns the same kind of model with N data (None: N cannot change).
+    Parameters
+    ----------
+    key : str
+        Short name ("toy", "gaussian", "linreg", "logistic").
+    label : str
+        Its name in tables and pages.
+    model : simulate.Model
+        The workbench model (its gradient is affine, so the exact engine answers).
+    approximation : str, optional
+        What the numbers approximate, when they are exact for a stand-in (the Laplace linearisation).
+    rebuild : callable, optional
+        ``rebuild(N) -> ModelSpec``: the same kind of model with N data (None: N cannot change).
     """
 
     key: str
@@ -50,14 +61,32 @@ class ModelSpec:
 
     @property
     def n_data(self) -> int:
+        """N, the number of data."""
         return int(self.model.n_data)
 
     @property
     def dim(self) -> int:
+        """d, the dimension of theta."""
         return int(self.model.dim)
 
     def at(self, N: int) -> ModelSpec:
-        """This model with N data (the explorer's N slider)."""
+        """This model with N data (the explorer's N slider).
+
+        Parameters
+        ----------
+        N : int
+            The number of data, >= 2.
+
+        Returns
+        -------
+        ModelSpec
+            Simulated models redraw their data from the same seed; a user's data keep their first N rows.
+
+        Raises
+        ------
+        simulate.validation.ParameterError
+            When the model cannot be rebuilt, or N exceeds the rows of a user's data.
+        """
         N = check_int("N", N, 2)
         if N == self.n_data:
             return self
@@ -66,13 +95,37 @@ class ModelSpec:
         return self.rebuild(N)
 
     def describe(self) -> str:
-        """One line: the label, N, d and the approximation when there is one."""
+        """The model in one line.
+
+        Returns
+        -------
+        str
+            The label, N, d and the approximation when there is one.
+        """
         text = f"{self.label} (N = {self.n_data}, d = {self.dim})"
         return text + (f"; {self.approximation}" if self.approximation else "")
 
 
 def toy(N: int = 1000, seed: int = TOY_SEED) -> ModelSpec:
-    """Vollmer et al. eq. (11) / Chen et al.'s synthetic model: x_i ~ N(1, 1), i = 1..N, prior N(0, 1)."""
+    """The 1-D Gaussian toy: x_i ~ N(theta, 1), i = 1..N, prior N(0, 1), data drawn with theta = 1.
+
+    Parameters
+    ----------
+    N : int
+        The number of data, >= 2.
+    seed : int
+        Seed of the data.
+
+    Returns
+    -------
+    ModelSpec
+        The model.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (11); the synthetic model of Chen, Wang, Zhang, Su & Carin (2019),
+    Figure 1.
+    """
     N = check_int("N", N, 2)
     model = GaussianMeanModel.simulate_data(N, theta_true=1.0, seed=seed)
     return ModelSpec("toy", "Gaussian toy x_i ~ N(theta, 1), theta ~ N(0, 1)", model,
@@ -81,7 +134,27 @@ def toy(N: int = 1000, seed: int = TOY_SEED) -> ModelSpec:
 
 def gaussian_mean(N: int = 1000, dim: int = 2, seed: int = TOY_SEED, sigma_x: float = 1.0,
                   sigma_theta: float = 1.0) -> ModelSpec:
-    """The Gaussian mean model x_i ~ N(theta, sigma_x^2 I_d), theta ~ N(0, sigma_theta^2 I_d), theta = (1, ..., 1)."""
+    """The Gaussian mean model x_i ~ N(theta, sigma_x^2 I_d), theta ~ N(0, sigma_theta^2 I_d), data drawn with
+    theta = (1, ..., 1).
+
+    Parameters
+    ----------
+    N : int
+        The number of data, >= 2.
+    dim : int
+        d, 1 <= d <= 16.
+    seed : int
+        Seed of the data.
+    sigma_x : float
+        The data's standard deviation.
+    sigma_theta : float
+        The prior's standard deviation.
+
+    Returns
+    -------
+    ModelSpec
+        The model.
+    """
     N = check_int("N", N, 2)
     dim = check_int("dim", dim, 1, 16)
     model = GaussianMeanModel.simulate_data(N, theta_true=np.ones(dim), sigma_x=sigma_x, sigma_theta=sigma_theta,
@@ -92,10 +165,35 @@ def gaussian_mean(N: int = 1000, dim: int = 2, seed: int = TOY_SEED, sigma_x: fl
 
 def linear_regression(Z=None, y=None, *, sigma: float = 1.0, sigma0: float = 10.0, N: int = 1000, dim: int = 2,
                       seed: int = 0) -> ModelSpec:
-    """Bayesian linear regression y_i ~ N(z_i^T theta, sigma^2), theta ~ N(0, sigma0^2 I).
+    """Bayesian linear regression y_i ~ N(z_i^T theta, sigma^2), theta ~ N(0, sigma0^2 I): yours or a simulated one.
 
-    With ``Z`` (N, d) and ``y`` (N,): the user's data (the N slider keeps the first N rows). Without: a simulated
-    data set (:meth:`simulate.LinearRegressionModel.simulate_data`, N rows, d features, ``seed``)."""
+    Parameters
+    ----------
+    Z : array_like, shape (N, d), optional
+        Your design (give ``y`` with it; the N slider keeps the first N rows).
+    y : array_like, shape (N,), optional
+        Your responses.
+    sigma : float
+        The noise standard deviation.
+    sigma0 : float
+        The prior standard deviation.
+    N : int
+        Rows of the simulated data set (without ``Z``).
+    dim : int
+        Features of the simulated data set.
+    seed : int
+        Seed of the simulated data set (``simulate.LinearRegressionModel.simulate_data``).
+
+    Returns
+    -------
+    ModelSpec
+        The model.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        When only one of ``Z`` and ``y`` is given.
+    """
     if (Z is None) != (y is None):
         raise ParameterError("give both Z (N, d) and y (N,) for your own data, or neither for simulated data")
     if Z is None:
@@ -115,8 +213,29 @@ def linear_regression(Z=None, y=None, *, sigma: float = 1.0, sigma0: float = 10.
 
 
 def laplace_linearised(model: LogisticRegressionModel) -> LinearRegressionModel:
-    """The linear regression whose per-datum gradients are those of ``model`` linearised at its mode (module
-    docstring): design sqrt(w_i) z_i, responses (sigma(-s_i) + w_i s_i)/sqrt(w_i), noise sigma = 1, same prior."""
+    """The linear regression whose per-datum gradients are those of a logistic regression linearised at its mode.
+
+    Parameters
+    ----------
+    model : simulate.LogisticRegressionModel
+        The logistic regression.
+
+    Returns
+    -------
+    simulate.LinearRegressionModel
+        Design sqrt(w_i) z_i, responses (sigma(-s_i) + w_i s_i) / sqrt(w_i), noise sigma = 1, the same prior, with
+        s_i = z_i^T beta_hat, w_i = sigma(s_i) sigma(-s_i), z_i = y_i x_i (the IRLS working data); its posterior is
+        the Laplace approximation N(beta_hat, H(beta_hat)^{-1}).
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For another model, or one separable at its mode (a weight is 0).
+
+    References
+    ----------
+    New (derived in the module docstring); the Laplace approximation of the posterior.
+    """
     if not isinstance(model, LogisticRegressionModel):
         raise ParameterError(f"model must be a LogisticRegressionModel, got {type(model).__name__}")
     beta = model.posterior_mode()
@@ -133,8 +252,27 @@ def laplace_linearised(model: LogisticRegressionModel) -> LinearRegressionModel:
 
 def logistic_laplace(model: LogisticRegressionModel | None = None, *, N: int = 1000, seed: int | None = None
                      ) -> ModelSpec:
-    """Logistic regression (default: Vollmer et al. Section 7's synthetic design, N rows) through its Laplace
-    approximation (:func:`laplace_linearised`), labelled as such."""
+    """Logistic regression through its Laplace approximation (:func:`laplace_linearised`), labelled as such.
+
+    Parameters
+    ----------
+    model : simulate.LogisticRegressionModel, optional
+        Your logistic regression (default: the synthetic design of Vollmer et al., Section 7, with N rows).
+    N : int
+        Rows of the synthetic design (without ``model``).
+    seed : int, optional
+        Seed of the synthetic design.
+
+    Returns
+    -------
+    ModelSpec
+        The linearised model, whose ``approximation`` says that its numbers are exact for the linearised model, not
+        for logistic regression.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Section 7 (the synthetic design).
+    """
     if model is None:
         N = check_int("N", N, 2)
         kw = {} if seed is None else {"seed": seed}
@@ -154,14 +292,32 @@ def logistic_laplace(model: LogisticRegressionModel | None = None, *, N: int = 1
                      rebuild=rebuild)
 
 
-#: The presets of ``python -m theory.explore --model``.
+#: The presets of ``python -m theory.explore --model``: name -> model constructor.
 PRESETS: dict[str, Callable[..., ModelSpec]] = {
     "toy": toy, "gaussian": gaussian_mean, "linreg": linear_regression, "logistic": logistic_laplace,
 }
 
 
 def preset(name: str, N: int) -> ModelSpec:
-    """The preset model ``name`` with N data."""
+    """A preset model (:data:`PRESETS`) with N data.
+
+    Parameters
+    ----------
+    name : str
+        "toy", "gaussian", "linreg" or "logistic".
+    N : int
+        The number of data.
+
+    Returns
+    -------
+    ModelSpec
+        The model.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For another name.
+    """
     if name not in PRESETS:
         raise ParameterError(f"model must be one of {sorted(PRESETS)}, got {name!r}")
     return PRESETS[name](N=N)

@@ -29,8 +29,26 @@ UNITS = ("gradients", "passes")
 
 @dataclass(frozen=True)
 class Objective:
-    """The test function phi of the time average; ``vector`` is a (mean, variance) or B (quadratic), None for the
-    default (e_1, e_1 e_1^T)."""
+    """What the explorer minimises: the MSE of the time average of a test function phi (module docstring).
+
+    Build one with :meth:`mean`, :meth:`variance` or :meth:`quadratic`.
+
+    Parameters
+    ----------
+    kind : str
+        "mean" (phi = a^T theta), "variance" (phi = (a^T (theta - mu))^2) or "quadratic" (phi = theta^T B theta).
+    vector : tuple, optional
+        a (mean, variance) or the rows of B (quadratic); None for the default a = e_1, B = e_1 e_1^T.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For another ``kind``.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (7): the time average and its MSE.
+    """
 
     kind: str = "mean"
     vector: tuple | None = None
@@ -41,21 +59,55 @@ class Objective:
 
     @classmethod
     def mean(cls, a=None) -> Objective:
-        """MSE of the time average of a^T theta (default theta_1)."""
+        """The MSE of the time average of a^T theta, estimating a^T E[theta].
+
+        Parameters
+        ----------
+        a : array_like, shape (d,), optional
+            The linear functional (default e_1: theta_1).
+
+        Returns
+        -------
+        Objective
+            The objective.
+        """
         return cls("mean", None if a is None else tuple(np.ravel(a).tolist()))
 
     @classmethod
     def variance(cls, a=None) -> Objective:
-        """MSE of the time average of (a^T (theta - mu))^2, mu the posterior mean (default a = e_1)."""
+        """The MSE of the time average of (a^T (theta - mu))^2, estimating the posterior variance a^T Cov[theta] a.
+
+        Parameters
+        ----------
+        a : array_like, shape (d,), optional
+            The direction (default e_1); mu is the exact posterior mean (the mode, for the Laplace model).
+
+        Returns
+        -------
+        Objective
+            The objective.
+        """
         return cls("variance", None if a is None else tuple(np.ravel(a).tolist()))
 
     @classmethod
     def quadratic(cls, B=None) -> Objective:
-        """MSE of the time average of theta^T B theta (default theta_1^2)."""
+        """The MSE of the time average of theta^T B theta, estimating its posterior expectation.
+
+        Parameters
+        ----------
+        B : array_like, shape (d, d), optional
+            A symmetric matrix (default e_1 e_1^T: theta_1^2, Chen et al.'s and Vollmer et al.'s theta^2).
+
+        Returns
+        -------
+        Objective
+            The objective.
+        """
         return cls("quadratic", None if B is None else tuple(map(tuple, np.atleast_2d(B).tolist())))
 
     @property
     def label(self) -> str:
+        """The objective in words, for tables and pages."""
         what = {"mean": "posterior mean", "variance": "posterior variance", "quadratic": "quadratic observable"}
         phi = {"mean": "a^T theta", "variance": "(a^T (theta - mu))^2", "quadratic": "theta^T B theta"}[self.kind]
         if self.vector is None:
@@ -79,8 +131,23 @@ class Objective:
         return np.outer(a, a)
 
     def exact(self, law, n_steps: int, burn_in: int):
-        """(mean, variance, mse, target) of the time average under the exact law ``law`` (a
-        :class:`theory.linear_gaussian.TimeAverage`)."""
+        """The time average's exact statistics under a sampler's exact law.
+
+        Parameters
+        ----------
+        law : theory.ExactLaw
+            The sampler's exact law.
+        n_steps : int
+            L, the window's length.
+        burn_in : int
+            b, the first step averaged.
+
+        Returns
+        -------
+        TimeAverage
+            (mean, variance, mse, target): ``theory.ExactLaw.time_average`` with this objective's phi; the target is
+            the posterior expectation of phi.
+        """
         d = law.d
         if self.kind == "mean":
             return law.time_average(self._a(d), n_steps=n_steps, burn_in=burn_in)
@@ -88,7 +155,23 @@ class Objective:
         return law.time_average(quadratic=self._B(d), n_steps=n_steps, burn_in=burn_in, centre=centre)
 
     def stationary_value(self, law) -> float:
-        """E phi under the sampler's stationary law (averaged over the phases of a periodic chain)."""
+        """E phi under the sampler's stationary law (averaged over the phases of a periodic chain).
+
+        Parameters
+        ----------
+        law : theory.ExactLaw
+            The sampler's exact law.
+
+        Returns
+        -------
+        float
+            The stationary expectation of phi.
+
+        Raises
+        ------
+        simulate.validation.ParameterError
+            When the chain has no stationary law at its h.
+        """
         phase = "average" if law.period > 1 else None
         m, C = law.stationary_moments(phase)
         if self.kind == "mean":
@@ -98,7 +181,20 @@ class Objective:
         return float(np.trace(B @ C) + s @ B @ s)
 
     def phi(self, theta: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """phi at the chains' states ``theta`` (M, d), shape (M, 1) (the simulation's test function)."""
+        """phi at the chains' states (the simulation's test function).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            The chains' states.
+        mu : numpy.ndarray, shape (d,)
+            The posterior mean (the centre of the "variance" objective).
+
+        Returns
+        -------
+        numpy.ndarray
+            phi per chain, shape (M, 1).
+        """
         d = theta.shape[1]
         if self.kind == "mean":
             return (theta @ self._a(d))[:, None]
@@ -108,9 +204,28 @@ class Objective:
 
 @dataclass(frozen=True)
 class Budget:
-    """A budget of ``amount`` per-datum gradient evaluations (``unit="gradients"``) or data passes (``"passes"``);
-    ``burn_in``: the fraction of the steps discarded before the time average (0: average from theta_0, as Chen et
-    al.'s Figure 1)."""
+    """A computing budget: per-datum gradient evaluations or data passes, and the share of it spent on burn-in.
+
+    Parameters
+    ----------
+    amount : float
+        The budget, > 0.
+    unit : str
+        "gradients" (per-datum gradient evaluations) or "passes" (N of them each).
+    burn_in : float
+        The fraction of the steps discarded before the time average, 0 <= burn_in < 1 (0: average from theta_0,
+        as Chen et al.'s Figure 1).
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For a budget that is not positive, another unit or a burn-in outside [0, 1).
+
+    References
+    ----------
+    Chen, Wang, Zhang, Su & Carin (2019), Assumption 1 (a budget linear in the minibatch size and the number of
+    samples) and Remark 8 (its form for variance-reduced samplers).
+    """
 
     amount: float
     unit: str = "gradients"
@@ -124,12 +239,34 @@ class Budget:
             raise ParameterError(f"burn_in must satisfy 0 <= burn_in < 1 (a fraction of the steps), got {self.burn_in}")
 
     def gradients(self, N: int) -> float:
-        """The budget in per-datum gradient evaluations for N data."""
+        """The budget in per-datum gradient evaluations.
+
+        Parameters
+        ----------
+        N : int
+            The number of data (a pass costs N).
+
+        Returns
+        -------
+        float
+            The number of per-datum gradient evaluations.
+        """
         return float(self.amount) * (N if self.unit == "passes" else 1)
 
     def steps(self, sampler) -> tuple[int, int] | None:
-        """(burn_in b, n_steps L) this budget buys ``sampler`` (module docstring); None when not one step of the
-        average fits."""
+        """The window this budget buys a sampler: K = floor((budget - setup) / cost per step) steps, the first
+        b = floor(burn_in K) discarded.
+
+        Parameters
+        ----------
+        sampler : simulate.Sampler
+            The sampler (its estimator's one-off ``setup_grads`` and its ``grads_per_step()``).
+
+        Returns
+        -------
+        tuple of int or None
+            (b, L) with L = K - b >= 1, or None when not one step of the average fits.
+        """
         N = sampler.model.n_data
         setup = float(getattr(sampler.estimator, "setup_grads", 0) or 0)
         K = int(math.floor((self.gradients(N) - setup) / sampler.grads_per_step() + 1e-9))
@@ -139,6 +276,18 @@ class Budget:
         return b, K - b
 
     def describe(self, N: int | None = None) -> str:
+        """The budget in words (in both units when ``N`` is given).
+
+        Parameters
+        ----------
+        N : int, optional
+            The number of data.
+
+        Returns
+        -------
+        str
+            E.g. "100000 gradient evaluations (100 data passes)".
+        """
         if self.unit == "passes":
             text = f"{self.amount:g} data passes" + (f" ({self.gradients(N):.3g} gradient evaluations)" if N else "")
         else:

@@ -24,8 +24,26 @@ from simulate.validation import ParameterError, check_int, check_positive
 
 @dataclass(frozen=True)
 class SamplerOptions:
-    """Settings held fixed while (h, n) vary: vrSG-MCMC's anchor batch ``n1`` (None: min(N, 10 n2), Chen et al.'s
-    (100, 10) at N = 1000), the epoch ``m`` of SVRG-LD and vrSG-MCMC, SGHMC's friction ``alpha``."""
+    """Settings held fixed while (h, n) vary.
+
+    Parameters
+    ----------
+    n1 : int, optional
+        vrSG-MCMC's anchor batch (None: min(N, 10 n2), Chen et al.'s (100, 10) at N = 1000).
+    m : int
+        The epoch of SVRG-LD and vrSG-MCMC (anchor refreshed every m steps).
+    alpha : float
+        SGHMC's friction per step, 0 < alpha < 1.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For a value out of range.
+
+    References
+    ----------
+    Chen, Wang, Zhang, Su & Carin (2019), Algorithm 1 (n1, n2, m); Chen, Fox & Guestrin (2014), eq. (15) (alpha).
+    """
 
     n1: int | None = None
     m: int = 10
@@ -40,7 +58,25 @@ class SamplerOptions:
             raise ParameterError(f"alpha must satisfy 0 < alpha < 1, got {a}")
 
     def anchor_batch(self, N: int, n2: int) -> int:
-        """n1 for vrSG-MCMC at minibatch n2 (at least n2, at most N)."""
+        """vrSG-MCMC's anchor batch at correction minibatch n2.
+
+        Parameters
+        ----------
+        N : int
+            The number of data.
+        n2 : int
+            The correction minibatch size.
+
+        Returns
+        -------
+        int
+            n1, with n2 <= n1 <= N.
+
+        Raises
+        ------
+        simulate.validation.ParameterError
+            When the fixed ``n1`` is outside [n2, N].
+        """
         n1 = min(N, 10 * n2) if self.n1 is None else self.n1
         if not n2 <= n1 <= N:
             raise ParameterError(f"n1 must satisfy n2 = {n2} <= n1 <= N = {N}, got {n1}")
@@ -49,7 +85,19 @@ class SamplerOptions:
 
 @dataclass(frozen=True)
 class SamplerSpec:
-    """A sampler of the comparison: its key, label, and ``build(model, h, n, options) -> Sampler``."""
+    """A sampler of the comparison.
+
+    Parameters
+    ----------
+    key : str
+        Its key in :data:`SAMPLERS`.
+    label : str
+        Its name in tables and pages.
+    build : callable
+        ``build(model, h, n, options) -> simulate.Sampler``: one line of ``simulate.samplers``.
+    periodic : bool
+        Whether its exact law is m-periodic (anchors refreshed every m steps).
+    """
 
     key: str
     label: str
@@ -57,13 +105,40 @@ class SamplerSpec:
     periodic: bool = False  # the exact law is m-periodic (anchors refreshed every m steps)
 
     def n_values(self, ns, N: int) -> tuple[int, ...]:
-        """The minibatch sizes of ``ns`` this sampler takes with N data (n2 < N for the anchored estimators, whose
-        anchor batch must be larger than n2)."""
+        """The minibatch sizes this sampler takes with N data.
+
+        Parameters
+        ----------
+        ns : iterable of int
+            Candidate sizes.
+        N : int
+            The number of data.
+
+        Returns
+        -------
+        tuple of int
+            Those in [1, N] (in [1, N - 1] for the anchored estimators, whose anchor batch must exceed n2).
+        """
         top = N - 1 if self.periodic else N
         return tuple(int(n) for n in ns if 1 <= int(n) <= top)
 
     def settings(self, options: SamplerOptions, N: int, n: int) -> str:
-        """The fixed settings of this sampler in words (for tables and the page)."""
+        """The fixed settings of this sampler in words (for tables and the page).
+
+        Parameters
+        ----------
+        options : SamplerOptions
+            The settings held fixed.
+        N : int
+            The number of data.
+        n : int
+            The minibatch size.
+
+        Returns
+        -------
+        str
+            E.g. "n1 = 100, m = 10"; empty when the sampler has none.
+        """
         if self.key == "vrsgld":
             return f"n1 = {options.anchor_batch(N, n)}, m = {options.m}"
         if self.key == "svrgld":
@@ -85,6 +160,8 @@ def _cv(model, h: float, n: int, o: SamplerOptions) -> Sampler:
     return named.sgld_cv(model, h, n, theta_hat=_mode(model))
 
 
+#: The samplers the explorer compares, by key: SGLD (without and with replacement), mSGLD, SGLD-CV, SVRG-LD,
+#: vrSG-MCMC, SGHMC.
 SAMPLERS: dict[str, SamplerSpec] = {s.key: s for s in (
     SamplerSpec("sgld", "SGLD (without replacement)", lambda mo, h, n, o: named.sgld(mo, h, n)),
     SamplerSpec("sgld_wr", "SGLD (with replacement)", lambda mo, h, n, o: named.sgld(mo, h, n, replace=True)),
@@ -98,7 +175,23 @@ SAMPLERS: dict[str, SamplerSpec] = {s.key: s for s in (
 
 
 def sampler_spec(key: str) -> SamplerSpec:
-    """The sampler ``key`` of :data:`SAMPLERS` (ParameterError listing them otherwise)."""
+    """A sampler of :data:`SAMPLERS` by key.
+
+    Parameters
+    ----------
+    key : str
+        Its key.
+
+    Returns
+    -------
+    SamplerSpec
+        The sampler.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For an unknown key, listing the known ones.
+    """
     if key not in SAMPLERS:
         raise ParameterError(f"sampler must be one of {list(SAMPLERS)}, got {key!r}")
     return SAMPLERS[key]

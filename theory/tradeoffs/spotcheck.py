@@ -23,7 +23,25 @@ MAX_WORK = 2e8
 
 @dataclass(frozen=True)
 class SpotCheck:
-    """Simulated MSE at the optimum with its s.e., the exact MSE and z; ``skipped`` says why when not run."""
+    """A simulation's MSE at an optimum against the exact MSE.
+
+    Parameters
+    ----------
+    chains : int
+        Chains run (0 when skipped).
+    mse : float
+        The simulated MSE, the mean over chains of each chain's squared error.
+    se : float
+        Its standard error across chains.
+    exact : float
+        The exact MSE.
+    z : float
+        (mse - exact) / se.
+    seconds : float
+        Time taken.
+    skipped : str, optional
+        Why it was not run (the work cap).
+    """
 
     chains: int
     mse: float
@@ -34,6 +52,13 @@ class SpotCheck:
     skipped: str | None = None
 
     def describe(self) -> str:
+        """The spot-check in one line.
+
+        Returns
+        -------
+        str
+            The simulated and exact MSE with the s.e. and z, or why it was skipped.
+        """
         if self.skipped:
             return f"spot-check skipped: {self.skipped}"
         return (f"simulated MSE {self.mse:.4g} +- {self.se:.2g} (s.e., {self.chains} chains) vs exact "
@@ -43,8 +68,40 @@ class SpotCheck:
 def spot_check(sampler, objective: Objective, burn_in: int, n_steps: int, exact_mse: float, target: float, *,
                chains: int = 1000, seed: int = 0, theta0=None, max_work: float = MAX_WORK,
                min_chains: int = 200) -> SpotCheck:
-    """Run ``chains`` chains of ``sampler`` for ``burn_in + n_steps`` steps and compare the mean squared error of
-    their time averages of phi with ``exact_mse`` (module docstring)."""
+    """Check an exact MSE by simulation: many chains, each chain's squared error of its time average, their mean
+    against the exact MSE.
+
+    Parameters
+    ----------
+    sampler : simulate.Sampler
+        The sampler at the optimum's (h, n).
+    objective : Objective
+        The objective (its phi is the simulation's test function).
+    burn_in : int
+        b, the first step averaged.
+    n_steps : int
+        L, the window's length.
+    exact_mse : float
+        The exact MSE to check.
+    target : float
+        The posterior expectation of phi.
+    chains : int
+        Chains to run, fewer when ``max_work`` caps chains x steps.
+    seed : int
+        Seed of the run.
+    theta0 : array_like, optional
+        The chains' start (default 0).
+    max_work : float
+        The cap on chains x steps.
+    min_chains : int
+        The fewest chains worth running; below them the check is skipped, saying why.
+
+    Returns
+    -------
+    SpotCheck
+        The simulated MSE with its s.e. across chains (each chain's squared error is independent of the others'),
+        the exact MSE and z.
+    """
     steps = burn_in + n_steps
     M = int(min(chains, max_work // max(steps, 1)))
     if M < min_chains:

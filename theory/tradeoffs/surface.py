@@ -30,7 +30,18 @@ EDGE_RTOL = 1e-6
 
 
 def default_n_values(N: int) -> tuple[int, ...]:
-    """Minibatch sizes 1, 2, 5, 10, 20, 50, ... below N, and N itself."""
+    """The minibatch sizes tried by default.
+
+    Parameters
+    ----------
+    N : int
+        The number of data.
+
+    Returns
+    -------
+    tuple of int
+        1, 2, 5, 10, 20, 50, ... below N, and N itself.
+    """
     N = check_int("N", N, 1)
     out = {N}
     k = 1
@@ -46,9 +57,25 @@ def default_n_values(N: int) -> tuple[int, ...]:
 class Surface:
     """Exact time-average statistics of one sampler over the grid n x h (rows: n) under one budget.
 
-    ``h[i]`` are the step sizes of row i (fractions of ``edge[i]``); ``mean``, ``variance``, ``mse`` are NaN where
-    the budget buys no step; ``burn_in[i]``, ``n_steps[i]`` the window (-1 where infeasible), ``cost[i]`` the
-    gradient evaluations per step; ``target`` the posterior expectation estimated."""
+    Parameters
+    ----------
+    sampler : str
+        The sampler's key.
+    n : numpy.ndarray, shape (k,)
+        The minibatch sizes (rows).
+    edge : numpy.ndarray, shape (k,)
+        The stability edge of each row.
+    h : numpy.ndarray, shape (k, J)
+        The step sizes of each row (fractions of its edge).
+    mean, variance, mse : numpy.ndarray, shape (k, J)
+        The time average's exact mean, variance and MSE (NaN where the budget buys no step).
+    burn_in, n_steps : numpy.ndarray, shape (k,)
+        Each row's window (-1 where infeasible).
+    cost : numpy.ndarray, shape (k,)
+        Per-datum gradient evaluations per step.
+    target : float
+        The posterior expectation estimated.
+    """
 
     sampler: str
     n: np.ndarray
@@ -64,10 +91,17 @@ class Surface:
 
     @property
     def bias2(self) -> np.ndarray:
+        """The squared bias of the time average at every grid point."""
         return (self.mean - self.target) ** 2
 
     def grid_optimum(self) -> tuple[int, int] | None:
-        """(i, j) of the smallest MSE on the grid; None when no point is feasible."""
+        """The grid point with the smallest MSE.
+
+        Returns
+        -------
+        tuple of int or None
+            (row i, column j), or None when no point is feasible.
+        """
         if not np.any(np.isfinite(self.mse)):
             return None
         flat = int(np.nanargmin(np.where(np.isfinite(self.mse), self.mse, np.inf)))
@@ -76,9 +110,39 @@ class Surface:
 
 @dataclass(frozen=True)
 class Optimum:
-    """The exact optimum (h, n) of one sampler: its MSE and decomposition, window, stability edge and the one-line
-    explanation (:func:`explain`). ``startup_bias`` = E(time average) - E_stationary(phi); ``stationary_bias`` =
-    E_stationary(phi) - target; ``slopes`` = (d bias^2, d variance) / d log h at h*."""
+    """The exact optimum (h, n) of one sampler, with its MSE's decomposition and why it sits where it does.
+
+    Parameters
+    ----------
+    sampler : str
+        The sampler's key.
+    n : int
+        The optimal minibatch size.
+    h : float
+        The optimal step size h*.
+    edge : float
+        The stability edge at n.
+    mse, bias2, variance : float
+        The exact MSE at (h*, n) and its split, MSE = bias2 + variance.
+    mean : float
+        The time average's exact mean.
+    target : float
+        The posterior expectation estimated.
+    burn_in, n_steps : int
+        The window the budget buys.
+    grads_per_step : float
+        The cost per step.
+    startup_bias : float
+        E(time average) - E_stationary(phi).
+    stationary_bias : float
+        E_stationary(phi) - target.
+    slopes : tuple of float
+        (d bias^2, d variance) / d log h at h*.
+    at_grid_bottom : bool
+        Whether h* is the grid's smallest h (extend the grid).
+    explanation : str
+        The one-line explanation (:func:`explain`).
+    """
 
     sampler: str
     n: int
@@ -100,14 +164,63 @@ class Optimum:
 
 
 def stability_edge(spec: SamplerSpec, model, n: int, options: SamplerOptions, rtol: float = EDGE_RTOL) -> float:
-    """h_max(n): the mean-square stability limit of the sampler at minibatch size n (exact engine, bisection)."""
+    """The stability edge h_max(n): the mean-square stability limit of a sampler at minibatch size n.
+
+    Parameters
+    ----------
+    spec : SamplerSpec
+        The sampler.
+    model : simulate.Model
+        A model with an affine gradient.
+    n : int
+        The minibatch size.
+    options : SamplerOptions
+        The settings held fixed.
+    rtol : float
+        The bisection's relative tolerance.
+
+    Returns
+    -------
+    float
+        h_max(n) (``theory.ExactLaw.stability_limit``).
+    """
     probe = 1.0 / float(getattr(model, "grad_lipschitz", 1.0))
     return exact_law(spec.build(model, probe, n, options)).stability_limit(rtol=rtol)
 
 
 def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budget], n_values, *,
              fractions=FRACTIONS, options: SamplerOptions | None = None, theta0=None) -> list[Surface]:
-    """One :class:`Surface` per budget (the laws are shared across budgets)."""
+    """The exact MSE surfaces of one sampler over (n, h), one per budget (the laws are shared across budgets).
+
+    Parameters
+    ----------
+    spec : SamplerSpec
+        The sampler.
+    model : simulate.Model
+        A model with an affine gradient.
+    objective : Objective
+        The objective.
+    budgets : list of Budget
+        The budgets.
+    n_values : iterable of int
+        The minibatch sizes (those the sampler takes with N data are kept).
+    fractions : sequence of float
+        h as increasing fractions of each n's stability edge, in (0, 1).
+    options : SamplerOptions, optional
+        The settings held fixed.
+    theta0 : array_like, optional
+        The chains' start (default 0).
+
+    Returns
+    -------
+    list of Surface
+        One per budget.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        When no minibatch size suits the sampler, or for bad fractions.
+    """
     options = options or SamplerOptions()
     ns = np.array(sorted({check_int("n", int(v), 1, model.n_data) for v in n_values}))
     ns = np.array(spec.n_values(ns, model.n_data), dtype=np.int64)
@@ -142,7 +255,23 @@ def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budge
 
 @dataclass(frozen=True)
 class Point:
-    """Exact statistics of the time average at one (h, n) under a budget (:func:`time_average`)."""
+    """Exact statistics of the time average at one (h, n) under a budget (:func:`time_average`).
+
+    Parameters
+    ----------
+    sampler : str
+        The sampler's key.
+    n : int
+        The minibatch size.
+    h : float
+        The step size.
+    burn_in, n_steps : int
+        The window the budget buys.
+    mean, variance, mse : float
+        The time average's exact mean, variance and MSE.
+    target : float
+        The posterior expectation estimated.
+    """
 
     sampler: str
     n: int
@@ -156,14 +285,47 @@ class Point:
 
     @property
     def bias2(self) -> float:
+        """The time average's squared bias."""
         return (self.mean - self.target) ** 2
 
 
 def time_average(spec: SamplerSpec, model, objective: Objective, budget: Budget, n: int, h: float, *,
                  options: SamplerOptions | None = None, theta0=None) -> Point | None:
-    """The exact mean, variance and MSE of the time average (Vollmer et al. eq. 7) of ``spec`` at step size h and
-    minibatch size n, with the window ``budget`` buys; None when it buys no step. h above the stability edge is
-    allowed (the MSE then grows with the budget)."""
+    """The exact mean, variance and MSE of the time average of one sampler at one (h, n) under a budget.
+
+    Parameters
+    ----------
+    spec : SamplerSpec
+        The sampler.
+    model : simulate.Model
+        A model with an affine gradient.
+    objective : Objective
+        The objective.
+    budget : Budget
+        The budget (it fixes the window).
+    n : int
+        The minibatch size.
+    h : float
+        The step size; above the stability edge it is allowed (the MSE then grows with the budget).
+    options : SamplerOptions, optional
+        The settings held fixed.
+    theta0 : array_like, optional
+        The chains' start (default 0).
+
+    Returns
+    -------
+    Point or None
+        The statistics, or None when the budget buys no step.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For n outside [1, N] or h that is not positive and finite.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (7).
+    """
     n = check_int("n", n, 1, model.n_data)
     if not (isinstance(h, (int, float, np.floating)) and math.isfinite(h) and h > 0):
         raise ParameterError(f"h must be a positive finite step size, got {h!r}")
@@ -207,8 +369,33 @@ def _grid_slopes(surface: Surface, i: int, j: int) -> tuple[float, float]:
 
 def optimum(surface: Surface, spec: SamplerSpec, model, objective: Objective, budget: Budget, *,
             options: SamplerOptions | None = None, theta0=None, refine: bool = True) -> Optimum | None:
-    """The optimum of ``surface``: the grid minimum, refined in h (module docstring) unless ``refine`` is False
-    (then the grid point itself, with slopes from its grid neighbours); None if nothing is feasible."""
+    """The optimum of a surface: its grid minimum, refined in h by bounded Brent minimisation of the exact MSE on
+    log h between the neighbouring grid points.
+
+    Parameters
+    ----------
+    surface : Surface
+        The surface.
+    spec : SamplerSpec
+        Its sampler.
+    model : simulate.Model
+        Its model.
+    objective : Objective
+        Its objective.
+    budget : Budget
+        Its budget.
+    options : SamplerOptions, optional
+        The settings held fixed.
+    theta0 : array_like, optional
+        The chains' start (default 0).
+    refine : bool
+        Refine in h; False keeps the grid point, with slopes from its grid neighbours.
+
+    Returns
+    -------
+    Optimum or None
+        The optimum with its explanation, or None when no grid point is feasible.
+    """
     options = options or SamplerOptions()
     ij = surface.grid_optimum()
     if ij is None:
@@ -243,8 +430,19 @@ def optimum(surface: Surface, spec: SamplerSpec, model, objective: Objective, bu
 
 
 def explain(opt: Optimum) -> str:
-    """One line: what stops h* from growing (bias^2 or variance, or mean-square stability) and where h* sits
-    relative to the stability edge, with the MSE's split at h*."""
+    """Why an optimum sits where it does, in one line.
+
+    Parameters
+    ----------
+    opt : Optimum
+        The optimum.
+
+    Returns
+    -------
+    str
+        What stops h* from growing (bias^2, variance, or mean-square stability), where h* sits relative to the
+        stability edge, and the MSE's split at h*.
+    """
     share = opt.bias2 / opt.mse if opt.mse > 0 else 0.0
     pos = opt.h / opt.edge
     which = "start-up" if abs(opt.startup_bias) >= abs(opt.stationary_bias) else "stationary"

@@ -127,10 +127,9 @@ def leading_bias_coefficient(U: ExprLike, phi: ExprLike, method: str, var_fhat: 
 
     because int_0^inf (u(., t) - pi(phi)) dt = -psi for u = e^{tL} phi, E kills constants, and pi(L^2 psi) =
     pi(L phi) = 0.  So the printed (40) "bias = -lambda_p h^p" with lambda_p of (41) is right (only (46)'s extra
-    minus sign is a typo); the "operational" rule "bias = +h int int E u pi" of shared/notes/004.md section 4 has
-    the wrong sign (OU check: Euler, phi = theta^2 gives lambda_1 = -1/4 and c1 = +1/4; SGLD adds +Var fhat/(2A);
-    004b.md section 3 states it correctly).  Direct proof: pi_h is invariant, so pi_h(K psi - psi) = 0 with
-    K psi - psi = h (phi - pi phi) + h^2 A_1 psi + O(h^3), hence pi_h(phi) - pi(phi) = -h pi(A_1 psi) + O(h^2).
+    minus sign is a typo; docs/papers/vollmer.md secs. 5 and 11).  OU check: Euler with phi = theta^2 gives
+    lambda_1 = -1/4 and c1 = +1/4; SGLD adds +Var fhat/(2A).  Direct proof: pi_h is invariant, so pi_h(K psi - psi) = 0
+    with K psi - psi = h (phi - pi phi) + h^2 A_1 psi + O(h^3), hence pi_h(phi) - pi(phi) = -h pi(A_1 psi) + O(h^2).
 
     The 1-D evaluation goes through :func:`bias_density` (psi' = (2/pi) int_{-inf}^theta (phi - pi phi) pi ds,
     then one integration by parts).  route: "symbolic" (sympy; exact, for U whose moments sympy integrates, e.g.

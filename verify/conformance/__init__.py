@@ -1,4 +1,4 @@
-"""Conformance: another library's SG-MCMC step against the exact law of the algorithm it declares.
+"""Conformance: another library's SG-MCMC step against the exact law of the algorithm it declares::
 
     from verify.conformance import Declared, NumpyStep, Case, Schedule, run_cases, linreg_problem
 

@@ -53,7 +53,58 @@ SGHMC_ORDERS = ("momentum_first", "explicit_euler")
 
 @dataclass(frozen=True, eq=False)
 class Declared:
-    """The algorithm an implementation declares, with its parameters in the workbench convention."""
+    """The algorithm an implementation declares it computes, with its parameters in the workbench convention.
+
+    The exact law of the declared algorithm (the exact engine's) is what a conformance run holds the
+    implementation to; the module docstring states each algorithm's update.
+
+    Parameters
+    ----------
+    algorithm : str
+        One of :data:`ALGORITHMS`: "sgld", "sgld_cv", "svrg_ld", "sghmc", "baoab".
+    h : float
+        Step size in the workbench convention (theta' = theta + (h/2) g + sqrt(h) xi; Chen et al.'s, blackjax's and
+        SGMCMCJax's eps is h/2); SGHMC's learning rate.
+    n : int
+        Minibatch size.
+    replace : bool
+        Minibatches drawn with replacement (default: without).
+    epochs : bool
+        SGLD only: reshuffled disjoint batches, as a torch DataLoader with ``shuffle=True`` draws them (n | N).
+    theta_hat : tuple of float, optional
+        The control variate's centre ("sgld_cv" only).
+    update_rate : int, optional
+        SVRG's epoch length: the anchor is refreshed every ``update_rate`` calls ("svrg_ld" only).
+    anchor_offset : int
+        SVRG: the first refresh after the one at call 0.
+    alpha : float, optional
+        Friction per step (SGHMC: 0 < alpha < 2; BAOAB: alpha = gamma dt).
+    order : str
+        SGHMC's order of updates: "momentum_first" (Chen et al. eq. 15) or "explicit_euler" (the peers').
+    inner_steps : int
+        SGHMC steps per library call.
+    momentum_refresh : bool
+        SGHMC: redraw the momentum at the start of every call.
+    minibatch_per_call : bool
+        SGHMC: one minibatch for all the inner steps of a call.
+    v0_var, refresh_var : float, optional
+        Variance of the initial and of a redrawn momentum (default h T).
+    temperature : float
+        T, scaling every injected noise variance (target p^(1/T)).
+    convention : str
+        How the adapter mapped the library's parameters to these (shown in the report).
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For an unknown algorithm, a parameter out of range, or a parameter the algorithm does not take (naming it).
+
+    References
+    ----------
+    Welling & Teh (2011), eq. (4) (SGLD); Baker, Fearnhead, Fox & Nemeth (2019), Algorithm 1 (SGLD-CV); Dubey et
+    al. (2016), Sec. 3 (SVRG-LD); Chen, Fox & Guestrin (2014), eq. (15) (SGHMC); Leimkuhler & Matthews (2013)
+    (BAOAB).
+    """
 
     algorithm: str
     h: float
@@ -128,16 +179,40 @@ class Declared:
         return self.h * self.temperature if self.refresh_var is None else float(self.refresh_var)
 
     def initial_momentum_var(self) -> float:
+        """Variance per coordinate of the initial momentum: h T unless ``v0_var`` says otherwise.
+
+        Returns
+        -------
+        float
+            The variance.
+        """
         return self.h * self.temperature if self.v0_var is None else float(self.v0_var)
 
     def refreshes_anchor(self, step: int) -> bool:
-        """SVRG: is the anchor set to the current state before step ``step`` (0-based)?"""
+        """Whether SVRG sets its anchor to the current state before a call.
+
+        Parameters
+        ----------
+        step : int
+            The call, 0-based.
+
+        Returns
+        -------
+        bool
+            True at call 0 and at ``anchor_offset + j update_rate``; always False for other algorithms.
+        """
         if self.algorithm != "svrg_ld":
             return False
         return step == 0 or (step >= self.anchor_offset and (step - self.anchor_offset) % self.update_rate == 0)
 
     def describe(self) -> str:
-        """One line: the algorithm and its workbench parameters."""
+        """The algorithm and its workbench parameters, in one line.
+
+        Returns
+        -------
+        str
+            E.g. ``"sgld (h=0.001, n=10, without replacement)"``.
+        """
         parts = [f"h={self.h:.4g}", f"n={self.n}", "reshuffled epochs" if self.epochs else
                  "with replacement" if self.replace else "without replacement"]
         if self.temperature != 1.0:

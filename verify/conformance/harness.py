@@ -43,25 +43,84 @@ from .problems import Problem
 
 @runtime_checkable
 class ChainStep(Protocol):
-    """M chains of an implementation, advanced together by one library call per :meth:`step`."""
+    """The contract of an implementation under test: M chains advanced together by one library call per step.
+
+    Chains are an array axis (``jax.vmap``, a batched torch tensor, a vectorised numpy step), never a Python loop.
+
+    Attributes
+    ----------
+    name : str
+        The implementation's name in the report.
+    declared : Declared
+        The algorithm it declares it computes.
+    """
 
     name: str
     declared: Declared
 
     def init(self, theta0: np.ndarray, seed: int) -> Any:
-        """State of M chains, all at ``theta0`` (array (M, d)), with random streams from ``seed``."""
+        """The state of M chains, all at ``theta0``, with random streams from ``seed``.
+
+        Parameters
+        ----------
+        theta0 : numpy.ndarray, shape (M, d)
+            The chains' start.
+        seed : int
+            Seed of the implementation's random streams.
+
+        Returns
+        -------
+        object
+            The library's state.
+        """
 
     def step(self, state: Any) -> Any:
-        """One library call for every chain."""
+        """One library call for every chain.
+
+        Parameters
+        ----------
+        state : object
+            The state.
+
+        Returns
+        -------
+        object
+            The state after the call.
+        """
 
     def position(self, state: Any) -> np.ndarray:
-        """theta of every chain, shape (M, d) (or (M,) when d = 1)."""
+        """theta of every chain.
+
+        Parameters
+        ----------
+        state : object
+            The state.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (M, d), or (M,) when d = 1.
+        """
 
 
 @dataclass(frozen=True)
 class Schedule:
-    """Which calls are observed: snapshots at ``snapshots`` (>= 1), time averages over calls
-    burn_in .. burn_in + window - 1."""
+    """Which calls of a conformance run are observed.
+
+    Parameters
+    ----------
+    snapshots : tuple of int
+        Calls (>= 1) after which theta is kept for every chain (finite-k moments).
+    burn_in : int
+        The first call of the time-average window.
+    window : int
+        The window's length: time averages over calls burn_in .. burn_in + window - 1 (stationary law).
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For no snapshot, or a negative or non-integer entry (naming it).
+    """
 
     snapshots: tuple[int, ...] = (1, 3, 10, 30)
     burn_in: int = 300
@@ -115,7 +174,33 @@ def _checked_position(impl: ChainStep, state, k: int, M: int, d: int) -> np.ndar
 
 def simulate_case(impl: ChainStep, problem: Problem, chains: int, schedule: Schedule, seed: int,
                   theta0=None) -> Simulation:
-    """Run ``chains`` chains of ``impl`` from ``theta0`` (default: the prior mean 0) for ``schedule.last`` calls."""
+    """Run many independent chains of an implementation and keep what the checks need.
+
+    Parameters
+    ----------
+    impl : ChainStep
+        The implementation.
+    problem : Problem
+        The test model it runs on.
+    chains : int
+        Number of chains M (>= 4).
+    schedule : Schedule
+        The calls observed.
+    seed : int
+        Seed handed to ``impl.init``.
+    theta0 : array_like, shape (d,), optional
+        The common start (default: the prior mean 0).
+
+    Returns
+    -------
+    Simulation
+        Per chain: theta at the snapshot calls, and the window averages of theta and theta theta^T.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        When ``impl`` is not a :class:`ChainStep`, or returns positions of the wrong shape or non-finite ones.
+    """
     import time
 
     if not isinstance(impl, ChainStep):
@@ -176,7 +261,37 @@ def _theory_parts(declared: Declared, problem: Problem, theta0, steps) -> tuple[
 
 def case_checks(declared: Declared, problem: Problem, sim: Simulation, schedule: Schedule,
                 label: str) -> CaseChecks:
-    """z-tests of one simulation against the exact law of ``declared`` (module docstring)."""
+    """The z-tests of one simulation against the exact law of what the implementation declares.
+
+    Parameters
+    ----------
+    declared : Declared
+        The declared algorithm (its exact law is the theory).
+    problem : Problem
+        The test model.
+    sim : Simulation
+        The simulation (:func:`simulate_case`).
+    schedule : Schedule
+        Its schedule.
+    label : str
+        Prefix of the checks' labels (the library and algorithm).
+
+    Returns
+    -------
+    CaseChecks
+        The checks (finite-k means, variances and covariances; the stationary ones), each carrying the
+        sensitivity of its theory to the injected-noise scale, and the exact answer used.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        When the window starts before the chain is stationary to within 5% of a check's s.e. (burn-in too short).
+
+    References
+    ----------
+    The exact moments are the engine's (``theory.exact_law``) for the declared algorithm; the standard errors
+    across chains are ``verify.stats``'s.
+    """
     d = problem.dim
     snap_k = sorted(sim.snapshots)
     win = schedule.window_steps()

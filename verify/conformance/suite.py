@@ -31,6 +31,7 @@ import numpy as np
 from scipy import stats as sps
 
 from simulate.validation import ParameterError, check_int, check_positive
+from verify.checks import format_z
 from verify.registry import Check
 from verify.stats import holm
 
@@ -42,7 +43,37 @@ from .problems import Problem
 
 @dataclass(frozen=True)
 class Case:
-    """One implementation, problem and declaration to test (module docstring)."""
+    """One implementation, problem and declaration to test.
+
+    Parameters
+    ----------
+    library : str
+        The library's name in the report.
+    algorithm : str
+        The algorithm's name in the report.
+    make : callable
+        ``make(problem) -> ChainStep``: the implementation on a test problem.
+    problem : callable
+        ``problem() -> Problem``: the test problem.
+    schedule : Schedule
+        The calls observed.
+    declared : callable, optional
+        ``declared(impl.declared) -> Declared``: hold the run against another declaration than the adapter's (e.g.
+        SGHMC as its source writes it and as Chen et al. write it).
+    expected : str
+        "holds" or "fails" (a known deviation, with its ``meaning``).
+    meaning : str
+        What the expected verdict means, in words.
+    sim_key : str, optional
+        Cases with the same key share one simulation (default: library/algorithm).
+    chains : int, optional
+        Chains for this case (default: the run's).
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For another ``expected``.
+    """
 
     library: str
     algorithm: str
@@ -66,6 +97,31 @@ class Case:
 
 @dataclass
 class CaseResult:
+    """The outcome of one case: its checks after Holm's procedure and what its verdict rules out.
+
+    Parameters
+    ----------
+    case : Case
+        The case.
+    checks : list of verify.api.Check
+        Its checks, ``rejected`` set by the run's Holm family, with power figures in ``params`` (``mde``,
+        ``mde_rel``, ``noise_error``).
+    declared : Declared, optional
+        The declaration it was held to.
+    problem : str
+        The test problem's name.
+    exact_source : str
+        Where the exact answer came from.
+    chains : int
+        Chains simulated.
+    seconds : float
+        Time taken.
+    skipped : str, optional
+        Why it was skipped (a library that is not installed).
+    error : str, optional
+        The error of a broken implementation or declaration.
+    """
+
     case: Case
     checks: list[Check] = field(default_factory=list)
     declared: Declared | None = None
@@ -98,14 +154,20 @@ class CaseResult:
         return min(vals) if vals else math.inf
 
     def sentence(self) -> str:
-        """The verdict in words, with what it rules out."""
+        """The verdict in words, with what it rules out.
+
+        Returns
+        -------
+        str
+            E.g. "holds: would have detected a noise-scale error of 3.1%; worst z = +1.20 (...)".
+        """
         v = self.verdict
         if v == "skipped":
             return f"skipped: {self.skipped}"
         if v == "error":
             return f"error: {self.error}"
         w = self.worst
-        tail = f"worst z = {w.z:+.2f} ({w.label.split(': ', 1)[-1]})"
+        tail = f"worst z = {format_z(w.z)} ({w.label.split(': ', 1)[-1]})"
         if v == "holds":
             x = self.noise_error
             det = f"would have detected a noise-scale error of {100 * x:.1f}%" if math.isfinite(x) else \
@@ -137,7 +199,39 @@ def _seed(seed: int, key: str) -> int:
 
 def run_cases(cases: list[Case], chains: int = 10_000, seed: int = 20161, alpha: float = 0.01,
               power: float = 0.9, progress: Callable[[str], None] | None = None) -> list[CaseResult]:
-    """Simulate (once per ``sim_key``), check, and judge every case in one Holm family at level ``alpha``."""
+    """Simulate (once per ``sim_key``), check and judge every case, all checks in one Holm family.
+
+    Parameters
+    ----------
+    cases : list of Case
+        The cases.
+    chains : int
+        Chains per simulation (>= 4) unless a case says otherwise.
+    seed : int
+        Base seed; each simulation's seed is derived from it and the case's key.
+    alpha : float
+        Family-wise false-alarm level, 0 < alpha < 1.
+    power : float
+        The power at which the detectable deviations are stated.
+    progress : callable, optional
+        Called with a line of text before each simulation.
+
+    Returns
+    -------
+    list of CaseResult
+        One per case, in order. A case whose library is missing is skipped, saying why; a broken implementation
+        or declaration gets its error, and the other cases still run.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For ``chains`` < 4 or ``alpha`` outside (0, 1).
+
+    References
+    ----------
+    Holm, S. (1979), Scand. J. Statist. 6, 65-70; the detectable deviation at the strictest threshold
+    alpha / m is (z_{1 - alpha/(2m)} + z_power) s.e.
+    """
     check_int("chains", chains, 4)
     alpha = check_positive("alpha", alpha)
     if alpha >= 1:

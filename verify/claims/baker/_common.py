@@ -1,6 +1,6 @@
 """Shared setting of the Baker et al. claims: Baker, Fearnhead, Fox & Nemeth, "Control variates for stochastic
 gradient MCMC" (Statistics and Computing 2019; arXiv:1706.05439), Sections 4-5 (SGLD-CV, SAGA-LD, ZV
-post-processing).
+post-processing); digest: docs/papers/baker.md.
 
 Closed forms come from theory.noise.minibatch, theory.chains.linear_regression and theory.bounds.baker (typed from
 the paper; they read the raw data arrays, never the simulator's code). Models: Bayesian linear regression

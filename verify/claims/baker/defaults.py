@@ -82,7 +82,7 @@ def draw_default_centre(ax, Ns: np.ndarray, dists: np.ndarray) -> None:
 
 # ------------------------------------------------------------------------------------------ claim
 @claim("baker.a3.default_centre", paper="baker",
-       source=f"{SRC} Assumption 3 (a), Algorithm 1's theta_hat; digest sec. 3",
+       source=f"{SRC} Assumption 3 (a), Algorithm 1's theta_hat; docs/papers/baker.md sec. 1.3",
        statement="The centre that sgld_cv / control_variate find by default (averaged minibatch SGD) lies within one "
                  "posterior standard deviation of the mode, so Assumption 3 holds and the CV gradient noise is "
                  "O(N/n); the estimator built on it has the exact CV noise.",

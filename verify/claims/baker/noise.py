@@ -72,7 +72,7 @@ def location_enumeration_checks(rng: np.random.Generator) -> list[ExactCheck]:
 
 
 @claim("baker.noise.enumeration", paper=PAPER,
-       source=f"{SRC} Sec. 4.1 (6)-(7), proof of Theorem 1 (A.2.1), Sec. 4.4; digest sec. 4 general formula",
+       source=f"{SRC} Sec. 4.1 (6)-(7), proof of Theorem 1 (A.2.1), Sec. 4.4; docs/papers/baker.md sec. 2",
        statement="The SGLD, SGLD-CV, SAGA and SVRG gradient estimates are unbiased with covariance K_n sum_i (G_i - "
                  "G_bar)(G_i - G_bar)^T, K_n = N/n (with replacement) or N(N-n)/(n(N-1)) (without), G_i = "
                  "g_i(theta), g_i(theta) - g_i(theta_hat), g_i(theta) - table_i, g_i(theta) - g_i(theta_tilde).",
@@ -131,7 +131,7 @@ def noise_draw_checks(draws: dict[str, tuple[np.ndarray, float]]) -> list[Check]
 
 
 @claim("baker.noise.simulated", paper=PAPER,
-       source=f"{SRC} Sec. 4.1 (SGLD-CV, Algorithm 1) and 4.4 (SAGA); digest sec. 4.1, 4.6",
+       source=f"{SRC} Sec. 4.1 (SGLD-CV, Algorithm 1) and 4.4 (SAGA); docs/papers/baker.md sec. 2",
        statement="The simulator's SGLD, SGLD-CV (same minibatch at theta and theta_hat), SAGA and SVRG-LD estimates "
                  "have mean squared error tr Cov = K_n sum_i |G_i - G_bar|^2 (exact, linear regression).",
        family="baker_noise")
@@ -197,7 +197,7 @@ def draw_n_scaling(ax, rows: list[tuple]) -> None:
     ax.legend(fontsize=7)
 
 
-@claim("baker.noise.n_scaling", paper=PAPER, source=f"{SRC} Sec. 4.1, eqs. (6)-(7); digest sec. 4.2",
+@claim("baker.noise.n_scaling", paper=PAPER, source=f"{SRC} Sec. 4.1, eqs. (6)-(7); docs/papers/baker.md sec. 2",
        statement="At theta, theta_hat within O(N^{-1/2}) of the mode, the SGLD gradient noise is Theta(N^2/n) and the "
                  "SGLD-CV noise O(N/n): the variance drops by a factor of N.",
        family="baker_noise")

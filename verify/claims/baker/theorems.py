@@ -60,7 +60,7 @@ def strong_error_checks(r: dict[str, np.ndarray]) -> list[Check]:
 
 
 @claim("baker.thm1.strong_error_recursion", paper=PAPER,
-       source=f"{SRC} Theorem 1 setting (A.2); digest sec. 4.3",
+       source=f"{SRC} Theorem 1 setting (A.2); docs/papers/baker.md sec. 4",
        statement="The strong error E|phi_T - phi_bar_T|^2 of SGLD and SGLD-CV against the diffusion (8) driven by "
                  "the same Brownian motion follows the exact moment recursion (linear regression, d = 1).",
        family="baker_thm1")
@@ -132,7 +132,8 @@ def draw_n_required(ax, rows: list[tuple]) -> None:
     ax.legend(fontsize=7)
 
 
-@claim("baker.thm1.minibatch_scaling", paper=PAPER, source=f"{SRC} Theorem 1 (A.2.1-A.2.2); digest sec. 4.3",
+@claim("baker.thm1.minibatch_scaling", paper=PAPER,
+       source=f"{SRC} Theorem 1 (A.2.1-A.2.2); docs/papers/baker.md sec. 4",
        statement="For a fixed strong-error tolerance nu, SGLD needs n = O(N) while SGLD-CV (theta_hat within "
                  "O(N^{-1/2}) of the mode) needs n = O(1).",
        family="baker_thm1")

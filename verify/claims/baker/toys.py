@@ -86,7 +86,7 @@ def consensus_checks(comb: np.ndarray, n_draws: int) -> list[Check]:
 
 
 @claim("baker.sec3.consensus_exact_gaussian", paper=PAPER,
-       source="Baker et al. Sec. 2.1.1 eq. (2) and Sec. 3.4 (Scott et al. 2016); digest 001 sec. 4.6",
+       source="Baker et al. Sec. 2.1.1 eq. (2) and Sec. 3.4 (Scott et al. 2016); docs/papers/baker.md sec. 4",
        statement="Consensus Monte Carlo with W_s = Sigma_s^{-1} is exact when the subposteriors p(theta)^(1/S) "
                  "prod_{B_s} p(x|theta) are Gaussian: the combined draws have the posterior mean and covariance.",
        family="baker_toys")

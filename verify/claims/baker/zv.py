@@ -153,7 +153,7 @@ def zv_printed_sign(settings: Settings) -> ClaimResult:
 
 
 @claim("baker.zv.quadratic_controls", paper=PAPER,
-       source=f"{SRC} Sec. 5 (ZV with polynomial Q, Mira et al. 2013); digest sec. 1.5 caveat",
+       source=f"{SRC} Sec. 5 (ZV with polynomial Q, Mira et al. 2013); docs/papers/baker.md sec. 1.5",
        statement="The ZV control -(1/2) Laplacian Q + grad Q . z has mean zero under the posterior; along an SG-MCMC "
                  "chain the linear control keeps mean zero on a Gaussian target but the quadratic one has mean "
                  "p Sigma_h - 1.",

@@ -1,5 +1,6 @@
 """Shared setting of the Chen et al. claims: Chen, Wang, Zhang, Su & Carin, "A convergence analysis for a class of
-practical variance-reduction SG-MCMC" (V1: arXiv with appendix; V2: Science China Inf. Sci. 62, 012101, 2019).
+practical variance-reduction SG-MCMC" (V1: arXiv with appendix; V2: Science China Inf. Sci. 62, 012101, 2019);
+digest: docs/papers/chen.md.
 
 Exact checks (enumeration over all minibatches, sympy) judge the algebra of Lemma 2, eq. (7), Proposition 10 and
 Theorem 6/2's lambda_l; exact finite-L MSE formulas for SGLD and vrSGLD on the paper's synthetic Gaussian model

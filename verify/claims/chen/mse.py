@@ -76,8 +76,8 @@ def equal_cost_lengths(cfg: tuple, passes: bool) -> list[tuple[str, int]]:
 
 # ------------------------------------------------------------------------------------------ checks
 def mse_formula_checks(sims: list[tuple[str, tuple, dict]]) -> tuple[list[Check], list[str]]:
-    """Exact finite-L MSE (notes 6.3) vs many-chain simulation, z-test per formula; notes on the independent-noise
-    and Gaussian-noise approximations."""
+    """Exact finite-L MSE (docs/papers/chen.md sec. 5) vs many-chain simulation, z-test per formula; notes on the
+    independent-noise and Gaussian-noise approximations."""
     checks, notes = [], []
     for kind, cfg, sim in sims:
         for phi in ("theta", "theta2"):
@@ -89,7 +89,7 @@ def mse_formula_checks(sims: list[tuple[str, tuple, dict]]) -> tuple[list[Check]
                 extra = ""
                 if phi == "theta2":
                     ga = exact_mse(kind, cfg, phi, gaussian_noise=True)
-                    extra = (f"; Gaussian-noise approximation (notes 6.3) {ga:.5g}: error {ga / th - 1:+.2%} of exact, "
+                    extra = (f"; Gaussian-noise approximation {ga:.5g}: error {ga / th - 1:+.2%} of exact, "
                              f"{(ga - est) / se:+.2f} s.e. from the simulation")
                 notes.append(f"{_lab(kind, cfg)} {phi}: exact (anchor noise frozen for m steps) {th:.5g}, "
                              f"simulated {est:.5g} +- {se:.2g}; independent-noise ('paper-implied') {imp:.5g}" + extra)
@@ -166,7 +166,7 @@ def vr_vs_sgld_result(cfg: tuple, passes: bool, settings: Settings) -> ClaimResu
 
 
 @claim("chen.gaussian.exact_mse_formulas", paper=PAPER,
-       source="Chen et al. synthetic model (V1 'A synthetic experiment' / V2 sec. 5.1); notes 000_002 sec. 6.3",
+       source="Chen et al. synthetic model (V1 'A synthetic experiment' / V2 sec. 5.1); docs/papers/chen.md sec. 5",
        statement="On x_i ~ N(theta, 1), theta ~ N(0, 1), N = 1000, the exact finite-L MSEs of the time averages of "
                  "theta and theta^2 (SGLD; vrSGLD with the anchor noise frozen for m steps) match many-chain "
                  "simulations.",

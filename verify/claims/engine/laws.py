@@ -1,4 +1,4 @@
-"""The exact engine (theory.linear_gaussian, DESIGN.md "The exact engine on affine models") against simulation.
+"""The exact engine (theory.linear_gaussian, docs/engine.md) against simulation.
 
 For every estimator x integrator pair the workbench has, on two affine models, the engine's exact law of the SAME
 sampler object the simulator runs is compared with independent chains (z-tests, s.e. across chains, inside the run's
@@ -46,7 +46,7 @@ from verify.api import Check, ClaimResult, Settings, mean_and_se
 from verify.registry import Claim, register
 
 PAPER = "engine"
-SRC = "DESIGN.md, the exact engine on affine models (new)"
+SRC = "the exact engine on affine models, docs/engine.md (new)"
 DATA_SEED = 1717
 K_EARLY, TA_BURN, TA_STEPS = 3, 2, 20
 LATE_MIN, LATE_MAX, LATE_GAP = 20, 4000, 0.05  # k*: the first step where the transient is < LATE_GAP s.e.

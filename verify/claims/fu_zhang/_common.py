@@ -1,4 +1,5 @@
-"""Shared setting of the Fu & Zhang claims: "CPSG-MCMC: clustering-based preprocessing for SG-MCMC" (AISTATS 2017).
+"""Shared setting of the Fu & Zhang claims: "CPSG-MCMC: clustering-based preprocessing for SG-MCMC" (AISTATS 2017);
+digest: docs/papers/fu_zhang.md.
 
 Exact checks enumerate every minibatch of the simulator's own stratified estimator (simulate.stratified.Stratified
 .combine) on small data, so a bug in the estimator is judged, not re-derived; closed forms come from

@@ -235,7 +235,7 @@ def lemma34_with_replacement(settings: Settings) -> ClaimResult:
 
 
 @claim("fu_zhang.lemma34.without_replacement_corrected", paper=PAPER,
-       source="Fu & Zhang Lemma 3.4 + Algorithm 1 line 6 (corrected, digest sec. 5.1)",
+       source="Fu & Zhang Lemma 3.4 + Algorithm 1 line 6 (corrected, docs/papers/fu_zhang.md sec. 5)",
        statement="For Algorithm 1's draws without repetition the variance is sum_i (n_i/b_i) f_i sum_{j in C_i} "
                  "||g_j - gbar_i||^2 with f_i = (n_i - b_i)/(n_i - 1).",
        family="fu_zhang_variance")

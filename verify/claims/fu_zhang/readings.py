@@ -124,7 +124,8 @@ SURROGATE_SETS = 60
 
 
 def counter_logistic() -> tuple[np.ndarray, np.ndarray]:
-    """A broad, well-classified cluster and a tight, mixed-label cluster at the decision boundary (digest 5.2#12)."""
+    """A broad, well-classified cluster and a tight, mixed-label cluster at the decision boundary
+    (docs/papers/fu_zhang.md sec. 7)."""
     rng = np.random.default_rng(12)
     xa = rng.uniform(5.0, 10.0, size=100)
     xb = 0.01 * rng.standard_normal(100)

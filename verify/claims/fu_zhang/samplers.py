@@ -202,7 +202,8 @@ def stationary_result(kind: str, settings: Settings) -> ClaimResult:
 
 
 @claim("fu_zhang.cp_sgld.stationary_variance", paper=PAPER,
-       source="Fu & Zhang Algorithm 1, eq. (10) with fixed step (Sec. 4); stationary law new (digest sec. 5.1)",
+       source="Fu & Zhang Algorithm 1, eq. (10) with fixed step (Sec. 4); stationary law new "
+           "(docs/papers/fu_zhang.md sec. 5)",
        statement="Fixed-step CP-SGLD on the Gaussian mean model is unbiased in the mean, and its stationary "
                  "covariance is (I + h Sigma/4)/(a(1 - h a/4)) with Sigma the exact eq. (10) noise covariance "
                  "(discrete Lyapunov).",
@@ -212,7 +213,8 @@ def cp_sgld_stationary(settings: Settings) -> ClaimResult:
 
 
 @claim("fu_zhang.cp_sghmc.stationary_variance", paper=PAPER,
-       source="Fu & Zhang Sec. 4.2 (CP-SGHMC) with Chen et al. 2014 eq. (15); stationary law new (digest sec. 5.1)",
+       source="Fu & Zhang Sec. 4.2 (CP-SGHMC) with Chen et al. 2014 eq. (15); stationary law new "
+           "(docs/papers/fu_zhang.md sec. 5)",
        statement="Fixed-step CP-SGHMC on the Gaussian mean model has stationary Cov(theta) = (2 - alpha)(2 alpha I + "
                  "h Sigma)/(a alpha (4 - 2 alpha - a h)) (discrete Lyapunov on (theta, v)).",
        family="fu_zhang_stationary")
@@ -221,7 +223,7 @@ def cp_sghmc_stationary(settings: Settings) -> ClaimResult:
 
 
 @claim("fu_zhang.thm34.time_average_mse", paper=PAPER,
-       source="Fu & Zhang Theorem 3.4 (eq. 18) and its Remark; exact AR(1) form new (digest sec. 5.1)",
+       source="Fu & Zhang Theorem 3.4 (eq. 18) and its Remark; exact AR(1) form new (docs/papers/fu_zhang.md sec. 5)",
        statement="With a fixed step the MSE of the sample average decomposes into a 1/(Th) part and a gradient-noise "
                  "part proportional to the estimator's variance; CP lowers the latter (exact MSE of CP-SGLD and SGLD "
                  "time averages on the Gaussian mean model, started at the posterior mean).",

@@ -198,7 +198,7 @@ def thm31_bound(settings: Settings) -> ClaimResult:
        erratum="Eqs. (29)-(30) hold only summed over the cluster (the mean minimises the sum of squared distances, "
                "eq. 28), not term by term: on the breast-cancer data with label-pure k-means clusters many (point, "
                "theta) pairs violate eq. (30) while the cluster sums never do. Theorem 3.1 survives because n_i/b_i "
-               "is constant within a cluster (digest sec. 6 item 2).")
+               "is constant within a cluster.")
 def eq30_pointwise(settings: Settings) -> ClaimResult:
     return ClaimResult(exact=[eq30_check(settings)])
 

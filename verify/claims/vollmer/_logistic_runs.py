@@ -1,10 +1,10 @@
 """Shared setting and simulations of the Section 7 claims of Vollmer, Zygalakis & Teh (2016): SGLD and mSGLD on
 Bayesian logistic regression (this module registers no claim).
 
-Setting (the paper's Section 7): d = 3, N = 1000, rows (x_i1, x_i2, 1), x_ij ~ N(0, 1),
-prior N(0, I), h = 0.002 (workbench convention, the paper's own), minibatches without replacement. Labels: the
-paper does not say how they were drawn; ours are y_i ~ sigma(y beta_true^T x_i) with beta_true = (1, -1, 0.5)
-(simulate.logistic.PAPER_BETA_TRUE, seed 2016).
+Setting (the paper's Section 7; docs/papers/vollmer.md secs. 8-9): d = 3, N = 1000, rows (x_i1, x_i2, 1),
+x_ij ~ N(0, 1), prior N(0, I), h = 0.002 (workbench convention, the paper's own), minibatches without replacement.
+Labels: the paper does not say how they were drawn; ours are y_i ~ sigma(y beta_true^T x_i) with
+beta_true = (1, -1, 0.5) (simulate.logistic.PAPER_BETA_TRUE, seed 2016).
 
 Reference posterior moments: tensor Gauss-Hermite quadrature in Laplace-whitened coordinates
 (simulate.logistic.posterior_moments_quadrature); its error, max |K=20 vs K=12 nodes|, is ~1e-14, so every s.e.

@@ -1,8 +1,8 @@
 """Vollmer, Zygalakis & Teh (2016), Section 6.1, eq. (69) and Figure 3: the minimal cost of Euler, SGLD and mSGLD
-for a target MSE2 on the toy. The costs read off the figure (notes 004b sec. 9) are judged by the smallest exact MSE2
-that any (n, r < 1) reaches at that cost (theory.bounds.vollmer.cheapest_mse2, new), with the simulator checked
-against the closed form at each minimiser (z-tests, s.e. across chains). docs/verdicts.md gives the diagnosis: the
-cost unit, the MSE target and theta_0 are pinned by Euler's curve, which the workbench reproduces.
+for a target MSE2 on the toy. The costs read off the figure (docs/papers/vollmer.md sec. 9) are judged by the smallest
+exact MSE2 that any (n, r < 1) reaches at that cost (theory.bounds.vollmer.cheapest_mse2, new), with the simulator
+checked against the closed form at each minimiser (z-tests, s.e. across chains). docs/verdicts.md gives the diagnosis:
+the cost unit, the MSE target and theta_0 are pinned by Euler's curve, which the workbench reproduces.
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ def euler_note() -> str:
 
 # ------------------------------------------------------------------------------------------ claim
 @claim("vollmer.fig3.subsampled_costs", paper=PAPER,
-       source="Vollmer et al. 2016, Section 6.1, eq. (69), Figure 3 (values read off the plot, notes 004b sec. 9)",
+       source="Vollmer et al. 2016, Section 6.1, eq. (69), Figure 3 (values read off the plot, "
+              "docs/papers/vollmer.md sec. 9)",
        statement="On the toy (N = 1000, x_i ~ N(1, 1), theta_0 = 0) SGLD reaches MSE2 <= 1e-3 at cost ~550 and 1e-4 "
                  "at ~5e3, mSGLD 1e-3 at ~3e3 and 1e-4 at ~1.1e4 (Figure 3(a)).",
        family="sections56", expected="fails",

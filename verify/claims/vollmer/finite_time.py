@@ -230,7 +230,8 @@ def mse2_expansion_note() -> str:
     e0, e1, _ = th.expansion("mse2")
     return (f"sgld r=0.05 n=10 with: MSE2(M) = bias^2 + (sigma_as^2 + 2 bias C)/M + O(M^-2) with bias^2 = "
             f"{float(e0):.6g}, sigma_as^2 = {float(th.asymptotic_variance()):.6g}, "
-            f"2 bias C = {float(2 * th.bias_theta2() * th.transient_coefficient()):.6g} (notes 004b 8.4)")
+            f"2 bias C = {float(2 * th.bias_theta2() * th.transient_coefficient()):.6g} "
+            "(docs/papers/vollmer.md sec. 4.4)")
 
 
 def higher_moment_checks(case: tuple, snaps: dict) -> tuple[list[Check], list[tuple]]:
@@ -270,7 +271,7 @@ def closed_form_checks() -> list[ExactCheck]:
                        f"max rel diff {mpmath.nstr(worst_enum, 3)}", kind="consistency"),
             ExactCheck("E theta_k^p (cumulant form) == iterated (C.2)-(C.5), k in (1, 5, 50)",
                        worst_k < REL_TOL, f"max rel diff {mpmath.nstr(worst_k, 3)}", kind="consistency"),
-            ExactCheck("MSE2 expansion: e0 = bias^2, e1 = sigma_as^2 (notes 8.4) + 2 bias C",
+            ExactCheck("MSE2 expansion: e0 = bias^2, e1 = sigma_as^2 + 2 bias C",
                        worst_as < REL_TOL, f"max rel diff {mpmath.nstr(worst_as, 3)}", kind="consistency")]
 
 
@@ -406,7 +407,7 @@ def ere_finite_time(settings: Settings) -> ClaimResult:
 
 
 @claim("vollmer.app10.higher_moments", paper=PAPER,
-       source="Vollmer et al. 2016, Appendix 10.1 (C.2)-(C.5); cumulant closed form (notes 004b 8.2)",
+       source="Vollmer et al. 2016, Appendix 10.1 (C.2)-(C.5); cumulant closed form (docs/papers/vollmer.md sec. 4.2)",
        statement="E theta_k^3 and E theta_k^4 follow the cumulant closed form in k (minibatch cumulants up to order "
                  "4 from the exact subset-sum moments), also on skewed data.",
        family="finite_time_moments")
@@ -423,7 +424,7 @@ def higher_moments(settings: Settings) -> ClaimResult:
 
 
 @claim("vollmer.app10.closed_form_exact", paper=PAPER,
-       source="Vollmer et al. 2016, Appendix 10.1, (C.1)-(C.7); notes 004b 8.2-8.5",
+       source="Vollmer et al. 2016, Appendix 10.1, (C.1)-(C.7); docs/papers/vollmer.md secs. 4.2-4.5",
        statement="The closed forms in M equal the augmented linear recursion and brute-force double sums; the "
                  "subset-sum moments equal exhaustive enumeration; sigma_as^2 is the 1/M coefficient of MSE2.",
        family="finite_time_exact")

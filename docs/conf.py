@@ -1,0 +1,145 @@
+"""Sphinx configuration of the reference site (``make docs`` builds it into output/site, warnings as errors).
+
+The site is this folder: every Markdown page here (MyST) plus the API reference in ``api/``, rendered from the
+numpydoc docstrings. The table of contents is in ``index.md``; its globs pick up new pages by themselves (a new page
+at the top level lands in "More" unless a glob above claims it; a page in a new sub-folder needs one line there).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from pathlib import Path
+
+from docutils import nodes
+from docutils.utils import get_source_line
+from sphinx.util import logging as sphinx_logging
+
+logger = sphinx_logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the workbench of this checkout, not an installed copy
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
+
+project = "SG-MCMC theory workbench"
+author = "the SG-MCMC theory workbench contributors"
+copyright = "the SG-MCMC theory workbench contributors, MIT licence"
+release = version = "0.1.0"
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "numpydoc",
+    "public_api",  # _ext/public_api.py: a package's __all__, grouped by the module that holds each name
+]
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+root_doc = "index"
+exclude_patterns = ["_build", "_ext", "examples", "**/.ipynb_checkpoints"]
+
+# every cross-reference must resolve (numpy, scipy and the standard library have no inventory offline: their names
+# are listed below instead of fetched)
+nitpicky = True
+nitpick_ignore_regex = [
+    (r"py:.*", r"(numpy|np|scipy|sympy|mpmath|matplotlib|dask|arviz|jax|torch|pandas|sklearn)(\..*)?"),
+    (r"py:.*", r"(collections\.abc|typing|types|dataclasses|pathlib|concurrent\.futures|enum|fractions)\..*"),
+    (r"py:class", r"(int|float|complex|bool|str|bytes|object|tuple|list|dict|set|frozenset|None|callable|Callable"
+                  r"|Sequence|Mapping|Iterable|Iterator|Any|Path|ndarray|array_like|array|optional|default"
+                  r"|Generator|Protocol|Enum|Exception|ValueError|TypeError|RuntimeError|ArithmeticError)"),
+]
+
+# MyST: Markdown pages with anchors for "#section" links and fenced directives (```{automodule} ...)
+myst_heading_anchors = 3
+myst_enable_extensions = ["colon_fence", "deflist"]
+
+# API reference: numpydoc reads the Parameters / Returns / Raises / References sections
+autodoc_default_options = {"members": True, "member-order": "bysource"}
+autodoc_typehints = "none"  # the types are in the numpydoc sections; annotations stay in the source
+numpydoc_show_class_members = False  # autodoc lists the members; numpydoc's own table would list them twice
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+# The numpydoc gate: objects of these modules must have Parameters (all of them), Returns, a one-line summary and
+# no unknown sections; modules join the list as their docstrings are converted (issue 23 item 5).
+numpydoc_validation_checks = {"PR01", "PR02", "RT01", "GL08", "SS01", "GL06", "GL07"}
+NUMPYDOC_CHECKED = ["verify.api", "verify.checks", "verify.registry", "verify.stats", "verify.conformance",
+                    "theory.tradeoffs"]
+numpydoc_validation_exclude = {rf"^(?!({'|'.join(m.replace('.', r'[.]') for m in NUMPYDOC_CHECKED)})[.])",
+                               r"[.]__init__$",  # a class's parameters are in its own docstring
+                               r"^verify[.]conformance[.]ChainStep$"}  # a Protocol: no constructor to document
+
+html_theme = "furo"
+html_title = "SG-MCMC theory workbench"
+html_show_sourcelink = False
+html_copy_source = False
+html_show_search_summary = False  # the summaries are fetched, which a page opened from a file may not do
+html_static_path: list[str] = []
+
+
+
+def _fill_toctrees(app, docname, source):
+    """index.md's toctrees, completed from the files present: a glob that matches no page yet (a page another branch
+    adds) is dropped, and the toctree whose only entry is ``*`` lists the top-level pages no other entry claims.
+    Sphinx warns about an empty glob and expands ``*`` per toctree (it would list every page twice)."""
+    if docname != root_doc:
+        return
+    here = Path(app.srcdir)
+
+    def pages(pattern: str) -> list[str]:
+        found = {str(p.relative_to(here).with_suffix("")) for ext in source_suffix for p in here.glob(pattern + ext)}
+        return sorted(found - {root_doc})
+
+    text, claimed = source[0], set()
+    for block in re.findall(r"```\{toctree\}\n(.*?)```", text, flags=re.S):
+        claimed.update(page for line in block.splitlines() if line and not line.startswith(":") and line != "*"
+                       for page in pages(line))
+    rest = [p for p in pages("*") if p not in claimed]
+
+    def fill(match: re.Match) -> str:
+        lines = [line for line in match.group(1).splitlines() if line.startswith(":") or not line or
+                 (line != "*" and pages(line))]
+        if "*" in match.group(1).splitlines():
+            lines += rest
+        entries = [line for line in lines if line and not line.startswith(":")]
+        return f"```{{toctree}}\n{chr(10).join(lines)}\n```" if entries else ""
+
+    source[0] = re.sub(r"```\{toctree\}\n(.*?)```", fill, text, flags=re.S)
+
+
+# The transition (issue 23): simulate/ and theory/ (all but theory.tradeoffs) have their docstrings rewritten to
+# numpydoc on other branches right now. An unresolved cross-reference in a docstring of these objects is listed at
+# the end of the build and does not fail it (it renders as plain text). Every other warning fails the build,
+# malformed reStructuredText included (it renders wrong). Narrow the pattern as modules are converted, then delete it.
+TRANSITION = r"docstring of (simulate|theory(?!\.tradeoffs))\."
+
+
+class _HoldTransitionWarnings(logging.Filter):
+    """Takes the unresolved references of the docstrings TRANSITION names off the warning stream (before Sphinx
+    counts them) and keeps them for the summary at the end of the build."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list[str] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        where = record.__dict__.get("location")
+        if isinstance(where, nodes.Node):
+            where = get_source_line(where)[0]
+        if getattr(record, "type", None) == "ref" and where and re.search(TRANSITION, str(where)):
+            self.held.append(f"{where}: {record.getMessage()}")
+            return False
+        return True
+
+
+def _report_held(app, exception, held=None) -> None:
+    if held:
+        logger.info("%d unresolved references held for the transition (TRANSITION in docs/conf.py):\n  %s",
+                    len(set(held)), "\n  ".join(sorted(set(held))))
+
+
+def setup(app):
+    app.connect("source-read", _fill_toctrees)
+    hold = _HoldTransitionWarnings()
+    for handler in logging.getLogger("sphinx").handlers:
+        if isinstance(handler, sphinx_logging.WarningStreamHandler):
+            handler.filters.insert(0, hold)
+    app.connect("build-finished", lambda app, exc: _report_held(app, exc, hold.held))
