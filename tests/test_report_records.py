@@ -135,3 +135,21 @@ def test_detectable_deviation_in_results_list_and_target_mde(first, capsys):
         assert n == max(4, int(np.ceil(400 * (mdes[cid] / 0.05) ** 2)))
     assert "estimated time" in capsys.readouterr().out
     assert s.for_claim("vollmer.eq22.mse2_finite_time").chains == chains["vollmer.eq22.mse2_finite_time"]
+
+
+def test_rerun_compares_checks_of_readings_that_share_a_label():
+    """The readings of one claim ask the same question, so their checks share labels and differ in part: the rerun
+    compares each with its own record (keyed by claim, part and label), not one reading with the other's."""
+    from verify.__main__ import _compare
+    from verify.api import OneSidedCheck
+
+    res = ClaimResult(checks=[OneSidedCheck("n=10: |bias|^2 >= 1", 1.0, 71.2, 4.4, part="A"),
+                              OneSidedCheck("n=10: |bias|^2 >= 1", 1.0, 0.068, 0.0024, part="B")])
+    claim = Claim("test.readings", "test", "nowhere", "s", "test", lambda s: res)
+    old = {"claims": [{"id": "test.readings", "verdict": report_mod.verdict(claim, res),
+                       "checks": [dict(label=k.label, part=k.part, theory=k.theory, estimate=k.estimate, se=k.se)
+                                  for k in res.checks]}]}
+    assert _compare(old, [(claim, res)]) == ([], 0.0, [])
+    old["claims"][0]["checks"][0]["estimate"] = 71.3
+    diffs, worst, _ = _compare(old, [(claim, res)])
+    assert len(diffs) == 1 and "(part A)" in diffs[0] and 0 < worst < 0.01
