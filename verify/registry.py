@@ -49,12 +49,17 @@ class ClaimResult:
     error: str | None = None  # the traceback, when the claim raised (verdict "error")
 
     def add(self, *checks: Check | OneSidedCheck | ExactCheck) -> ClaimResult:
-        """Append each check where it belongs: statistical ones to ``checks``, exact ones to ``exact``; returns self.
+        """Append each check where it belongs: statistical ones to ``checks``, exact ones to ``exact``.
 
         Parameters
         ----------
         *checks : Check, OneSidedCheck or ExactCheck
             In order; the order of each list is the order of the report.
+
+        Returns
+        -------
+        ClaimResult
+            This result, so that ``return ClaimResult(notes=...).add(*checks)`` reads as one expression.
         """
         for c in checks:
             (self.exact if isinstance(c, ExactCheck) else self.checks).append(c)
