@@ -156,3 +156,21 @@ def test_a_vanished_standard_error_prints_z_in_scientific_format_and_says_why(tm
     assert "| +1.00e+15 |" in md and "| 1.00e+15 |" in md and "- check 1: the s.e. vanished" in md
     html = render_html(json.loads((tmp_path / "results.json").read_text()), tmp_path)
     assert ">+1.00e+15<" in html and "check 1: the s.e. vanished" in html and "collapsed to a point" in html
+
+
+def test_rerun_compares_checks_of_readings_that_share_a_label():
+    """The readings of one claim ask the same question, so their checks share labels and differ in part: the rerun
+    compares each with its own record (keyed by claim, part and label), not one reading with the other's."""
+    from verify.__main__ import _compare
+    from verify.api import OneSidedCheck
+
+    res = ClaimResult(checks=[OneSidedCheck("n=10: |bias|^2 >= 1", 1.0, 71.2, 4.4, part="A"),
+                              OneSidedCheck("n=10: |bias|^2 >= 1", 1.0, 0.068, 0.0024, part="B")])
+    claim = Claim("test.readings", "test", "nowhere", "s", "test", lambda s: res)
+    old = {"claims": [{"id": "test.readings", "verdict": report_mod.verdict(claim, res),
+                       "checks": [dict(label=k.label, part=k.part, theory=k.theory, estimate=k.estimate, se=k.se)
+                                  for k in res.checks]}]}
+    assert _compare(old, [(claim, res)]) == ([], 0.0, [])
+    old["claims"][0]["checks"][0]["estimate"] = 71.3
+    diffs, worst, _ = _compare(old, [(claim, res)])
+    assert len(diffs) == 1 and "(part A)" in diffs[0] and 0 < worst < 0.01

@@ -114,3 +114,27 @@ def test_report_shows_parts_readings_findings_and_counts(tmp_path):
     assert "**Holds as a bound, does not predict the exact behaviour** (registered verdict)" in md
     assert "- Reading A: the features only. Verdict under it: **fails** (registered: fails" in md
     assert md == (tmp_path / "report.md").read_text()
+
+
+def test_mean_check_and_add_put_each_check_where_it_belongs():
+    """mean_check gives a z-test, or an exact check labelled as such when every chain is equal; ClaimResult.add
+    sends statistical checks to the Holm family and exact ones beside it, in order."""
+    import numpy as np
+
+    from verify.api import Check, mean_check
+
+    spread = mean_check("mean", 0.0, np.array([-1.0, 1.0, 0.5]))
+    flat = mean_check("mean", 1.0, np.ones(5))
+    one_sided = mean_check("at least", 0.0, np.ones(4), direction="greater", df=3)
+    assert type(spread) is Check and isinstance(flat, ExactCheck) and flat.passed and "judged exactly" in flat.label
+    assert isinstance(one_sided, ExactCheck) and one_sided.passed and "degenerate" in one_sided.label
+    assert isinstance(mean_check("at least", 0.0, np.array([1.0, 2.0]), direction="greater"), OneSidedCheck)
+    res = ClaimResult().add(spread, flat, one_sided)
+    assert res.checks == [spread] and res.exact == [flat, one_sided]
+
+
+def test_claims_register_only_through_the_decorator():
+    import verify.api
+
+    assert "claim" in verify.api.__all__
+    assert not hasattr(verify.api, "register") and not hasattr(verify.api, "Claim")

@@ -228,23 +228,27 @@ def _load_report(report: str) -> tuple[Path, dict]:
 
 
 def _compare(old: dict, rows) -> tuple[list[str], float, list[str]]:
-    """(differences as text, largest relative difference of a number, claims whose verdict changed)."""
-    new = {(c.id, k.label): (k.theory, k.estimate, k.se) for c, r in rows if r is not None for k in r.checks}
+    """(differences as text, largest relative difference of a number, claims whose verdict changed).
+
+    A check is identified by its claim, its part and its label: the readings of a claim that depends on reading ask
+    the same question under each reading, so their checks share labels and differ in part."""
+    new = {(c.id, k.part, k.label): (k.theory, k.estimate, k.se) for c, r in rows if r is not None for k in r.checks}
     diffs, worst = [], 0.0
     for c in old["claims"]:
         for k in c["checks"]:
-            key = (c["id"], k["label"])
+            key = (c["id"], k.get("part"), k["label"])
+            where = f"{key[0]} / {key[2]}" + (f" (part {key[1]})" if key[1] is not None else "")
             rec = tuple(float(k[f]) for f in ("theory", "estimate", "se"))
             now = new.get(key)
             if now == rec:
                 continue
             if now is None:
-                diffs.append(f"{key[0]} / {key[1]}: missing in the rerun")
+                diffs.append(f"{where}: missing in the rerun")
                 worst = math.inf
                 continue
             rel = max(abs(a - b) / max(abs(a), abs(b), 1e-300) for a, b in zip(rec, now, strict=True))
             worst = max(worst, rel)
-            diffs.append(f"{key[0]} / {key[1]}: recorded {rec}, now {now} (relative {rel:.2g})")
+            diffs.append(f"{where}: recorded {rec}, now {now} (relative {rel:.2g})")
     n_old = sum(len(c["checks"]) for c in old["claims"])
     if len(new) != n_old:
         diffs.append(f"the report has {n_old} checks, the rerun {len(new)}")

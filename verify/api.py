@@ -1,24 +1,27 @@
-"""What a claim module uses: the ``claim`` decorator, the result type and the three check kinds::
+"""What a claim module uses: the ``claim`` decorator, the result type, the three check kinds and the common statistics::
 
-    from verify.api import ClaimResult, OneSidedCheck, claim
+    from verify.api import ClaimResult, OneSidedCheck, claim, stationary_variance_and_se
 
     @claim("mypkg.sgld.variance_bound", paper="mypaper", source="My note, eq. (3)",
            statement="SGLD's stationary variance on my regression is at most (1 + h L/2) / L.")
     def variance_bound(settings):
-        ...                                   # simulate with settings.chains chains, seed settings.seed_for(...)
-        return ClaimResult(checks=[OneSidedCheck("variance <= bound", bound, est, se, direction="less")])
+        var, se = stationary_variance_and_se(*simulate(settings))     # the computation: its own function
+        return ClaimResult(checks=[OneSidedCheck("variance <= bound", bound, var, se, direction="less")])
 
-The harness does the rest: it times the claim, turns an exception into the verdict "error", puts every statistical
-check (:class:`Check`, :class:`OneSidedCheck`) of the run into one Holm family, draws a default figure (theory against
-simulation with the Holm threshold as error bars) when the claim draws none, and writes the report.
+``@claim`` is the one way to register a claim (docs/add_a_claim.md shows the layout of a claim module: computation,
+checks and figure in functions of their own). The harness does the rest: it times the claim, turns an exception into
+the verdict "error", puts every statistical check (:class:`Check`, :class:`OneSidedCheck`) of the run into one Holm
+family, draws a default figure (theory against simulation with the Holm threshold as error bars) when the claim
+draws none, and writes the report.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from .checks import BEHAVIOUR, BOUND, EXACT_KINDS, Check, ExactCheck, OneSidedCheck
-from .registry import VERDICT_KINDS, Claim, ClaimResult, Reading, Settings, register, simulation_cache
+from . import registry
+from .checks import BEHAVIOUR, BOUND, EXACT_KINDS, Check, ExactCheck, OneSidedCheck, mean_check
+from .registry import VERDICT_KINDS, ClaimResult, Reading, Settings, simulation_cache
 from .stats import mean_and_se, stationary_variance_and_se, variance_and_se
 
 RunFunction = Callable[[Settings], ClaimResult]
@@ -69,14 +72,14 @@ def claim(id: str, *, paper: str, source: str, statement: str, family: str | Non
     """
 
     def register_run(run: RunFunction) -> RunFunction:
-        register(Claim(id=id, paper=paper, source=source, statement=statement, family=family or id, run=run,
-                       out_of_scope=out_of_scope, expected=expected, erratum=erratum, finding=finding,
-                       readings=tuple(readings)))
+        registry.register(registry.Claim(
+            id=id, paper=paper, source=source, statement=statement, family=family or id, run=run,
+            out_of_scope=out_of_scope, expected=expected, erratum=erratum, finding=finding, readings=tuple(readings)))
         return run
 
     return register_run
 
 
-__all__ = ["BEHAVIOUR", "BOUND", "EXACT_KINDS", "VERDICT_KINDS", "Check", "Claim", "ClaimResult", "ExactCheck",
-           "OneSidedCheck", "Reading", "Settings", "claim", "mean_and_se", "register", "simulation_cache",
+__all__ = ["BEHAVIOUR", "BOUND", "EXACT_KINDS", "VERDICT_KINDS", "Check", "ClaimResult", "ExactCheck",
+           "OneSidedCheck", "Reading", "Settings", "claim", "mean_and_se", "mean_check", "simulation_cache",
            "stationary_variance_and_se", "variance_and_se"]

@@ -24,7 +24,7 @@ from scipy import stats as sps
 
 from simulate.validation import ParameterError
 
-from .stats import z_test
+from .stats import mean_and_se, z_test
 
 #: The kinds of exact check.
 EXACT_KINDS = ("exact", "identity", "consistency")
@@ -159,6 +159,46 @@ class ExactCheck:
         self.passed = bool(self.passed)
 
 
+def mean_check(label: str, theory: float, values: np.ndarray, params: dict | None = None, *,
+               direction: str | None = None, df: int | None = None) -> Check | ExactCheck:
+    """The check of the mean of per-chain (or per-replicate) values against ``theory``.
+
+    Parameters
+    ----------
+    label : str
+        What is checked.
+    theory : float
+        The value (two-sided) or the bound (one-sided) the mean is compared with.
+    values : array_like
+        One value per independent chain or replicate.
+    params : dict, optional
+        Settings shown with the check.
+    direction : {None, "greater", "less"}
+        None for a two-sided :class:`Check`; else a :class:`OneSidedCheck` of mean >= theory ("greater") or
+        mean <= theory ("less").
+    df : int, optional
+        Degrees of freedom of a Student t reference for the one-sided check (R - 1 for R replicates).
+
+    Returns
+    -------
+    Check, OneSidedCheck or ExactCheck
+        A statistical check; or, when every value is the same (s.e. 0, no z-test possible), an :class:`ExactCheck`
+        labelled as judged exactly.
+    """
+    m, se = mean_and_se(values)
+    n = np.asarray(values).size
+    if direction is None:
+        if se > 0:
+            return Check(label, theory, m, se, params or {})
+        return ExactCheck(label + " (all chains equal: judged exactly)", m == theory,
+                          f"every chain gives {m:.6g}, theory {theory:.6g}")
+    if se > 0:
+        return OneSidedCheck(label, theory, m, se, params or {}, direction=direction, df=df)
+    holds = m >= theory if direction == "greater" else m <= theory
+    return ExactCheck(f"{label} (degenerate: all {n} replicates equal {m:.6g}; judged exactly)", holds,
+                      f"bound {theory:.6g}")
+
+
 #: An s.e. this small relative to the values it compares is floating-point rounding, not sampling error: a real
 #: standard error across M chains is sd / sqrt(M), and sd / |value| = 1e-12 would take 1e24 chains of a statistic
 #: with relative spread 1. Below it the chains have collapsed to one value.
@@ -209,4 +249,4 @@ def vanished_se_note(theory: float | str, estimate: float | str, se: float | str
 
 
 __all__ = ["BEHAVIOUR", "BOUND", "EXACT_KINDS", "ROUNDING_SE", "Check", "ExactCheck", "OneSidedCheck", "format_z",
-           "vanished_se_note"]
+           "mean_check", "vanished_se_note"]

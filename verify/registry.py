@@ -64,6 +64,23 @@ class ClaimResult:
     seconds: float = 0.0
     error: str | None = None  # the traceback, when the claim raised (verdict "error")
 
+    def add(self, *checks: Check | OneSidedCheck | ExactCheck) -> ClaimResult:
+        """Append each check where it belongs: statistical ones to ``checks``, exact ones to ``exact``.
+
+        Parameters
+        ----------
+        *checks : Check, OneSidedCheck or ExactCheck
+            In order; the order of each list is the order of the report.
+
+        Returns
+        -------
+        ClaimResult
+            This result, so that ``return ClaimResult(notes=...).add(*checks)`` reads as one expression.
+        """
+        for c in checks:
+            (self.exact if isinstance(c, ExactCheck) else self.checks).append(c)
+        return self
+
 
 @dataclass(frozen=True)
 class Settings:

@@ -1,6 +1,22 @@
-"""Standard errors across independent chains, z-tests, and family-wise error control (Holm 1979)."""
+"""The statistics of the verdicts, in one place: estimates with standard errors across independent chains, the
+delta method, z-tests, detectable deviations and family-wise error control (Holm 1979).
+
+Every estimate below takes one value per independent chain (or replicate), so its standard error comes from the
+spread across chains, never from a tuned tolerance. Estimates that are smooth functions of several means get their
+s.e. from the delta method (:func:`delta_method_variance`); the functions that use it say their gradient.
+
+References
+----------
+Casella, G. & Berger, R. L. (2002). *Statistical Inference*, 2nd ed. Sec. 5.5.4 (the delta method, Theorems 5.5.24
+and 5.5.28); Exercise 5.8 (the variance of the sample variance).
+Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Ch. 6 (the variance of a ratio of means).
+Searle, S. R. (1971). *Linear Models*, Ch. 2 (mean and variance of a quadratic form of a normal vector).
+Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scand. J. Statist.* 6, 65-70.
+"""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from scipy import stats as sps
@@ -9,58 +25,86 @@ from scipy.optimize import brentq
 from simulate.validation import ParameterError
 
 
+def _per_chain(x) -> np.ndarray:
+    """``x`` as a flat float64 array of per-chain values."""
+    return np.asarray(x, dtype=np.float64).ravel()
+
+
 def mean_and_se(x: np.ndarray) -> tuple[float, float]:
-    """The sample mean of per-chain values and its standard error sd / sqrt(M).
+    """Sample mean of per-chain values and its standard error.
 
     Parameters
     ----------
     x : array_like
-        One value per independent chain (e.g. each chain's time average); at least 2.
+        One value per independent chain (flattened).
 
     Returns
     -------
-    mean : float
-        The sample mean.
-    se : float
-        Its standard error, the sample standard deviation (ddof = 1) over sqrt(M).
+    mean, se : float
+        The sample mean and sd / sqrt(M), sd with divisor M - 1.
 
     Raises
     ------
-    simulate.validation.ParameterError
-        For fewer than 2 values.
+    ParameterError
+        With fewer than 2 values.
     """
-    x = np.asarray(x, dtype=np.float64).ravel()
+    x = _per_chain(x)
     if x.size < 2:
         raise ParameterError(f"need at least 2 independent chains for a standard error, got {x.size}")
     return float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
 
 
+def column_means_and_se(x: np.ndarray, ref=0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Per coordinate: the mean of per-chain vectors minus ``ref``, and its standard error.
+
+    Parameters
+    ----------
+    x : array_like, shape (M, d)
+        One vector per independent chain.
+    ref : float or array_like of shape (d,)
+        Subtracted from the mean (e.g. a reference posterior mean, giving a bias).
+
+    Returns
+    -------
+    mean_minus_ref, se : ndarray, shape (d,)
+        ``x.mean(0) - ref`` and sd / sqrt(M) per coordinate (sd with divisor M - 1).
+
+    Raises
+    ------
+    ParameterError
+        If ``x`` is not 2-D with at least 2 rows.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 2 or x.shape[0] < 2:
+        raise ParameterError(f"x must have shape (chains >= 2, d), got {x.shape}")
+    return x.mean(axis=0) - ref, x.std(axis=0, ddof=1) / math.sqrt(x.shape[0])
+
+
 def variance_and_se(x: np.ndarray) -> tuple[float, float]:
-    """The unbiased sample variance of i.i.d. values (one per chain) and its standard error.
+    """Unbiased sample variance of i.i.d. values (one per chain) and its standard error.
 
     Parameters
     ----------
     x : array_like
-        One value per independent chain (e.g. each chain's state at step k); at least 4.
+        One value per independent chain (flattened).
 
     Returns
     -------
-    variance : float
-        s^2 with divisor M - 1.
-    se : float
-        Its standard error, se^2 = (m4 - s^4 (M - 3)/(M - 1)) / M with m4 the fourth central sample moment.
+    s2, se : float
+        The sample variance (divisor M - 1) and sqrt((m4 - s2^2 (M - 3)/(M - 1)) / M), m4 the fourth central sample
+        moment: the plug-in estimate of Var(s^2) = (mu_4 - sigma^4 (M - 3)/(M - 1))/M.
 
     Raises
     ------
-    simulate.validation.ParameterError
-        For fewer than 4 values.
+    ParameterError
+        With fewer than 4 values.
 
     References
     ----------
-    The variance of the sample variance: Cramer, H. (1946), Mathematical Methods of Statistics, eq. (27.4.2),
-    with the sample moments in place of the population's.
+    Casella & Berger (2002), Exercise 5.8 (the variance of the sample variance); Cramer, H. (1946), Mathematical
+    Methods of Statistics, eq. (27.4.2), with the sample moments in place of the population's.
     """
-    x = np.asarray(x, dtype=np.float64).ravel()
+    x = _per_chain(x)
     M = x.size
     if M < 4:
         raise ParameterError(f"need at least 4 independent chains for a variance s.e., got {M}")
@@ -70,30 +114,86 @@ def variance_and_se(x: np.ndarray) -> tuple[float, float]:
     return s2, float(np.sqrt(max(m4 - s2 * s2 * (M - 3) / (M - 1), 0.0) / M))
 
 
-def stationary_variance_and_se(avg_theta2: np.ndarray, avg_theta: np.ndarray) -> tuple[float, float]:
-    """The stationary variance Var_pi(theta) from each chain's time averages of theta^2 and theta.
+def covariance_and_se(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Unbiased sample covariance of i.i.d. pairs (one per chain) and its standard error.
 
     Parameters
     ----------
-    avg_theta2 : array_like
-        Per chain, the time average of theta^2 (one coordinate).
-    avg_theta : array_like
-        Per chain, the time average of theta, from the same chains; at least 4 chains.
+    x, y : array_like
+        One value each per independent chain, of equal length.
 
     Returns
     -------
-    variance : float
-        mean(a2) - [mean(a1)^2 - var(a1)/M] (the bracket is unbiased for (E a1)^2).
-    se : float
-        Its standard error by the delta method, gradient (1, -2 mean(a1)) and the sample covariance of (a2, a1).
+    cov, se : float
+        sum (x - xbar)(y - ybar) / (M - 1) and sd((x - xbar)(y - ybar)) / sqrt(M): the covariance is the mean of the
+        centred products, whose s.e. is that of a mean (centring at the sample means changes it by O(1/M)).
 
     Raises
     ------
-    simulate.validation.ParameterError
-        For fewer than 4 chains or averages of different lengths.
+    ParameterError
+        With fewer than 4 pairs or lengths that differ.
+
+    References
+    ----------
+    Casella & Berger (2002), Sec. 5.5.4 (the delta method: the centring's effect is of lower order).
     """
-    a2 = np.asarray(avg_theta2, dtype=np.float64).ravel()
-    a1 = np.asarray(avg_theta, dtype=np.float64).ravel()
+    x, y = _per_chain(x), _per_chain(y)
+    M = x.size
+    if M < 4 or y.size != M:
+        raise ParameterError("need matching values for at least 4 chains")
+    p = (x - x.mean()) * (y - y.mean())
+    return float(p.sum() / (M - 1)), float(p.std(ddof=1) / math.sqrt(M))
+
+
+def delta_method_variance(gradient: np.ndarray, cov: np.ndarray, n: int = 1):
+    """The delta method: the variance of f(means) to first order, g^T Sigma g / n.
+
+    Parameters
+    ----------
+    gradient : ndarray, shape (k,)
+        The gradient g of f at the sample means.
+    cov : ndarray, shape (k, k)
+        The covariance of the per-chain values (with ``n`` the number of chains), or, with ``n = 1``, the
+        covariance of the means themselves.
+    n : int
+        The number of independent chains the means average (1 when ``cov`` is already that of the means).
+
+    Returns
+    -------
+    float
+        g @ cov @ g / n.
+
+    References
+    ----------
+    Casella & Berger (2002), Sec. 5.5.4, Theorem 5.5.28 (the multivariate delta method).
+    """
+    return gradient @ cov @ gradient / n
+
+
+def stationary_variance_and_se(avg_theta2: np.ndarray, avg_theta: np.ndarray) -> tuple[float, float]:
+    """Var_pi(theta) from per-chain time averages of theta^2 and theta (chains independent).
+
+    Parameters
+    ----------
+    avg_theta2, avg_theta : array_like
+        Per-chain time averages a2 of theta^2 and a1 of theta, of equal length M >= 4.
+
+    Returns
+    -------
+    var, se : float
+        mean(a2) - [mean(a1)^2 - var(a1)/M] (the bracket is unbiased for (E a1)^2), and its s.e. by the delta method
+        with gradient (1, -2 mean(a1)) and the sample covariance of (a2, a1).
+
+    Raises
+    ------
+    ParameterError
+        With fewer than 4 chains or lengths that differ.
+
+    References
+    ----------
+    Casella & Berger (2002), Sec. 5.5.4 (the delta method).
+    """
+    a2, a1 = _per_chain(avg_theta2), _per_chain(avg_theta)
     M = a1.size
     if M < 4 or a2.size != M:
         raise ParameterError("need matching per-chain averages for at least 4 chains")
@@ -101,11 +201,145 @@ def stationary_variance_and_se(avg_theta2: np.ndarray, avg_theta: np.ndarray) ->
     cov = np.cov(np.vstack([a2, a1]))
     est = float(a2.mean() - (m1 * m1 - cov[1, 1] / M))
     g = np.array([1.0, -2.0 * m1])
-    return est, float(np.sqrt(g @ cov @ g / M))
+    return est, float(np.sqrt(delta_method_variance(g, cov, M)))
+
+
+def stationary_covariance_and_se(a_xy, a_x, a_y) -> tuple[float, float]:
+    """Cov_pi(x, y) from per-chain time averages of x y, x and y (chains independent).
+
+    Parameters
+    ----------
+    a_xy, a_x, a_y : array_like
+        Per-chain time averages, of equal length M >= 4.
+
+    Returns
+    -------
+    cov, se : float
+        mean(a_xy) - [mean(a_x) mean(a_y) - cov(a_x, a_y)/M] and its s.e. by the delta method with gradient
+        (1, -mean(a_y), -mean(a_x)).
+
+    Raises
+    ------
+    ParameterError
+        With fewer than 4 chains or lengths that differ.
+
+    References
+    ----------
+    Casella & Berger (2002), Sec. 5.5.4 (the delta method).
+    """
+    axy, ax, ay = (_per_chain(a) for a in (a_xy, a_x, a_y))
+    M = ax.size
+    if M < 4 or axy.size != M or ay.size != M:
+        raise ParameterError("need matching per-chain averages for at least 4 chains")
+    cov = np.cov(np.vstack([axy, ax, ay]))
+    est = float(axy.mean() - (ax.mean() * ay.mean() - cov[1, 2] / M))
+    g = np.array([1.0, -ay.mean(), -ax.mean()])
+    return est, float(np.sqrt(delta_method_variance(g, cov, M)))
+
+
+def squared_norm_bias_and_se(x: np.ndarray, ref: np.ndarray, ref_err: float = 0.0) -> tuple[float, float]:
+    """|E x - ref|^2 from per-chain vectors, unbiased, with its standard error.
+
+    Parameters
+    ----------
+    x : ndarray, shape (M, d)
+        One vector per independent chain.
+    ref : ndarray, shape (d,)
+        The reference (e.g. the exact posterior mean).
+    ref_err : float
+        The reference's numerical error per coordinate, combined in quadrature through its contribution
+        2 |b| sqrt(d) ref_err.
+
+    Returns
+    -------
+    est, se : float
+        |xbar - ref|^2 - tr C with C = Cov(x)/M the covariance of the mean (E|xbar - ref|^2 = |b|^2 + tr C), and
+        sqrt(4 b^T C b + 2 tr C^2 + (2 |b| sqrt(d) ref_err)^2): the variance of the quadratic form |xbar - ref|^2 of
+        a normal vector (its first term is the delta method's, gradient 2b) plus the reference's error (new).
+
+    References
+    ----------
+    Searle (1971), Ch. 2 (the variance of a quadratic form of a normal vector); Casella & Berger (2002),
+    Sec. 5.5.4.
+    """
+    M, d = x.shape
+    b = x.mean(axis=0) - ref
+    C = np.atleast_2d(np.cov(x.T)) / M
+    est = float(b @ b - np.trace(C))
+    var = delta_method_variance(2.0 * b, C) + 2.0 * np.trace(C @ C) + (2.0 * np.linalg.norm(b) * math.sqrt(d)
+                                                                        * ref_err) ** 2
+    return est, float(math.sqrt(var))
+
+
+def paired_squared_norm_difference_and_se(x1: np.ndarray, x2: np.ndarray, ref: np.ndarray,
+                                          ref_err: float = 0.0) -> tuple[float, float]:
+    """|E x1 - ref|^2 - |E x2 - ref|^2 from coupled per-chain vectors (chain m of x1 and x2 share random numbers).
+
+    Parameters
+    ----------
+    x1, x2 : ndarray, shape (M, d)
+        Per-chain vectors of two coupled samplers.
+    ref : ndarray, shape (d,)
+        The reference.
+    ref_err : float
+        The reference's numerical error per coordinate (combined in quadrature).
+
+    Returns
+    -------
+    est, se : float
+        With u = x1 - x2 and v = x1 + x2 - 2 ref the difference is E u . E v, estimated without bias by
+        ubar . vbar - tr Cov(u, v)/M; its s.e. by the delta method with gradient (vbar, ubar) and the joint sample
+        covariance of (u, v), plus the reference's error (new).
+
+    References
+    ----------
+    Casella & Berger (2002), Sec. 5.5.4 (the delta method).
+    """
+    M, d = x1.shape
+    u, v = x1 - x2, x1 + x2 - 2.0 * ref
+    ub, vb = u.mean(axis=0), v.mean(axis=0)
+    S = np.cov(np.hstack([u, v]).T) / M
+    est = float(ub @ vb - np.trace(S[:d, d:]))
+    g = np.concatenate([vb, ub])
+    var = delta_method_variance(g, S) + (2.0 * np.linalg.norm(ub) * math.sqrt(d) * ref_err) ** 2
+    return est, float(math.sqrt(var))
+
+
+def ratio_of_means_and_se(num: np.ndarray, den: np.ndarray) -> tuple[float, float]:
+    """E num / E den from paired per-chain values, with its delta-method standard error.
+
+    Parameters
+    ----------
+    num, den : array_like
+        One value each per independent chain, of equal length.
+
+    Returns
+    -------
+    rho, se : float
+        mean(num) / mean(den) and sqrt(c_nn - 2 rho c_nd + rho^2 c_dd) / |mean(den)|, c the covariance of the two
+        means: the delta method with gradient (1, -rho)/mean(den), written out.
+
+    References
+    ----------
+    Cochran (1977), Ch. 6 (the variance of a ratio estimate); Casella & Berger (2002), Sec. 5.5.4.
+    """
+    num, den = _per_chain(num), _per_chain(den)
+    if num.size < 2 or den.size != num.size:
+        raise ParameterError("need matching values for at least 2 chains")
+    mn, md = num.mean(), den.mean()
+    rho = mn / md
+    cov = np.cov(np.vstack([num, den])) / len(num)
+    return float(rho), math.sqrt(max(cov[0, 0] - 2 * rho * cov[0, 1] + rho**2 * cov[1, 1], 0.0)) / abs(md)
 
 
 def z_test(estimate: float, se: float, theory: float) -> tuple[float, float]:
-    """z = (estimate - theory)/se and its two-sided normal p-value."""
+    """z = (estimate - theory)/se and its two-sided normal p-value.
+
+    Raises
+    ------
+    ParameterError
+        If ``se`` is not finite and positive.
+    """
     if not (np.isfinite(se) and se > 0):
         raise ParameterError(f"se must be finite and > 0, got {se!r}")
     z = (estimate - theory) / se
@@ -164,7 +398,7 @@ def detectable_deviation(se: float, alpha: float, n_checks: int, one_sided: bool
 
 
 def holm(pvalues, alpha: float) -> np.ndarray:
-    """Holm's step-down procedure: boolean mask of rejected hypotheses at family-wise level ``alpha``."""
+    """Holm's step-down procedure: boolean mask of rejected hypotheses at family-wise level ``alpha`` (Holm 1979)."""
     p = np.asarray(pvalues, dtype=np.float64)
     m = p.size
     order = np.argsort(p)
@@ -178,7 +412,7 @@ def holm(pvalues, alpha: float) -> np.ndarray:
 
 
 def weighted_polyfit(x, y, se, degree: int) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted least squares y ~ sum_{j=1..degree} c_j x^j (no intercept); returns (c, cov(c))."""
+    """Weighted least squares y ~ sum_{j=1..degree} c_j x^j (no intercept); returns (c, cov(c)), weights 1/se^2."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     w = 1.0 / np.asarray(se, dtype=np.float64)
@@ -187,3 +421,9 @@ def weighted_polyfit(x, y, se, degree: int) -> tuple[np.ndarray, np.ndarray]:
     cov = np.linalg.inv(Xw.T @ Xw)
     c = cov @ (Xw.T @ (y * w))
     return c, cov
+
+
+__all__ = ["column_means_and_se", "covariance_and_se", "delta_method_variance", "detectable_deviation", "holm",
+           "mean_and_se", "paired_squared_norm_difference_and_se", "ratio_of_means_and_se",
+           "squared_norm_bias_and_se", "stationary_covariance_and_se", "stationary_variance_and_se",
+           "variance_and_se", "weighted_polyfit", "z_test"]

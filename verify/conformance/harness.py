@@ -6,10 +6,11 @@ keeps, per chain, theta at the snapshot calls and the time averages of theta and
 burn-in. :func:`case_checks` turns them into z-tests against :func:`verify.conformance._exact._exact_moments`:
 
 * finite k (every snapshot k): E theta_k (per coordinate), Var theta_k and Cov(theta_k,i, theta_k,j), one value per
-  chain, s.e. across chains (``verify.stats.mean_and_se``, ``variance_and_se``, :func:`covariance_and_se`);
+  chain, s.e. across chains (``verify.stats.mean_and_se``, ``variance_and_se``, ``covariance_and_se``);
 * stationary law: E_pi theta, Var_pi theta, Cov_pi from the per-chain time averages (``stationary_variance_and_se``
-  and its covariance analogue :func:`stationary_covariance_and_se`); the exact expectation of the window average
-  must equal the stationary value to within 5% of the check's s.e., else the burn-in is too short (ParameterError).
+  and its covariance analogue ``stationary_covariance_and_se``, all in :mod:`verify.stats`); the exact expectation
+  of the window average must equal the stationary value to within 5% of the check's s.e., else the burn-in is too
+  short (ParameterError).
 
 Each check carries the sensitivity of its theory to the injected-noise scale s (theory(s) = a + s^2 b exactly: the
 moment recursion is linear in the injected covariance), from which :mod:`verify.conformance.suite` reports the
@@ -27,7 +28,13 @@ import numpy as np
 
 from simulate.validation import ParameterError, check_int
 from verify.registry import Check
-from verify.stats import mean_and_se, stationary_variance_and_se, variance_and_se
+from verify.stats import (
+    covariance_and_se,
+    mean_and_se,
+    stationary_covariance_and_se,
+    stationary_variance_and_se,
+    variance_and_se,
+)
 
 from ._exact import ExactMoments, _exact_moments
 from .declared import Declared
@@ -227,31 +234,6 @@ def simulate_case(impl: ChainStep, problem: Problem, chains: int, schedule: Sche
     return Simulation(snaps, a1, a2, th0, M, time.perf_counter() - t0)
 
 
-# ------------------------------------------------------------------------------------------ estimators
-def covariance_and_se(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """Unbiased sample covariance of i.i.d. pairs (one per chain) and its delta-method s.e.
-    sd((x - xbar)(y - ybar)) / sqrt(M)."""
-    x, y = np.asarray(x, dtype=np.float64).ravel(), np.asarray(y, dtype=np.float64).ravel()
-    M = x.size
-    if M < 4 or y.size != M:
-        raise ParameterError("need matching values for at least 4 chains")
-    p = (x - x.mean()) * (y - y.mean())
-    return float(p.sum() / (M - 1)), float(p.std(ddof=1) / math.sqrt(M))
-
-
-def stationary_covariance_and_se(a_xy, a_x, a_y) -> tuple[float, float]:
-    """Cov_pi(x, y) from per-chain time averages of xy, x and y: mean(a_xy) - [mean(a_x) mean(a_y) -
-    cov(a_x, a_y)/M], s.e. by the delta method (gradient (1, -mean(a_y), -mean(a_x)))."""
-    axy, ax, ay = (np.asarray(a, dtype=np.float64).ravel() for a in (a_xy, a_x, a_y))
-    M = ax.size
-    if M < 4 or axy.size != M or ay.size != M:
-        raise ParameterError("need matching per-chain averages for at least 4 chains")
-    cov = np.cov(np.vstack([axy, ax, ay]))
-    est = float(axy.mean() - (ax.mean() * ay.mean() - cov[1, 2] / M))
-    g = np.array([1.0, -ay.mean(), -ax.mean()])
-    return est, float(np.sqrt(g @ cov @ g / M))
-
-
 # ------------------------------------------------------------------------------------------ checks
 @dataclass
 class CaseChecks:
@@ -368,5 +350,4 @@ def _transient_guard(c: Check, window_value: float, schedule: Schedule, label: s
                              f"from its stationary value; raise burn_in")
 
 
-__all__ = ["CaseChecks", "ChainStep", "Schedule", "Simulation", "case_checks", "covariance_and_se",
-           "simulate_case", "stationary_covariance_and_se"]
+__all__ = ["CaseChecks", "ChainStep", "Schedule", "Simulation", "case_checks", "simulate_case"]

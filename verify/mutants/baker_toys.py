@@ -7,9 +7,9 @@ from unittest import mock
 
 import numpy as np
 
-import simulate.analysis.divide_conquer as dc
+import simulate.analysis.divide_conquer as divide_conquer
 import simulate.analysis.kl as kl
-import simulate.integrators as integ
+import simulate.integrators as integrators
 
 from . import Mutant, register_mutant
 
@@ -27,14 +27,14 @@ def _rho_includes_self(x, y, k, tree_y=None):
 register_mutant(Mutant(
     id="baker_toys.consensus_covariance_weighted",
     description="consensus weights W_s = Sigma_s (the inverse forgotten) instead of Sigma_s^{-1}",
-    patch=lambda: mock.patch.object(dc, "precision_weights", lambda covs: np.array(covs)),
+    patch=lambda: mock.patch.object(divide_conquer, "precision_weights", lambda covs: np.array(covs)),
     claims=("baker.sec3.consensus_exact_gaussian",),
 ))
 
 register_mutant(Mutant(
     id="baker_toys.subposterior_prior_untempered",
     description="each subposterior carries the full prior p(theta) instead of p(theta)^(1/S)",
-    patch=lambda: mock.patch.object(dc, "prior_power", lambda S: 1.0),
+    patch=lambda: mock.patch.object(divide_conquer, "prior_power", lambda S: 1.0),
     claims=("baker.sec3.consensus_exact_gaussian",),
 ))
 
@@ -48,7 +48,7 @@ register_mutant(Mutant(
 register_mutant(Mutant(
     id="baker_toys.sgld_noise_sqrt2h",
     description="SGLD injected noise sqrt(2h) (Chen et al.'s convention mixed into the workbench's h)",
-    patch=lambda: mock.patch.object(integ.Langevin, "noise_scale", lambda self, h: float(np.sqrt(2 * h))),
+    patch=lambda: mock.patch.object(integrators.Langevin, "noise_scale", lambda self, h: float(np.sqrt(2 * h))),
     claims=("baker.sec3.sgld_exact_gaussian",),
 ))
 

@@ -17,10 +17,10 @@ from unittest import mock
 
 import numpy as np
 
-import simulate.estimators as est
+import simulate.estimators as estimators
 import simulate.estimators.minibatch as minibatch_mod
-import simulate.estimators.vr as vr
-import simulate.integrators as integ
+import simulate.estimators.vr as vr_estimators
+import simulate.integrators as integrators
 import simulate.runtime.runner as runner_mod
 from simulate.integrators.base import EMPTY
 
@@ -47,7 +47,7 @@ def _reg(id_: str, description: str, patch, claims: tuple[str, ...]) -> None:
 # ------------------------------------------------------------------------------------------ integrators
 
 _reg("noise_sqrt_2h", "Langevin noise sqrt(2h) instead of sqrt(h) (Chen's eps convention mixed in; cf. TFP's SGLD)",
-     _patch(integ.Langevin, "noise_scale", lambda self, h: float(np.sqrt(2.0 * h))), (SGLD_VAR, EULER_VAR))
+     _patch(integrators.Langevin, "noise_scale", lambda self, h: float(np.sqrt(2.0 * h))), (SGLD_VAR, EULER_VAR))
 
 
 def _update_full_h(self, theta, grad, xi, h, noise, state=EMPTY, rng=None):
@@ -59,7 +59,7 @@ def _update_full_h(self, theta, grad, xi, h, noise, state=EMPTY, rng=None):
 
 
 _reg("drift_h_not_half", "Langevin drift h g instead of (h/2) g (convention mix-up between eps and h = 2 eps)",
-     _patch(integ.Langevin, "update", _update_full_h), (EULER_VAR, SGLD_VAR))
+     _patch(integrators.Langevin, "update", _update_full_h), (EULER_VAR, SGLD_VAR))
 
 def _update_frozen_noise():
     """Langevin update that keeps the first xi it sees and reuses it every step (the JAX 'key not split' bug)."""
@@ -72,24 +72,24 @@ def _update_frozen_noise():
         theta += xi0 * noise
         return state
 
-    return lambda: mock.patch.object(integ.Langevin, "update", update)
+    return lambda: mock.patch.object(integrators.Langevin, "update", update)
 
 
 _reg("noise_not_refreshed", "the same injected noise xi every step (PRNG key not split; cf. SGMCMCJax's constant "
      "samples)", _update_frozen_noise(), (SGLD_VAR, EULER_VAR))
 
 _reg("msgld_sign", "mSGLD correction with the wrong sign: sqrt(h)(I + (h/8) Cov g)",
-     _patch(integ.ModifiedLangevin, "noise_matrix",
+     _patch(integrators.ModifiedLangevin, "noise_matrix",
             lambda self, h, cov: np.sqrt(h) * (np.eye(cov.shape[-1]) + (h / 8.0) * cov)), (MSGLD_VAR,))
 
 _reg("msgld_cov_g", "mSGLD uses Cov g instead of Cov fhat = Cov g / 4: sqrt(h)(I - (h/2) Cov g) (eq. 9 as printed)",
-     _patch(integ.ModifiedLangevin, "noise_matrix",
+     _patch(integrators.ModifiedLangevin, "noise_matrix",
             lambda self, h, cov: np.sqrt(h) * (np.eye(cov.shape[-1]) - (h / 2.0) * cov)), (MSGLD_VAR,))
 
 # ------------------------------------------------------------------------------------------ minibatch estimator
 
 _reg("scale_dropped", "minibatch likelihood sum not scaled by N/n",
-     _patch(est.Minibatch, "scale", lambda self, model: 1.0), (MEAN,))
+     _patch(estimators.Minibatch, "scale", lambda self, model: 1.0), (MEAN,))
 
 
 def _apply_prior_scaled(self, model, theta, state, idx):
@@ -98,7 +98,7 @@ def _apply_prior_scaled(self, model, theta, state, idx):
 
 
 _reg("prior_scaled", "prior gradient scaled by N/n along with the minibatch sum",
-     _patch(est.Minibatch, "apply", _apply_prior_scaled), (MEAN,))
+     _patch(estimators.Minibatch, "apply", _apply_prior_scaled), (MEAN,))
 
 
 def _apply_no_prior(self, model, theta, state, idx):
@@ -106,7 +106,7 @@ def _apply_no_prior(self, model, theta, state, idx):
 
 
 _reg("prior_dropped", "prior gradient dropped from the minibatch estimate",
-     _patch(est.Minibatch, "apply", _apply_no_prior), (MEAN,))
+     _patch(estimators.Minibatch, "apply", _apply_no_prior), (MEAN,))
 
 _orig_sample_indices = minibatch_mod.sample_indices
 
@@ -128,7 +128,7 @@ _reg("never_draw_datum_0", "minibatch indices drawn from 1..N-1 (off-by-one: dat
 
 _reg("finite_population_factor_dropped",
      "mSGLD noise covariance without the finite-population factor (N-n)/(N-1) for draws without replacement",
-     _patch(est.Minibatch, "finite_population_factor", lambda self, model: 1.0), (MSGLD_VAR,))
+     _patch(estimators.Minibatch, "finite_population_factor", lambda self, model: 1.0), (MSGLD_VAR,))
 
 
 def _stale_init(self, model, n_chains, rng):
@@ -141,7 +141,7 @@ def _stale_apply(self, model, theta, state, draws):
 
 
 _reg("euler_stale_gradient", "full-gradient (Euler) step uses the gradient at the previous state",
-     lambda: _multi((est.FullGradient, "init", _stale_init), (est.FullGradient, "apply", _stale_apply)),
+     lambda: _multi((estimators.FullGradient, "init", _stale_init), (estimators.FullGradient, "apply", _stale_apply)),
      (EULER_VAR,))
 
 
@@ -173,7 +173,7 @@ _reg("theta0_ignored", "the initial state theta0 is ignored (every chain starts 
 
 def _vr_bug(refresh_once: bool = False, shared_batch: bool = False, corr_scale_n1: bool = False,
             correction_once: bool = False):
-    """Algorithm 1's draw and apply (simulate/estimators/vr.py) with one planted bug."""
+    """Algorithm 1's draw and apply (simulate/estimators/vr_estimators.py) with one planted bug."""
     epoch: dict[tuple, np.ndarray] = {}  # (estimator, chains) -> the correction batch reused within an epoch
 
     def draw(self, model, n_chains, step, rng):
@@ -183,16 +183,16 @@ def _vr_bug(refresh_once: bool = False, shared_batch: bool = False, corr_scale_n
         key = (id(self), n_chains)
         anchor = None
         if refresh:
-            anchor = () if full else vr.sample_indices(rng, N, n1, n_chains, self.replace)
+            anchor = () if full else vr_estimators.sample_indices(rng, N, n1, n_chains, self.replace)
             epoch.pop(key, None)
             if shared_batch and not full:
                 epoch[key] = anchor[: self.n2]  # bug: the correction batch is part of the anchor batch
         idx = epoch.get(key) if shared_batch or correction_once else None
         if idx is None:
-            idx = vr.sample_indices(rng, N, self.n2, n_chains, self.replace)
+            idx = vr_estimators.sample_indices(rng, N, self.n2, n_chains, self.replace)
             if correction_once:  # bug: the first correction batch of an epoch is reused until the next refresh
                 epoch[key] = idx
-        return vr.VRDraws(anchor, idx)
+        return vr_estimators.VRDraws(anchor, idx)
 
     def apply(self, model, theta, state, draws):
         theta_tilde, g_tilde, step = state
@@ -203,9 +203,9 @@ def _vr_bug(refresh_once: bool = False, shared_batch: bool = False, corr_scale_n
         corr = model.grad_log_lik_sum(theta, draws.minibatch) - model.grad_log_lik_sum(theta_tilde, draws.minibatch)
         corr *= N / (self.anchor_size(model) if corr_scale_n1 else self.n2)
         g = g_tilde + model.grad_log_prior(theta) + corr
-        return g, vr.VRState(theta_tilde, g_tilde, step + 1)
+        return g, vr_estimators.VRState(theta_tilde, g_tilde, step + 1)
 
-    return lambda: _multi((vr.VRMinibatch, "draw", draw), (vr.VRMinibatch, "apply", apply))
+    return lambda: _multi((vr_estimators.VRMinibatch, "draw", draw), (vr_estimators.VRMinibatch, "apply", apply))
 
 
 _reg("vr_anchor_not_refreshed", "vrSG-MCMC / SVRG anchor (theta_tilde, g_tilde) set at l = 0 and never refreshed",

@@ -20,15 +20,14 @@ import sympy as sp
 from simulate import FullGradient, GaussianMeanModel, Minibatch, run
 from simulate.integrators.sghmc import SGHMC
 from simulate.samplers import sghmc
-from theory.chains import sghmc as sg
+from theory.chains import sghmc as sghmc_chain
 from verify.api import (
     Check,
-    Claim,
     ClaimResult,
     ExactCheck,
     Settings,
+    claim,
     mean_and_se,
-    register,
     simulation_cache,
     stationary_variance_and_se,
 )
@@ -46,6 +45,7 @@ CONFIGS = [
 ]
 TOLERANCE = 1e-12
 RELAXATION_TIMES = 30
+SOURCE = "Baker et al. 2019 Sec. 2.4; Chen et al. 2014 eq. (15); stationary law new (theory.chains.sghmc)"
 
 
 @cache
@@ -63,6 +63,7 @@ def make_sampler(alpha: float | None, eta_p: float | None, eps_c, n: int | None)
     return sghmc(model, eta_p / P, alpha, estimator=estimator)
 
 
+# ------------------------------------------------------------------------------------------ computation
 def gradient_noise_var(n: int | None) -> float:
     """Var of the minibatch estimate without replacement, from the data (Vollmer et al. eq. 16, written out here
     independently of the simulator): (N^2/n) s_x^2 (N - n)/(N - 1), s_x^2 the divisor-N sample variance."""
@@ -75,13 +76,14 @@ def gradient_noise_var(n: int | None) -> float:
 
 @simulation_cache
 def stationary_estimates(label: str, chains: int, seed: int) -> dict:
+    """Stationary mean and variance (with s.e. across chains) of one configuration, and its (P, alpha, eta, s2)."""
     cfg = next(c for c in CONFIGS if c[0] == label)
     sampler = make_sampler(*cfg[1:])
     model = sampler.model
     P = model.grad_lipschitz
     # theory's (alpha, eta) come from the configuration (eq. 15 substitution written out), not from the sampler
     a, h = (cfg[3][0] * cfg[3][1], cfg[3][0] ** 2) if cfg[3] is not None else (cfg[1], cfg[2] / P)
-    rho = sg.spectral_radius(P, a, h)
+    rho = sghmc_chain.spectral_radius(P, a, h)
     mu, sd = float(model.posterior_mean[0]), math.sqrt(model.posterior_var)
     burn = math.ceil(math.log(TOLERANCE) / math.log(rho))
     steps = math.ceil(RELAXATION_TIMES / (1.0 - rho))
@@ -94,53 +96,61 @@ def stationary_estimates(label: str, chains: int, seed: int) -> dict:
                 s2=gradient_noise_var(cfg[4]))
 
 
-def _stationary(quantity: str):
-    def run_claim(settings: Settings) -> ClaimResult:
-        out = ClaimResult()
-        for cfg in CONFIGS:
-            est = stationary_estimates(cfg[0], settings.chains, settings.seed_for("sghmc:" + cfg[0]))
-            if quantity == "mean":
-                th, value, se = est["mu"], est["mean"], est["se_mean"]
-            else:
-                th = sg.stationary_var_theta(est["P"], est["alpha"], est["h"], est["s2"])
-                value, se = est["var"], est["se_var"]
-            out.checks.append(Check(cfg[0], th, value, se, params=dict(alpha=est["alpha"], eta=est["h"])))
-        return out
-    return run_claim
+def all_estimates(settings: Settings) -> list[tuple[str, dict]]:
+    """The (cached) simulation of every configuration, each with its own seed."""
+    return [(cfg[0], stationary_estimates(cfg[0], settings.chains, settings.seed_for("sghmc:" + cfg[0])))
+            for cfg in CONFIGS]
 
 
-def run_small_step(settings: Settings) -> ClaimResult:
+# ------------------------------------------------------------------------------------------ checks
+def mean_checks(estimates: list[tuple[str, dict]]) -> list[Check]:
+    """The stationary mean of each configuration against the posterior mean."""
+    return [Check(label, e["mu"], e["mean"], e["se_mean"], params=dict(alpha=e["alpha"], eta=e["h"]))
+            for label, e in estimates]
+
+
+def variance_checks(estimates: list[tuple[str, dict]]) -> list[Check]:
+    """The stationary variance of each configuration against the closed form of theory.chains.sghmc."""
+    return [Check(label, sghmc_chain.stationary_var_theta(e["P"], e["alpha"], e["h"], e["s2"]), e["var"], e["se_var"],
+                  params=dict(alpha=e["alpha"], eta=e["h"])) for label, e in estimates]
+
+
+def small_step_checks() -> list[ExactCheck]:
     """Exact: Var theta -> 1/P as eta -> 0, with leading excess eta (s2/(2 alpha P) + 1/(2 (2 - alpha)))."""
-    P, a, eta, s2 = sg.P, sg.alpha, sg.eta, sg.s2
-    var = sg.stationary_moments_1d()["var_theta"]
+    P, a, eta, s2 = sghmc_chain.P, sghmc_chain.alpha, sghmc_chain.eta, sghmc_chain.s2
+    var = sghmc_chain.stationary_moments_1d()["var_theta"]
     lim = sp.simplify(sp.limit(var, eta, 0) - 1 / P)
-    lead = sp.simplify(sg.excess_variance_series(2) - eta * (s2 / (2 * a * P) + 1 / (2 * (2 - a))))
-    lyap = sg.stationary_covariance(1001.0, 0.3, 1e-3, 2.5e4)[0, 0]
-    closed = sg.stationary_var_theta(1001.0, 0.3, 1e-3, 2.5e4)
-    return ClaimResult(exact=[
+    lead = sp.simplify(sghmc_chain.excess_variance_series(2) - eta * (s2 / (2 * a * P) + 1 / (2 * (2 - a))))
+    lyap = sghmc_chain.stationary_covariance(1001.0, 0.3, 1e-3, 2.5e4)[0, 0]
+    closed = sghmc_chain.stationary_var_theta(1001.0, 0.3, 1e-3, 2.5e4)
+    return [
         ExactCheck("lim_{eta->0} Var theta = 1/P (sympy)", lim == 0, f"difference {lim}"),
         ExactCheck("leading excess = eta (s2/(2 alpha P) + 1/(2(2 - alpha))) (sympy)", lead == 0, f"residual {lead}"),
         ExactCheck("closed form = the exact engine (Lyapunov fixed point)", abs(lyap - closed) <= 1e-12 * closed,
                    f"{closed!r} vs {lyap!r}", kind="consistency"),
-    ])
+    ]
 
 
-SOURCE = "Baker et al. 2019 Sec. 2.4; Chen et al. 2014 eq. (15); stationary law new (theory.chains.sghmc)"
+# ------------------------------------------------------------------------------------------ claims
+@claim("baker.sghmc.stationary_mean", paper=PAPER, source=SOURCE,
+       statement="Fixed-step SGHMC (beta_hat = 0) on a Gaussian target has the exact posterior mean as stationary "
+                 "mean.",
+       family="baker.sghmc")
+def stationary_mean(settings: Settings) -> ClaimResult:
+    return ClaimResult(checks=mean_checks(all_estimates(settings)))
 
-register(Claim(
-    id="baker.sghmc.stationary_mean", paper=PAPER, source=SOURCE,
-    statement="Fixed-step SGHMC (beta_hat = 0) on a Gaussian target has the exact posterior mean as stationary mean.",
-    family="baker.sghmc", run=_stationary("mean"),
-))
-register(Claim(
-    id="baker.sghmc.stationary_variance", paper=PAPER, source=SOURCE,
-    statement="Stationary Var theta = (2 - alpha)(2 alpha + eta s2) / (P alpha (4 - 2 alpha - eta P)) for SGHMC with "
-              "learning rate eta, friction alpha and gradient-noise variance s2.",
-    family="baker.sghmc", run=_stationary("variance"),
-))
-register(Claim(
-    id="baker.sghmc.small_step_limit", paper=PAPER, source=SOURCE,
-    statement="As eta -> 0 SGHMC's stationary variance tends to the posterior's; with beta_hat = 0 the gradient noise "
-              "adds eta s2 / (2 alpha P) to it at first order.",
-    family="baker.sghmc", run=run_small_step,
-))
+
+@claim("baker.sghmc.stationary_variance", paper=PAPER, source=SOURCE,
+       statement="Stationary Var theta = (2 - alpha)(2 alpha + eta s2) / (P alpha (4 - 2 alpha - eta P)) for SGHMC "
+                 "with learning rate eta, friction alpha and gradient-noise variance s2.",
+       family="baker.sghmc")
+def stationary_variance(settings: Settings) -> ClaimResult:
+    return ClaimResult(checks=variance_checks(all_estimates(settings)))
+
+
+@claim("baker.sghmc.small_step_limit", paper=PAPER, source=SOURCE,
+       statement="As eta -> 0 SGHMC's stationary variance tends to the posterior's; with beta_hat = 0 the gradient "
+                 "noise adds eta s2 / (2 alpha P) to it at first order.",
+       family="baker.sghmc")
+def small_step_limit(settings: Settings) -> ClaimResult:
+    return ClaimResult(exact=small_step_checks())

@@ -1,12 +1,9 @@
-"""Baker, Fearnhead, Fox & Nemeth, "Control variates for stochastic gradient MCMC" (Statistics and Computing 2019;
-arXiv:1706.05439): Sections 4-5 (SGLD-CV, SAGA-LD, ZV post-processing); docs/papers/baker.md.
+"""Baker et al. (2019) Sec. 5: zero-variance (ZV) post-processing with noisy gradients (Theorem 3, Algorithm 2) on
+d = 1 Bayesian linear regressions, and the two printed forms the workbench finds wrong (the sign of the ZV
+coefficient and the control's operator).
 
-Closed forms come from theory.noise.minibatch, theory.chains.linear_regression and theory.bounds.baker (typed from the
-paper; they read the raw data arrays, never the simulator's code). Models: Bayesian linear regression
-y_i ~ N(z_i^T theta, 1) with a varied design (the control-variate noise is degenerate on the Gaussian location model,
-docs/papers/baker.md sec. 2), prior N(0, 10^2 I). Statistical checks use one value per independent chain (or
-independent draw) and a z-test; exact checks enumerate all minibatches or evaluate closed forms (the asymptotic claims
-say their criterion).
+theta is drawn from the exact Gaussian posterior (or taken along SGLD-CV chains), f = theta^2; the closed forms are
+theory.bounds.baker.zv_gaussian and the exact SGLD-CV stationary variance (theory.chains.linear_regression).
 """
 
 from __future__ import annotations
@@ -20,16 +17,17 @@ from simulate.estimators.control_variates import ControlVariate
 from simulate.estimators.minibatch import Minibatch
 from theory.bounds import baker as baker_bounds
 from theory.chains import linear_regression as linreg_chains
-from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, register, simulation_cache, variance_and_se
+from verify.api import Check, ClaimResult, ExactCheck, Settings, claim, mean_check, simulation_cache, variance_and_se
 
-from ._common import PAPER, PHI_HAT, SRC, ST_H, _mean_check, lr1, scalar1
+from ._common import PAPER, PHI_HAT, SRC, ST_H, lr1, scalar1
 
 
-# ------------------------------------------------------------------------------------------ Theorem 3 (ZV)
+# ------------------------------------------------------------------------------------------ computation
 @simulation_cache
-def _zv_draws(settings: Settings) -> dict[str, tuple]:
+def zv_draws(settings: Settings) -> dict[tuple, tuple]:
     """f = theta^2 under the exact posterior of d = 1 regressions, ZV with fitted coefficients (simulate.zv, pooled
-    fit on an independent sample), exact or noisy gradients (SGLD, SGLD-CV, n = 10)."""
+    fit on an independent sample), exact or noisy gradients (SGLD, SGLD-CV, n = 10): per (N, gradients) the values
+    (f, corrected, printed, mu, p, v)."""
     res = {}
     M = max(settings.chains, 20_000)  # iid posterior draws (cheap); variances of skewed values need many
     for N in (1000, 10000):
@@ -55,57 +53,8 @@ def _zv_draws(settings: Settings) -> dict[str, tuple]:
     return res
 
 
-def _thm3(settings: Settings) -> ClaimResult:
-    out = ClaimResult()
-    rhat = {}
-    for (N, name), (_f, corr, _, mu, p, v) in _zv_draws(settings).items():
-        est, se = variance_and_se(corr)
-        out.checks.append(Check(f"N = {N}, {name} gradients: Var(f + a* z_hat) = Var f - C^2/Var z_hat",
-                                baker_bounds.zv_gaussian(
-            "var_after", mu, p, v), est, se, {"v/p": v / p}))
-        rhat[(N, name)] = baker_bounds.zv_gaussian("R_hat", mu, p, v) / baker_bounds.zv_gaussian("R", mu, p, v)
-    out.exact.append(ExactCheck("R_hat/R = 1/(1 + v/p): SGLD's falls ~10x from N = 10^3 to 10^4 (correction O(N/n)); "
-                                "SGLD-CV's stays within 20% (O(1/n))",
-                                rhat[(10000, "SGLD")] < 0.2 * rhat[(1000, "SGLD")]
-                                and abs(rhat[(10000, "SGLD-CV")] / rhat[(1000, "SGLD-CV")] - 1) < 0.2,
-                                ", ".join(f"{k}: {v:.4g}" for k, v in rhat.items())))
-    out.notes.append("theta drawn from the exact Gaussian posterior (d = 1 regression), f = theta^2, linear ZV "
-                     "(Q = theta); a fitted by simulate.zv on an independent sample of 4x the size")
-    return out
-
-
-register(Claim(
-    id="baker.thm3.zv_noisy_gradients", paper=PAPER, source=f"{SRC} Theorem 3 eq. (12), Algorithm 2 (corrected sign)",
-    statement="ZV with noisy gradients removes R_hat = R/(1 + v/p) of the variance (v = E Var(xi | theta)): the "
-              "benefit vanishes with N for SGLD gradients but not for SGLD-CV gradients.",
-    family="baker_zv", run=_thm3,
-))
-
-
-def _zv_printed(settings: Settings) -> ClaimResult:
-    out = ClaimResult()
-    for (N, name), (_f, _, printed, mu, p, v) in _zv_draws(settings).items():
-        if name == "SGLD-CV":
-            est, se = variance_and_se(printed)
-            out.checks.append(Check(f"N = {N}, SGLD-CV gradients, printed a = +Var^-1 Cov: variance reduced to "
-                                    "Var f - C^2/Var z_hat", baker_bounds.zv_gaussian("var_after", mu, p, v), est, se,
-                                    {"Var f": baker_bounds.zv_gaussian("Vf", mu, p, v),
-                                     "Var printed (exact)": baker_bounds.zv_gaussian("var_printed", mu, p, v)}))
-    return out
-
-
-register(Claim(
-    id="baker.zv.printed_sign", paper=PAPER, source=f"{SRC} Sec. 5, a_hat = Var^-1(z) Cov(z, g) and Algorithm 2",
-    statement="The ZV coefficient a = Var^{-1}(z) Cov(z, g) in g + a^T z minimises the variance.",
-    family="baker_zv", run=_zv_printed, expected="fails",
-    erratum="The minimiser of Var(g + a z) is a* = -Var(z)^{-1} Cov(z, g); the printed sign gives Var g + 3 C^2/Var z, "
-            "an INCREASE. Counter-example: f = theta^2 on a d = 1 regression posterior (N = 1000, SGLD-CV gradients, "
-            "n = 10): the printed-sign variance is several times Var f, not Var f - C^2/Var z (see the checks).",
-))
-
-
 @simulation_cache
-def _quad_controls(settings: Settings) -> dict[str, np.ndarray]:
+def quadratic_controls(settings: Settings) -> dict[str, np.ndarray]:
     """Quadratic ZV controls (Q = (theta - mu)^2) on a d = 1 regression: under exact posterior draws with exact
     gradients (corrected and printed operator), and along SGLD-CV chains (per-chain time averages)."""
     N = 1000
@@ -134,44 +83,98 @@ def _quad_controls(settings: Settings) -> dict[str, np.ndarray]:
     return out
 
 
-def _zv_quadratic(settings: Settings) -> ClaimResult:
-    out = ClaimResult()
-    r = _quad_controls(settings)
-    _mean_check(out, "exact posterior, exact gradients: E[-(1/2) Laplacian Q + grad Q . z] = 0 for Q = (theta - mu)^2",
-                0.0, r["exact_corrected"])
-    _mean_check(out, "SGLD-CV chain: E z (linear Q) = 0 (SGLD's mean is exact on a Gaussian target)", 0.0,
-                r["chain_linear"])
-    _mean_check(out, "SGLD-CV chain: E h_Q (Q = (theta - mu)^2) = p Sigma_h - 1 (not 0: ZV adds O(h) bias; new)",
-                float(r["p_sigma_h_minus_1"]), r["chain_quadratic"])
+# ------------------------------------------------------------------------------------------ checks
+def zv_variance_checks(draws: dict[tuple, tuple]) -> list[Check]:
+    """The variance after ZV (corrected sign) against Var f - C^2/Var z_hat, per N and gradients."""
+    out = []
+    for (N, name), (_f, corr, _, mu, p, v) in draws.items():
+        est, se = variance_and_se(corr)
+        out.append(Check(f"N = {N}, {name} gradients: Var(f + a* z_hat) = Var f - C^2/Var z_hat",
+                         baker_bounds.zv_gaussian("var_after", mu, p, v), est, se, {"v/p": v / p}))
+    return out
+
+
+def zv_benefit_check(draws: dict[tuple, tuple]) -> ExactCheck:
+    """R_hat/R = 1/(1 + v/p): SGLD's benefit vanishes with N, SGLD-CV's does not."""
+    rhat = {key: baker_bounds.zv_gaussian("R_hat", mu, p, v) / baker_bounds.zv_gaussian("R", mu, p, v)
+            for key, (_f, _, _, mu, p, v) in draws.items()}
+    return ExactCheck("R_hat/R = 1/(1 + v/p): SGLD's falls ~10x from N = 10^3 to 10^4 (correction O(N/n)); "
+                      "SGLD-CV's stays within 20% (O(1/n))",
+                      rhat[(10000, "SGLD")] < 0.2 * rhat[(1000, "SGLD")]
+                      and abs(rhat[(10000, "SGLD-CV")] / rhat[(1000, "SGLD-CV")] - 1) < 0.2,
+                      ", ".join(f"{k}: {v:.4g}" for k, v in rhat.items()))
+
+
+def zv_printed_sign_checks(draws: dict[tuple, tuple]) -> list[Check]:
+    """With SGLD-CV gradients, the printed coefficient's variance against the corrected one's."""
+    out = []
+    for (N, name), (_f, _, printed, mu, p, v) in draws.items():
+        if name == "SGLD-CV":
+            est, se = variance_and_se(printed)
+            out.append(Check(f"N = {N}, SGLD-CV gradients, printed a = +Var^-1 Cov: variance reduced to "
+                             "Var f - C^2/Var z_hat", baker_bounds.zv_gaussian("var_after", mu, p, v), est, se,
+                             {"Var f": baker_bounds.zv_gaussian("Vf", mu, p, v),
+                              "Var printed (exact)": baker_bounds.zv_gaussian("var_printed", mu, p, v)}))
+    return out
+
+
+def quadratic_control_checks(r: dict[str, np.ndarray]) -> list:
+    """Zero mean of the corrected control under the posterior; along the chain, the linear control's zero mean
+    and the quadratic one's p Sigma_h - 1."""
+    return [mean_check("exact posterior, exact gradients: E[-(1/2) Laplacian Q + grad Q . z] = 0 for Q = "
+                       "(theta - mu)^2", 0.0, r["exact_corrected"]),
+            mean_check("SGLD-CV chain: E z (linear Q) = 0 (SGLD's mean is exact on a Gaussian target)", 0.0,
+                       r["chain_linear"]),
+            mean_check("SGLD-CV chain: E h_Q (Q = (theta - mu)^2) = p Sigma_h - 1 (not 0: ZV adds O(h) bias; new)",
+                       float(r["p_sigma_h_minus_1"]), r["chain_quadratic"])]
+
+
+# ------------------------------------------------------------------------------------------ claims
+@claim("baker.thm3.zv_noisy_gradients", paper=PAPER, source=f"{SRC} Theorem 3 eq. (12), Algorithm 2 (corrected sign)",
+       statement="ZV with noisy gradients removes R_hat = R/(1 + v/p) of the variance (v = E Var(xi | theta)): the "
+                 "benefit vanishes with N for SGLD gradients but not for SGLD-CV gradients.",
+       family="baker_zv")
+def zv_noisy_gradients(settings: Settings) -> ClaimResult:
+    draws = zv_draws(settings)
+    return ClaimResult(checks=zv_variance_checks(draws), exact=[zv_benefit_check(draws)],
+                       notes=["theta drawn from the exact Gaussian posterior (d = 1 regression), f = theta^2, linear "
+                              "ZV (Q = theta); a fitted by simulate.zv on an independent sample of 4x the size"])
+
+
+@claim("baker.zv.printed_sign", paper=PAPER, source=f"{SRC} Sec. 5, a_hat = Var^-1(z) Cov(z, g) and Algorithm 2",
+       statement="The ZV coefficient a = Var^{-1}(z) Cov(z, g) in g + a^T z minimises the variance.",
+       family="baker_zv", expected="fails",
+       erratum="The minimiser of Var(g + a z) is a* = -Var(z)^{-1} Cov(z, g); the printed sign gives Var g + 3 "
+               "C^2/Var z, an INCREASE. Counter-example: f = theta^2 on a d = 1 regression posterior (N = 1000, "
+               "SGLD-CV gradients, n = 10): the printed-sign variance is several times Var f, not Var f - C^2/Var z "
+               "(see the checks).")
+def zv_printed_sign(settings: Settings) -> ClaimResult:
+    return ClaimResult(checks=zv_printed_sign_checks(zv_draws(settings)))
+
+
+@claim("baker.zv.quadratic_controls", paper=PAPER,
+       source=f"{SRC} Sec. 5 (ZV with polynomial Q, Mira et al. 2013); docs/papers/baker.md sec. 1.5",
+       statement="The ZV control -(1/2) Laplacian Q + grad Q . z has mean zero under the posterior; along an SG-MCMC "
+                 "chain the linear control keeps mean zero on a Gaussian target but the quadratic one has mean "
+                 "p Sigma_h - 1.",
+       family="baker_zv")
+def zv_quadratic_controls(settings: Settings) -> ClaimResult:
+    r = quadratic_controls(settings)
+    out = ClaimResult().add(*quadratic_control_checks(r))
     out.notes.append(f"p Sigma_h - 1 = {float(r['p_sigma_h_minus_1']):.4g} with Sigma_h the exact SGLD-CV stationary "
                      "variance (d = 1 regression, N = 1000, n = 10, h = 0.5/L)")
     return out
 
 
-register(Claim(
-    id="baker.zv.quadratic_controls", paper=PAPER,
-    source=f"{SRC} Sec. 5 (ZV with polynomial Q, Mira et al. 2013); docs/papers/baker.md sec. 1.5",
-    statement="The ZV control -(1/2) Laplacian Q + grad Q . z has mean zero under the posterior; along an SG-MCMC "
-              "chain the linear control keeps mean zero on a Gaussian target but the quadratic one has mean "
-              "p Sigma_h - 1.",
-    family="baker_zv", run=_zv_quadratic,
-))
-
-
-def _zv_operator_printed(settings: Settings) -> ClaimResult:
-    out = ClaimResult()
-    r = _quad_controls(settings)
-    _mean_check(out, "exact posterior, exact gradients: E[Laplacian Q + grad Q . z] = 0 for Q = (theta - mu)^2 "
-                "(printed operator)", 0.0, r["exact_printed"])
-    return out
-
-
-register(Claim(
-    id="baker.zv.printed_operator", paper=PAPER, source=f"{SRC} Sec. 5, h(theta) = Delta Q(theta) + grad Q(theta) . z",
-    statement="h(theta) = Laplacian Q + grad Q . z, z = -(1/2) grad log posterior, has zero posterior mean.",
-    family="baker_zv", run=_zv_operator_printed, expected="fails",
-    erratum="Integration by parts gives E[grad Q . z] = (1/2) E[Laplacian Q], so the zero-mean control is "
-            "-(1/2) Laplacian Q + grad Q . z (Mira et al. 2013). Counter-example: Q = (theta - c)^2 under any 1-d "
-            "posterior: E[2 + 2 (theta - c) z] = 2 + 1 = 3 (simulated on the d = 1 regression posterior, see the "
-            "check). Irrelevant for the linear Q the paper uses.",
-))
+@claim("baker.zv.printed_operator", paper=PAPER,
+       source=f"{SRC} Sec. 5, h(theta) = Delta Q(theta) + grad Q(theta) . z",
+       statement="h(theta) = Laplacian Q + grad Q . z, z = -(1/2) grad log posterior, has zero posterior mean.",
+       family="baker_zv", expected="fails",
+       erratum="Integration by parts gives E[grad Q . z] = (1/2) E[Laplacian Q], so the zero-mean control is "
+               "-(1/2) Laplacian Q + grad Q . z (Mira et al. 2013). Counter-example: Q = (theta - c)^2 under any 1-d "
+               "posterior: E[2 + 2 (theta - c) z] = 2 + 1 = 3 (simulated on the d = 1 regression posterior, see the "
+               "check). Irrelevant for the linear Q the paper uses.")
+def zv_printed_operator(settings: Settings) -> ClaimResult:
+    return ClaimResult().add(mean_check("exact posterior, exact gradients: E[Laplacian Q + grad Q . z] = 0 for "
+                                        "Q = (theta - mu)^2 (printed operator)", 0.0,
+                                        quadratic_controls(settings)["exact_printed"]))

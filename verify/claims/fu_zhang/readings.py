@@ -40,32 +40,39 @@ def pairwise_lipschitz(points: np.ndarray, grads: np.ndarray) -> float:
     return float(r.max())
 
 
-def _features_reading(out: ClaimResult) -> None:
+# ------------------------------------------------------------------------------------------ Assumption 3.1
+def features_reading_checks() -> list[ExactCheck]:
     """Reading A: x = features; the mixed-label cluster has zero data spread but a gradient spread, for every L."""
+    out = []
     g = logistic_grads(MIXED_X, MIXED_Y, MIXED_THETA)
     lhs = stratified_variance(g, MIXED_LABELS, MIXED_B, replace=True)
     v0 = stratified_variance(g[:3], MIXED_LABELS[:3], MIXED_B[:1], True)
     for L in (1.0, 10.0, 1e3):
         rhs = thm31_bound(MIXED_X, MIXED_LABELS, MIXED_B, L)
         rhs0 = thm31_bound(MIXED_X[:3], MIXED_LABELS[:3], MIXED_B[:1], L)
-        out.exact.append(ExactCheck(
+        out.append(ExactCheck(
             f"x = features, L = {L:g}: Lemma 3.4 variance <= Theorem 3.1 bound (cluster 0 = three copies of x = (1, 1) "
             "with labels +1, -1, +1)", lhs <= rhs,
             f"variance {lhs:.4g}; bound {rhs:.4g} (cluster 0 contributes {rhs0:.3g} to the bound but {v0:.4g} to the "
             "variance)", part="A"))
+    return out
 
 
-def _datum_reading(out: ClaimResult, settings: Settings) -> None:
-    """Reading B: x = (features, label); the data's pairwise L is finite and saturates in theta."""
+def mixed_cluster_datum_check() -> ExactCheck:
+    """Reading B on the mixed-label cluster: with x = (features, label) the pairwise L is finite and bounds it."""
     xt = np.column_stack([MIXED_X, MIXED_Y])
     g = logistic_grads(MIXED_X, MIXED_Y, MIXED_THETA)
     L = pairwise_lipschitz(xt, g)
     lhs = stratified_variance(g, MIXED_LABELS, MIXED_B, replace=True)
     rhs = thm31_bound(xt, MIXED_LABELS, MIXED_B, L)
-    out.exact.append(ExactCheck(
+    return ExactCheck(
         "x = (features, label): the pairwise Lipschitz constant on the data is finite and Theorem 3.1's bound holds "
         "with it (the same mixed-label cluster)", np.isfinite(L) and lhs <= rhs,
-        f"L = {L:.4g}; Lemma 3.4 variance {lhs:.4g} <= bound {rhs:.4g}", kind="identity", part="B"))
+        f"L = {L:.4g}; Lemma 3.4 variance {lhs:.4g} <= bound {rhs:.4g}", kind="identity", part="B")
+
+
+def breast_cancer_datum_check(settings: Settings) -> ExactCheck:
+    """Reading B on breast cancer: the bound holds with the data's pairwise L(theta) along a ray, and L saturates."""
     Xb, yb = breast_cancer_design()
     xt = np.column_stack([Xb[:, :-1], yb])
     strata = kmeans_strata(xt, 6, max_iter=KMEANS_ITER, seed=KMEANS_SEED)
@@ -80,12 +87,12 @@ def _datum_reading(out: ClaimResult, settings: Settings) -> None:
         rows.append((scale, L_datum, L_feat))
         ok &= stratified_variance(gb, strata.labels, bi, replace=True) <= thm31_bound(xt, strata.labels, bi, L_datum)
     saturated = rows[-1][1] <= 1.1 * rows[-2][1] and rows[-1][2] <= 1.1 * rows[-2][2]
-    out.exact.append(ExactCheck(
+    return ExactCheck(
         "x = (features, label), breast cancer, k-means (k = 6) on (features, label): Lemma 3.4 variance <= Theorem "
         "3.1 bound with the data's pairwise L(theta) along a ray theta = s u, and L(theta) saturates (one L for all "
         "theta on the data)", bool(ok and saturated),
         "(||theta||, L datum, L features only): " + ", ".join(f"({s_:g}, {a_:.3g}, {b_:.3g})" for s_, a_, b_ in rows),
-        part="B"))
+        part="B")
 
 
 @claim("fu_zhang.thm31.assumption_mixed_labels", paper=PAPER, source="Fu & Zhang Assumption 3.1, Theorem 3.1",
@@ -105,13 +112,11 @@ def _datum_reading(out: ClaimResult, settings: Settings) -> None:
                "||x_perp||/4), but Theorems 3.1-3.2 use only the data. The paper does not say whether labels are "
                "part of x.")
 def assumption_mixed_labels(settings: Settings) -> ClaimResult:
-    out = ClaimResult()
-    _features_reading(out)
-    _datum_reading(out, settings)
-    out.notes.append("under reading B the bound with the pairwise L is an identity-level consequence of "
-                     "sum_j ||g_j - gbar||^2 = (1/2n) sum_jl ||g_j - g_l||^2; what can fail is L being finite and "
-                     "bounded in theta, which the breast-cancer check tests")
-    return out
+    exact = [*features_reading_checks(), mixed_cluster_datum_check(), breast_cancer_datum_check(settings)]
+    return ClaimResult(exact=exact, notes=[
+        "under reading B the bound with the pairwise L is an identity-level consequence of sum_j ||g_j - gbar||^2 = "
+        "(1/2n) sum_jl ||g_j - g_l||^2; what can fail is L being finite and bounded in theta, which the "
+        "breast-cancer check tests"])
 
 
 # ------------------------------------------------------------------------------------------ Theorem 3.2 vs uniform
@@ -139,7 +144,7 @@ def label_pure_counterexample():
     return X, y, strata, np.array([30.0, 0.0])
 
 
-def _surrogate_check(settings: Settings) -> ExactCheck:
+def surrogate_check(settings: Settings) -> ExactCheck:
     """Theorem 3.2's surrogate minimum <= uniform sampling's surrogate on random clustered data (Cauchy-Schwarz)."""
     rng = np.random.default_rng(settings.seed_for("fidelity2.fz.surrogate"))
     worst = 0.0
@@ -159,39 +164,50 @@ def _surrogate_check(settings: Settings) -> ExactCheck:
         worst <= 1 + 1e-12, f"max ratio {worst:.4f}", kind="identity", part=BOUND)
 
 
-def _variance_checks(out: ClaimResult, b: int = 20) -> None:
-    """The gradient variance at Theorem 3.2's allocation against uniform's: a mixed-label and a label-pure case."""
+VARIANCE_B = 20  # the minibatch of the variance comparisons
+
+
+def mixed_label_variance(b: int = VARIANCE_B) -> tuple[ExactCheck, list[str]]:
+    """The gradient variance at Theorem 3.2's allocation against uniform's on the mixed-label case, with the
+    proportional allocation and the gradient-Neyman oracle in the notes."""
+    notes = []
     X, y = counter_logistic()
     strata = kmeans_strata(X[:, :1], 2, max_iter=KMEANS_ITER, seed=KMEANS_SEED)
     g = logistic_grads(X, y, np.array([3.0, 0.0]))
     uni = uniform_variance(g, b, replace=False)
     bi = allocate(strata, b, "neyman")
     var = stratified_variance(g, strata.labels, bi, replace=False)
-    out.exact.append(ExactCheck(
+    check = ExactCheck(
         f"mixed-label case, theta = (3, 0): Theorem 3.2 allocation b = {bi.tolist()} (k-means clusters, n = "
         f"{strata.sizes.tolist()}): variance <= uniform SGLD minibatch of the same b", var <= uni,
-        f"stratified {var:.4g} vs uniform {uni:.4g} (ratio {var / uni:.3g})", part=BEHAVIOUR))
+        f"stratified {var:.4g} vs uniform {uni:.4g} (ratio {var / uni:.3g})", part=BEHAVIOUR)
     for replace in (False, True):
         u_r = uniform_variance(g, b, replace=replace)
         bp = allocate(strata, b, "proportional")
         vp = stratified_variance(g, strata.labels, bp, replace=replace)
-        out.notes.append(f"mixed-label case, {'with' if replace else 'without'} replacement: proportional b = "
-                         f"{bp.tolist()}: ratio to uniform {vp / u_r:.6f}; Theorem 3.2: "
-                         f"{stratified_variance(g, strata.labels, bi, replace=replace) / u_r:.4g}")
+        notes.append(f"mixed-label case, {'with' if replace else 'without'} replacement: proportional b = "
+                     f"{bp.tolist()}: ratio to uniform {vp / u_r:.6f}; Theorem 3.2: "
+                     f"{stratified_variance(g, strata.labels, bi, replace=replace) / u_r:.4g}")
     s_i = np.sqrt(cluster_sq_dev(g, strata.labels) / strata.sizes)
     bo = round_allocation(continuous_allocation(strata.sizes * s_i, strata.sizes, b), strata.sizes, b)
-    out.notes.append(f"gradient-Neyman oracle (b_i ~ n_i s_i(theta)) b = {bo.tolist()}: ratio "
-                     f"{stratified_variance(g, strata.labels, bo, replace=False) / uni:.3g}")
+    notes.append(f"gradient-Neyman oracle (b_i ~ n_i s_i(theta)) b = {bo.tolist()}: ratio "
+                 f"{stratified_variance(g, strata.labels, bo, replace=False) / uni:.3g}")
+    return check, notes
+
+
+def label_pure_variance_check(b: int = VARIANCE_B) -> ExactCheck:
+    """The gradient variance at Theorem 3.2's allocation against uniform's on a label-pure case within
+    Assumption 3.1."""
     X, y, strata, theta = label_pure_counterexample()
     g = logistic_grads(X, y, theta)
     bi = allocate(strata, b, "neyman")
     var, uni = stratified_variance(g, strata.labels, bi, replace=False), uniform_variance(g, b, replace=False)
     L = pairwise_lipschitz(X, g)
-    out.exact.append(ExactCheck(
+    return ExactCheck(
         f"label-pure case within Assumption 3.1 (both labels +1; x ~ U[5, 10] and U[-0.1, 0.1]), theta = (30, 0): "
         f"Theorem 3.2 allocation b = {bi.tolist()}: variance <= uniform", var <= uni,
         f"stratified {var:.4g} vs uniform {uni:.4g} (ratio {var / uni:.2f}) although ||g_i - g_j|| <= {L:.3g} "
-        "||x_i - x_j|| on the data", part=BEHAVIOUR))
+        "||x_i - x_j|| on the data", part=BEHAVIOUR)
 
 
 @claim("fu_zhang.thm32.never_worse_than_uniform", paper=PAPER,
@@ -207,7 +223,5 @@ def _variance_checks(out: ClaimResult, b: int = 20) -> None:
                "clusters. Proportional allocation is never above uniform with replacement; without replacement it "
                "can be, through the finite-population factors (1.005x here; Cochran, Sampling Techniques 5.6).")
 def never_worse_than_uniform(settings: Settings) -> ClaimResult:
-    out = ClaimResult()
-    out.exact.append(_surrogate_check(settings))
-    _variance_checks(out)
-    return out
+    mixed, notes = mixed_label_variance()
+    return ClaimResult(exact=[surrogate_check(settings), mixed, label_pure_variance_check()], notes=notes)

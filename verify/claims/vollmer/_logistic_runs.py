@@ -1,9 +1,10 @@
-"""Vollmer, Zygalakis & Teh (2016), Section 7 and Remark 7: SGLD and mSGLD on Bayesian logistic regression.
+"""Shared setting and simulations of the Section 7 claims of Vollmer, Zygalakis & Teh (2016): SGLD and mSGLD on
+Bayesian logistic regression (this module registers no claim).
 
-Setting (the paper's, docs/papers/vollmer.md secs. 8-9): d = 3, N = 1000, rows (x_i1, x_i2, 1), x_ij ~ N(0, 1),
-prior N(0, I), h = 0.002 (workbench convention, the paper's own), minibatches without replacement. Labels: the
-paper does not say how they were drawn; ours are y_i ~ sigma(y beta_true^T x_i) with beta_true = (1, -1, 0.5)
-(simulate.logistic.PAPER_BETA_TRUE, seed 2016).
+Setting (the paper's Section 7; docs/papers/vollmer.md secs. 8-9): d = 3, N = 1000, rows (x_i1, x_i2, 1),
+x_ij ~ N(0, 1), prior N(0, I), h = 0.002 (workbench convention, the paper's own), minibatches without replacement.
+Labels: the paper does not say how they were drawn; ours are y_i ~ sigma(y beta_true^T x_i) with
+beta_true = (1, -1, 0.5) (simulate.logistic.PAPER_BETA_TRUE, seed 2016).
 
 Reference posterior moments: tensor Gauss-Hermite quadrature in Laplace-whitened coordinates
 (simulate.logistic.posterior_moments_quadrature); its error, max |K=20 vs K=12 nodes|, is ~1e-14, so every s.e.
@@ -126,11 +127,6 @@ def _run(settings: Settings, method: str, n: int, h: float = H, divisor: int = 4
     return stationary_run(method, n, h, _chains(settings, divisor, floor), _seed(settings, n, h))
 
 
-def _bias_vector(x: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(mean of per-chain values - ref, s.e. across chains), per coordinate."""
-    return x.mean(axis=0) - ref, x.std(axis=0, ddof=1) / math.sqrt(x.shape[0])
-
-
 def _fmt(v: np.ndarray) -> str:
     """A vector in compact scientific notation for notes."""
     return "(" + ", ".join(f"{x:.2e}" for x in np.ravel(v)) + ")"
@@ -201,33 +197,3 @@ def figure7_curves(
             mse[(meth, n)] = np.array(vals)
             se[(meth, n)] = np.array(errs)
     return dict(iterations=ks, passes={n: ks * n / model.n_data for n in ns}, mse=mse, se=se, reference=mu)
-
-
-def sq_norm_bias(x: np.ndarray, ref: np.ndarray, ref_err: float = 0.0) -> tuple[float, float]:
-    """|E x - ref|^2 from per-chain values x (M, d): unbiased estimate |xbar - ref|^2 - tr Cov(xbar) and its
-    delta-method s.e. sqrt(4 b^T Cov(xbar) b + 2 tr Cov(xbar)^2), combined in quadrature with the reference's
-    error contribution 2 |b| sqrt(d) ref_err (new)."""
-    M, d = x.shape
-    b = x.mean(axis=0) - ref
-    C = np.atleast_2d(np.cov(x.T)) / M
-    est = float(b @ b - np.trace(C))
-    var = 4.0 * b @ C @ b + 2.0 * np.trace(C @ C) + (2.0 * np.linalg.norm(b) * math.sqrt(d) * ref_err) ** 2
-    return est, float(math.sqrt(var))
-
-
-def paired_sq_norm_difference(
-    x1: np.ndarray, x2: np.ndarray, ref: np.ndarray, ref_err: float = 0.0,
-) -> tuple[float, float]:
-    """|E x1 - ref|^2 - |E x2 - ref|^2 from coupled per-chain values (chain m of x1 and x2 share random numbers).
-
-    With u = x1 - x2, v = x1 + x2 - 2 ref: D = E u . E v, estimated by ubar.vbar - tr Cov(u, v)/M (unbiased), s.e.
-    by the delta method with gradient (vbar, ubar) and the joint sample covariance of (u, v) (new).
-    """
-    M, d = x1.shape
-    u, v = x1 - x2, x1 + x2 - 2.0 * ref
-    ub, vb = u.mean(axis=0), v.mean(axis=0)
-    S = np.cov(np.hstack([u, v]).T) / M
-    est = float(ub @ vb - np.trace(S[:d, d:]))
-    g = np.concatenate([vb, ub])
-    var = g @ S @ g + (2.0 * np.linalg.norm(ub) * math.sqrt(d) * ref_err) ** 2
-    return est, float(math.sqrt(var))

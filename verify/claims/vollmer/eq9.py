@@ -24,7 +24,9 @@ EQ9_R, EQ9_n = 0.05, 50
 EQ9_BURN, EQ9_STEPS = 100, 150
 
 
+# ------------------------------------------------------------------------------------------ computation
 def printed_eq9_sampler() -> Sampler:
+    """mSGLD with eq. (9)'s printed noise scale on the toy (n = 50, r = 0.05)."""
     model = default_model()
     return Sampler(model, Minibatch(EQ9_n), PrintedEq9Langevin(), EQ9_R / model.A, name="msgld_printed_eq9")
 
@@ -36,6 +38,53 @@ def eq9_run(chains: int, seed: int):
                theta0=default_model().posterior_mean)
 
 
+# ------------------------------------------------------------------------------------------ checks
+def first_order_check() -> ExactCheck:
+    """sympy: the excess of eq. (9)'s stationary variance over Euler's has no O(h) term (it has)."""
+    series = eq9_printed_excess_series()
+    first = sp.simplify(series.coeff(h, 1))
+    return ExactCheck(
+        "eq. (9) as printed has the Euler method's asymptotic bias up to first order in h (no O(h) excess)",
+        sp.simplify(first) == 0,
+        f"excess of Var(theta_inf) over Euler = {sp.simplify(series)} + O(h^3); first-order term {first} "
+        f"(SGLD's is +V_B/(2A), eq. 19; eqs. 20/51/54 give 0)")
+
+
+def toy_constants() -> tuple[float, float, float]:
+    """(A, Var(B), h) of the toy at n = EQ9_n, r = EQ9_R."""
+    ch = toy_finite_time("sgld", default_model().data[:, 0], EQ9_n, r=EQ9_R)
+    A_, V_ = float(ch.A), float(ch.var_B)
+    return A_, V_, EQ9_R / A_
+
+
+def engine_check(exact: float) -> ExactCheck:
+    """The closed form against the exact engine's stationary variance of the same sampler."""
+    engine = float(exact_law(printed_eq9_sampler()).stationary_cov()[0, 0])
+    return ExactCheck(
+        "closed form (theory.printed.vollmer) = exact engine (theory.exact_law of PrintedEq9Langevin) for the "
+        "stationary variance", abs(engine / exact - 1) < 1e-10, f"closed form {exact:.10g}, engine {engine:.10g}",
+        kind="consistency")
+
+
+def simulated_check(exact: float, settings: Settings) -> Check:
+    """The simulated stationary variance of eq. (9) as printed against its closed form."""
+    res = eq9_run(settings.chains, settings.seed_for("fidelity2.vollmer.eq9"))
+    v, se = stationary_variance_and_se(res.time_averages["theta2"][:, 0], res.time_averages["theta"][:, 0])
+    # time averages over a finite window from the stationary law (started at mu after a burn-in of 100 steps)
+    return Check(f"eq. (9) as printed, n = {EQ9_n}, r = {EQ9_R}: stationary Var theta (closed form)",
+                 exact, v, se, dict(burn_in=EQ9_BURN, L=EQ9_STEPS))
+
+
+def variance_note(exact: float) -> str:
+    """The stationary variances of eq. (9), Euler, SGLD, eq. (20) and the posterior."""
+    A_, V_, hh = toy_constants()
+    euler_v = 1 / (A_ * (2 - EQ9_R))
+    return (f"stationary variance: eq. (9) printed {exact:.5g}, Euler {euler_v:.5g}, SGLD "
+            f"{(1 + hh * V_) * euler_v:.5g}, eq. (20) {(1 + hh * hh * V_ * V_ / 4) * euler_v:.5g}; posterior "
+            f"{1 / (2 * A_):.5g} (h Var B = {hh * V_:.3f})")
+
+
+# ------------------------------------------------------------------------------------------ claim
 @claim("vollmer.eq9.printed_first_order", paper=PAPER,
        source="Vollmer et al. 2016, Section 1 (eq. 9: 'the same asymptotic bias as the Euler-Maruyama method up to "
               "first order in h'), toy model eqs. (14)-(16)",
@@ -49,31 +98,7 @@ def eq9_run(chains: int, seed: int):
                "the posterior variance 1.0e-3 (SGLD 1.49e-3, eq. 20 1.08e-3). Eq. (9) needs Cov fhat = "
                "Cov[gradhat log pi]/4, i.e. I - (h/8) Cov[gradhat log pi].")
 def printed_first_order(settings: Settings) -> ClaimResult:
-    out = ClaimResult()
-    series = eq9_printed_excess_series()
-    first = sp.simplify(series.coeff(h, 1))
-    out.exact.append(ExactCheck(
-        "eq. (9) as printed has the Euler method's asymptotic bias up to first order in h (no O(h) excess)",
-        sp.simplify(first) == 0,
-        f"excess of Var(theta_inf) over Euler = {sp.simplify(series)} + O(h^3); first-order term {first} "
-        f"(SGLD's is +V_B/(2A), eq. 19; eqs. 20/51/54 give 0)"))
-    model = default_model()
-    ch = toy_finite_time("sgld", model.data[:, 0], EQ9_n, r=EQ9_R)
-    A_, V_ = float(ch.A), float(ch.var_B)
-    hh = EQ9_R / A_
+    A_, V_, hh = toy_constants()
     exact = eq9_printed_variance_value(A_, hh, V_)
-    engine = float(exact_law(printed_eq9_sampler()).stationary_cov()[0, 0])
-    out.exact.append(ExactCheck(
-        "closed form (theory.printed.vollmer) = exact engine (theory.exact_law of PrintedEq9Langevin) for the "
-        "stationary variance", abs(engine / exact - 1) < 1e-10, f"closed form {exact:.10g}, engine {engine:.10g}",
-        kind="consistency"))
-    res = eq9_run(settings.chains, settings.seed_for("fidelity2.vollmer.eq9"))
-    v, se = stationary_variance_and_se(res.time_averages["theta2"][:, 0], res.time_averages["theta"][:, 0])
-    # time averages over a finite window from the stationary law (started at mu after a burn-in of 100 steps)
-    out.checks.append(Check(f"eq. (9) as printed, n = {EQ9_n}, r = {EQ9_R}: stationary Var theta (closed form)",
-                            exact, v, se, dict(burn_in=EQ9_BURN, L=EQ9_STEPS)))
-    euler_v = 1 / (A_ * (2 - EQ9_R))
-    out.notes.append(f"stationary variance: eq. (9) printed {exact:.5g}, Euler {euler_v:.5g}, SGLD "
-                     f"{(1 + hh * V_) * euler_v:.5g}, eq. (20) {(1 + hh * hh * V_ * V_ / 4) * euler_v:.5g}; posterior "
-                     f"{1 / (2 * A_):.5g} (h Var B = {hh * V_:.3f})")
-    return out
+    return ClaimResult(checks=[simulated_check(exact, settings)], exact=[first_order_check(), engine_check(exact)],
+                       notes=[variance_note(exact)])

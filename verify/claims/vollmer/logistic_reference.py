@@ -1,35 +1,23 @@
-"""Vollmer, Zygalakis & Teh (2016), Section 7 and Remark 7: SGLD and mSGLD on Bayesian logistic regression.
-
-Setting (the paper's, docs/papers/vollmer.md secs. 8-9): d = 3, N = 1000, rows (x_i1, x_i2, 1), x_ij ~ N(0, 1),
-prior N(0, I), h = 0.002 (workbench convention, the paper's own), minibatches without replacement. Labels: the
-paper does not say how they were drawn; ours are y_i ~ sigma(y beta_true^T x_i) with beta_true = (1, -1, 0.5)
-(simulate.logistic.PAPER_BETA_TRUE, seed 2016).
-
-Reference posterior moments: tensor Gauss-Hermite quadrature in Laplace-whitened coordinates
-(simulate.logistic.posterior_moments_quadrature); its error, max |K=20 vs K=12 nodes|, is ~1e-14, so every s.e.
-below that combines a simulation s.e. with the reference error "in quadrature" (sqrt(se^2 + err^2)) is in
-practice the simulation s.e. The reference itself is checked against full-gradient MALA (claim a).
-
-Asymptotic (stationary) biases of the posterior mean are per-chain time averages (eq. 7) after a burn-in, with the
-Laplace-linear control variate of simulate.logistic.laplace_cv_run (same expectation, ~20x smaller s.e. for SGLD);
-s.e. across independent chains. Samplers compared at the same n share the seed, hence the minibatches and the
-injected noise (common random numbers), and their differences are formed chain by chain.
-
-Ordering statements ("grows", "better", "worse") are one-sided tests (:class:`OneSidedCheck`): the claim is
-rejected only when the data contradict it significantly; the z in favour is reported.
+"""Vollmer, Zygalakis & Teh (2016), Section 7: the reference posterior mean of the logistic regression (d = 3,
+N = 1000) is pinned down three ways: Gauss-Hermite quadrature in Laplace-whitened coordinates
+(simulate.logistic.posterior_moments_quadrature; its error, max |K=20 vs K=12 nodes|, is ~1e-14 and enters every s.e.
+in quadrature), full-gradient MALA, and the Richardson (h -> 0) limit of Euler. The setting and the simulations are in
+:mod:`verify.claims.vollmer._logistic_runs`.
 """
 
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from simulate.analysis.reference import mala_reference
-from verify.api import Check, Claim, ClaimResult, ExactCheck, Settings, mean_and_se, register, simulation_cache
+from verify.api import Check, ClaimResult, ExactCheck, Settings, claim, mean_and_se, simulation_cache
+from verify.stats import column_means_and_se
 
-from ._logistic_runs import COORDS, PAPER, H, _bias_vector, _chains, _fmt, _run, _single_thread, paper_model, reference
+from ._logistic_runs import COORDS, PAPER, H, _chains, _fmt, _run, _single_thread, paper_model, reference
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -37,7 +25,7 @@ if TYPE_CHECKING:
 MALA_BURN_IN, MALA_STEPS = 20, 100
 
 
-# ------------------------------------------------------------------------------------------- claim (a)
+# ------------------------------------------------------------------------------------------- computation
 @simulation_cache
 def mala_run(chains: int, seed: int) -> dict:
     """Laplace-preconditioned full-gradient MALA on :func:`paper_model`: per-chain time averages of beta, beta^2."""
@@ -46,52 +34,69 @@ def mala_run(chains: int, seed: int) -> dict:
     return dict(avg=r.time_averages, avg_sq=r.time_averages_sq, acceptance=r.acceptance)
 
 
-def _reference_claim(settings: Settings) -> ClaimResult:
-    """Claim (a): quadrature vs MALA (mean, second moments) and vs the Richardson limit of Euler (new)."""
-    out = ClaimResult()
-    ref = reference()
+# ------------------------------------------------------------------------------------------- checks
+def quadrature_check(err: float) -> ExactCheck:
+    """The quadrature has converged (12 against 20 nodes per axis)."""
+    return ExactCheck("Gauss-Hermite quadrature converged (K = 12 vs 20 nodes per axis)", err < 1e-9,
+                      f"max change of mean and second moments {err:.2g}", kind="consistency")
+
+
+def mala_checks(mr: dict, ref: dict) -> tuple[list[Check], list[tuple]]:
+    """MALA's first and second moments against the quadrature (s.e. combined with the quadrature's error); the
+    figure's rows (MALA minus quadrature, s.e.)."""
     mu, err = ref["mean"], ref["err"]
-    out.exact.append(ExactCheck(
-        "Gauss-Hermite quadrature converged (K = 12 vs 20 nodes per axis)", err < 1e-9,
-        f"max change of mean and second moments {err:.2g}", kind="consistency"))
-    mr = mala_run(_chains(settings, 10, 100), settings.seed_for("logistic:mala"))
-    rows = []
+    checks, rows = [], []
     for j, c in enumerate(COORDS):
         m, se = mean_and_se(mr["avg"][:, j])
-        out.checks.append(Check(f"MALA E[{c}] vs quadrature", float(mu[j]), m, math.hypot(se, err)))
+        checks.append(Check(f"MALA E[{c}] vs quadrature", float(mu[j]), m, math.hypot(se, err)))
         m2, se2 = mean_and_se(mr["avg_sq"][:, j])
-        out.checks.append(Check(f"MALA E[{c}^2] vs quadrature", float(ref["second"][j, j]), m2,
-                                math.hypot(se2, err)))
+        checks.append(Check(f"MALA E[{c}^2] vs quadrature", float(ref["second"][j, j]), m2, math.hypot(se2, err)))
         rows.append(("MALA", c, m - mu[j], se))
-    e1 = _run(settings, "euler", 0, H)
-    e2 = _run(settings, "euler", 0, H / 2)
-    b1, s1 = _bias_vector(e1["cv"], mu)
-    b2, s2 = _bias_vector(e2["cv"], mu)
+    return checks, rows
+
+
+def richardson_checks(settings: Settings, ref: dict) -> tuple[list[Check], list[tuple], str]:
+    """Euler's Richardson extrapolation 2 m(h/2) - m(h) against the quadrature (an O(h^2) remainder); the figure's
+    rows and the note on Euler's O(h) bias."""
+    mu, err = ref["mean"], ref["err"]
+    b1, s1 = column_means_and_se(_run(settings, "euler", 0, H)["cv"], mu)
+    b2, s2 = column_means_and_se(_run(settings, "euler", 0, H / 2)["cv"], mu)
     rich, se_rich = 2 * b2 - b1, np.sqrt(4 * s2**2 + s1**2 + err**2)
+    checks, rows = [], []
     for j, c in enumerate(COORDS):
-        out.checks.append(Check(f"Euler 2 m(h/2) - m(h) - E[{c}] = O(h^2)", 0.0, float(rich[j]), float(se_rich[j]),
-                                params=dict(bias_h=float(b1[j]), bias_h2=float(b2[j]))))
+        checks.append(Check(f"Euler 2 m(h/2) - m(h) - E[{c}] = O(h^2)", 0.0, float(rich[j]), float(se_rich[j]),
+                            params=dict(bias_h=float(b1[j]), bias_h2=float(b2[j]))))
         rows.append(("Euler Richardson", c, rich[j], se_rich[j]))
-    out.notes.append(f"MALA (Laplace-preconditioned, h = 1): {mr['avg'].shape[0]} chains x {MALA_STEPS} steps "
-                     f"after {MALA_BURN_IN}, acceptance {mr['acceptance']:.3f}.")
-    out.notes.append(
-        f"Euler bias at h = {H}: {_fmt(b1)} +- {_fmt(s1)}; at h/2: {_fmt(b2)} +- {_fmt(s2)} (halves with h: O(h)).")
-    out.notes.append(f"reference posterior mean {np.array2string(mu, precision=6)} (quadrature error {err:.1g}).")
-
-    def draw(ax: Axes) -> None:
-        y = np.arange(len(rows))
-        ax.errorbar([r[2] for r in rows], y, xerr=[3 * r[3] for r in rows], fmt="o", ms=3)
-        ax.set_yticks(y, [f"{r[0]} {r[1]}" for r in rows], fontsize=6)
-        ax.axvline(0, color="k", lw=0.5)
-        ax.set_xlabel("estimate - quadrature (3 s.e. bars)")
-        ax.set_title("logistic regression: reference posterior mean", fontsize=8)
-    out.figure = draw
-    return out
+    note = f"Euler bias at h = {H}: {_fmt(b1)} +- {_fmt(s1)}; at h/2: {_fmt(b2)} +- {_fmt(s2)} (halves with h: O(h))."
+    return checks, rows, note
 
 
-register(Claim(
-    id="vollmer.sec7.reference", paper=PAPER, source="Vollmer et al. 2016, Section 7 (reference posterior mean)",
-    statement="The posterior mean of the Section 7 logistic regression (d = 3, N = 1000) is pinned down: Gauss-Hermite "
-              "quadrature, full-gradient MALA and the h -> 0 (Richardson) limit of Euler agree within s.e.",
-    family="logistic", run=_reference_claim,
-))
+def draw_reference(ax: Axes, rows: list[tuple]) -> None:
+    """Each estimate minus the quadrature's posterior mean (3 s.e.)."""
+    y = np.arange(len(rows))
+    ax.errorbar([r[2] for r in rows], y, xerr=[3 * r[3] for r in rows], fmt="o", ms=3)
+    ax.set_yticks(y, [f"{r[0]} {r[1]}" for r in rows], fontsize=6)
+    ax.axvline(0, color="k", lw=0.5)
+    ax.set_xlabel("estimate - quadrature (3 s.e. bars)")
+    ax.set_title("logistic regression: reference posterior mean", fontsize=8)
+
+
+# ------------------------------------------------------------------------------------------- claim
+@claim("vollmer.sec7.reference", paper=PAPER, source="Vollmer et al. 2016, Section 7 (reference posterior mean)",
+       statement="The posterior mean of the Section 7 logistic regression (d = 3, N = 1000) is pinned down: "
+                 "Gauss-Hermite quadrature, full-gradient MALA and the h -> 0 (Richardson) limit of Euler agree "
+                 "within s.e.",
+       family="logistic")
+def reference_mean(settings: Settings) -> ClaimResult:
+    """Claim (a): quadrature vs MALA (mean, second moments) and vs the Richardson limit of Euler (new)."""
+    ref = reference()
+    mr = mala_run(_chains(settings, 10, 100), settings.seed_for("logistic:mala"))
+    mala, mala_rows = mala_checks(mr, ref)
+    rich, rich_rows, euler_note = richardson_checks(settings, ref)
+    return ClaimResult(
+        checks=mala + rich, exact=[quadrature_check(ref["err"])],
+        figure=partial(draw_reference, rows=mala_rows + rich_rows),
+        notes=[f"MALA (Laplace-preconditioned, h = 1): {mr['avg'].shape[0]} chains x {MALA_STEPS} steps after "
+               f"{MALA_BURN_IN}, acceptance {mr['acceptance']:.3f}.", euler_note,
+               f"reference posterior mean {np.array2string(ref['mean'], precision=6)} (quadrature error "
+               f"{ref['err']:.1g})."])
