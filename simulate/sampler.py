@@ -129,15 +129,3 @@ class Sampler:
 
 __all__ = ["Sampler", "SamplerState", "StepDraws"]
 
-
-def __getattr__(name: str):
-    """The constructors that lived here in the previous release (now in :mod:`simulate.samplers`), with a warning."""
-    if name in ("euler", "sgld", "msgld"):
-        import warnings
-
-        from . import samplers
-
-        warnings.warn(f"simulate.sampler.{name} moved to simulate.samplers.{name} (or simulate.{name})",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(samplers, name)
-    raise AttributeError(f"module 'simulate.sampler' has no attribute {name!r}")

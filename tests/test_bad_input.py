@@ -194,10 +194,9 @@ def test_cli_subprocess_unknown_paper_exits_2_quickly():
 
 # ------------------------------------------------------------------ the exact engine (theory.linear_gaussian)
 def _engine_cases():
-    from simulate.linear_regression import LinearRegressionModel
-    from simulate.vr import SVRG
-
     from simulate.affine import AffineParts
+    from simulate.estimators.vr import SVRG
+    from simulate.models.linear_regression import LinearRegressionModel
     from simulate.samplers import sghmc
     from theory import exact_law
 
@@ -242,7 +241,7 @@ def _engine_cases():
 
 
 def msgld_estimated(model):
-    from simulate.covariance_estimators import msgld_estimated_cov
+    from simulate.samplers import msgld_estimated_cov
 
     return msgld_estimated_cov(model, 1e-3, 3)
 

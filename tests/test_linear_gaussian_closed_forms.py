@@ -112,7 +112,7 @@ def test_stratified_sympy_stationary_vars(s2):
     close(C[1, 1], float(forms["sghmc_v"].subs(vals)))
 
 
-# ------------------------------------------------------------------ Fu & Zhang stationary laws (theory.stratified)
+# ------------------------------------------------------------------ Fu & Zhang stationary laws (theory.chains.stratified)
 @pytest.mark.parametrize("replace", [False, True])
 def test_stratified_sgld_sghmc_and_time_average(replace):
     m = GaussianMeanModel.simulate_data(40, theta_true=[0.5, -0.3], dim=2, seed=3, sigma_x=1.5, sigma_theta=2.0)
@@ -223,7 +223,7 @@ def test_toy_finite_time_mse1_mse2(toy, method):
 
 
 def test_baker_noise_covariance_is_the_engine_operator(lr):
-    """The per-step gradient-noise covariance of SGLD at theta (theory.baker_noise) is the engine's noise operator
+    """The per-step gradient-noise covariance of SGLD at theta (theory.noise.minibatch) is the engine's noise operator
     applied to (theta, 1)(theta, 1)^T."""
     from theory.linear_gaussian.affine import Parts
     from theory.linear_gaussian.noise import NoiseOperator, Scheme
@@ -250,7 +250,7 @@ def test_gaussian_targets_noise_covariance_is_the_engine_operator():
 
 # ------------------------------------------------------------------ SGHMC small-step series (sghmc_gaussian)
 def test_sghmc_excess_variance_series(toy):
-    """The h^1 coefficient of the engine's series of Var theta is theory.sghmc_gaussian's leading excess,
+    """The h^1 coefficient of the engine's series of Var theta is theory.chains.sghmc's leading excess,
     eta (s2 / (2 alpha P) + 1 / (2 (2 - alpha))) with s2 the gradient-noise variance (1-D, alpha fixed)."""
     import sympy as sp
 

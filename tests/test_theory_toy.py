@@ -159,16 +159,16 @@ def test_toy_chain_reads_the_sampler():
         toy_chain(sgld(GaussianMeanModel.simulate_data(30, dim=2), 0.01, 4))
 
 
-def test_chain_for_is_the_exact_engine():
-    """theory.chain_for(sampler) is the engine's exact law of the sampler (any dimension); on the 1-D toy it equals
+def test_exact_law_on_the_toy_is_vollmer_closed_forms():
+    """theory.exact_law(sampler) is the engine's exact law of the sampler (any dimension); on the 1-D toy it equals
     Vollmer et al.'s closed forms (toy_chain)."""
     model = GaussianMeanModel.simulate_data(30, seed=3, sigma_x=1.2, sigma_theta=0.8)
     for s in (sgld(model, 0.01, 4, replace=True), euler(model, 0.01), msgld(model, 0.01, 4)):
-        law, c = theory.chain_for(s, theta0=[0.5]), toy_chain(s)
+        law, c = theory.exact_law(s, theta0=[0.5]), toy_chain(s)
         assert isinstance(law, theory.ExactLaw) and law.sampler is s
         np.testing.assert_allclose(law.stationary_cov()[0, 0], c.stationary_variance(), rtol=1e-12)
         np.testing.assert_allclose(law.mean(7)[0], c.mean(7, 0.5), rtol=1e-12)
-    assert theory.chain_for(sgld(GaussianMeanModel.simulate_data(30, dim=2), 0.01, 4)).d == 2
+    assert theory.exact_law(sgld(GaussianMeanModel.simulate_data(30, dim=2), 0.01, 4)).d == 2
 
 
 # ---------------------------------------------------------------- numeric evaluation
@@ -229,7 +229,7 @@ MC_STEPS = (1, 3)
 
 def _mc_z(model, sampler, law, seed, theta0=0.0):
     """z-scores of the sample mean and variance of theta_k (k in MC_STEPS) against the theory (``law``: the exact
-    law of theory.chain_for, started at the same theta0)."""
+    law of theory.exact_law, started at the same theta0)."""
     res = run(sampler, MC_CHAINS, 0, theta0=np.array([theta0]), record_at=MC_STEPS, seed=seed)
     out = {}
     for kk in MC_STEPS:
@@ -254,14 +254,14 @@ MC_SAMPLERS = {
 @pytest.mark.parametrize("name", list(MC_SAMPLERS))
 def test_simulator_matches_theory_at_finite_steps(toy_model, name):
     sampler = MC_SAMPLERS[name](toy_model)
-    zs = _mc_z(toy_model, sampler, theory.chain_for(sampler), seed=31)
+    zs = _mc_z(toy_model, sampler, theory.exact_law(sampler), seed=31)
     for kk, (z_mean, z_var) in zs.items():
         assert abs(z_mean) < Z_MAX and abs(z_var) < Z_MAX, (name, kk, z_mean, z_var)
 
 
 def test_simulator_matches_theory_from_offset_start(toy_model):
     sampler = sgld(toy_model, 0.03, 5)
-    zs = _mc_z(toy_model, sampler, theory.chain_for(sampler, theta0=[-2.0]), seed=32, theta0=-2.0)
+    zs = _mc_z(toy_model, sampler, theory.exact_law(sampler, theta0=[-2.0]), seed=32, theta0=-2.0)
     for kk, (z_mean, z_var) in zs.items():
         assert abs(z_mean) < Z_MAX and abs(z_var) < Z_MAX, (kk, z_mean, z_var)
 
@@ -271,13 +271,13 @@ def test_monte_carlo_check_can_fail_wrong_noise(toy_model, monkeypatch):
     monkeypatch.setattr(simulate.integrators.Langevin, "noise_scale", lambda self, hh: float(np.sqrt(2 * hh)))
     sampler = sgld(toy_model, 0.02, 5)
     assert sampler._noise == pytest.approx(np.sqrt(0.04))
-    zs = _mc_z(toy_model, sampler, theory.chain_for(sampler), seed=31)
+    zs = _mc_z(toy_model, sampler, theory.exact_law(sampler), seed=31)
     assert abs(zs[3][1]) > 10, zs
 
 
 def test_monte_carlo_check_can_fail_wrong_scheme(toy_model):
     """Theory for with-replacement minibatches (larger Var(B)) is rejected for a without-replacement run."""
     sampler = sgld(toy_model, 0.02, 5, replace=False)
-    wrong = theory.chain_for(sgld(toy_model, 0.02, 5, replace=True))
+    wrong = theory.exact_law(sgld(toy_model, 0.02, 5, replace=True))
     zs = _mc_z(toy_model, sampler, wrong, seed=31)
     assert abs(zs[3][1]) > 10, zs

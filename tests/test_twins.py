@@ -127,7 +127,7 @@ def test_stratified_noise_twins(replace):
 
 
 def test_sgld_stationary_covariance_twins():
-    """Stationary covariance of SGLD on a Gaussian target with additive noise: toy_chain and chain_for (the exact
+    """Stationary covariance of SGLD on a Gaussian target with additive noise: toy_chain and exact_law (the exact
     engine), both read from the sampler, stratified (engine and closed form), baker_toys and baker_theorems (linear
     regression with unit features is the Gaussian mean model) against a fixed-point iteration of V = F V F^T + Q."""
     sx, s0, n = 1.3, 2.0, 3
@@ -138,7 +138,7 @@ def test_sgld_stationary_covariance_twins():
     F = np.array([[1 - 0.5 * h * a]])
     ref = lyapunov_by_iteration(F, h * np.eye(1) + 0.25 * h * h * Sigma)[0, 0]
     assert theory.toy.chain.toy_chain(simulate.sgld(model, h, n)).stationary_variance() == pytest.approx(ref, rel=1e-12)
-    assert theory.chain_for(simulate.sgld(model, h, n)).stationary_cov()[0, 0] == pytest.approx(ref, rel=1e-12)
+    assert theory.exact_law(simulate.sgld(model, h, n)).stationary_cov()[0, 0] == pytest.approx(ref, rel=1e-12)
     assert strat_chains.sgld_stationary_cov(a, h, Sigma)[0, 0] == pytest.approx(ref, rel=1e-12)
     assert strat_chains.sgld_stationary_cov_closed(a, h, Sigma)[0, 0] == pytest.approx(ref, rel=1e-12)
     _, cov = linreg_chains.stationary_cov_linreg(np.ones((X1.size, 1)), X1, sx, s0, h, n)

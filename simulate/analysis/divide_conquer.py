@@ -3,7 +3,7 @@
 The data are split into S disjoint blocks B_s; subposterior s is p(theta)^(1/S) prod_{i in B_s} p(x_i | theta)
 (Baker et al. eq. 1). Subposterior draws have shape (S, R, M, d): S subsets, R independent replicate experiments,
 M draws each. They come from exact samplers where the subposterior allows it (Gaussian location; warped Gaussian,
-see :class:`simulate.toy_targets.WarpedGaussian`) and otherwise from MALA run on all S x R x C chains at once
+see :class:`simulate.models.toy_targets.WarpedGaussian`) and otherwise from MALA run on all S x R x C chains at once
 (C chains per replicate, thinned traces pooled into M = C * n_keep draws).
 
 Combination rules (each returns (R, M_out, d)):

@@ -2,7 +2,7 @@
 
 Each is a :class:`simulate.models.Model` (per-datum log-likelihood gradients, prior gradient, data simulated from a
 seed) and also exposes the log density, which the MALA reference sampler and the divide-and-conquer subposterior
-samplers (:mod:`simulate.divide_conquer`) need:
+samplers (:mod:`simulate.analysis.divide_conquer`) need:
 
 * :class:`BivariateTLocation` (Sec. 3.1): x_i ~ t_nu(theta, Sigma) in R^2, flat prior.
 * :class:`GaussianMixtureLocation` (Sec. 3.2): x_i ~ (1/2) N(theta_1, Sigma) + (1/2) N(theta_2, Sigma) in R^2,

@@ -103,7 +103,7 @@ def gaussian_noise_cov(x: np.ndarray, labels: np.ndarray, b, sigma_x: float, rep
 
 def logistic_grads(X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Per-datum gradients for p(y|x, theta) = sigma(y theta^T x), y in {-1, +1}: g_j = y_j x_j sigma(-y_j x_j^T
-    theta), shape (N, d) (the model of simulate.logistic)."""
+    theta), shape (N, d) (the model of simulate.models.logistic)."""
     Z = np.asarray(y, dtype=np.float64)[:, None] * np.asarray(X, dtype=np.float64)
     return Z * expit(-(Z @ np.asarray(theta, dtype=np.float64)))[:, None]
 

@@ -104,7 +104,7 @@ def method_of(sampler) -> str:
 
 def toy_chain(sampler) -> ToyChain:
     """The toy theory of a simulate sampler on a 1-D GaussianMeanModel (reads the same description): Vollmer et al.'s
-    closed forms. ``theory.chain_for(sampler)`` is the exact engine's law of any sampler, equal to these on the toy."""
+    closed forms. ``theory.exact_law(sampler)`` is the exact engine's law of any sampler, equal to these on the toy."""
     from simulate.models.gaussian import GaussianMeanModel
 
     model = sampler.model

@@ -8,7 +8,7 @@ Qualitative statements of Figs. 2-4 are one-sided tests in the Holm family (OneS
 degrees of freedom over R replicate experiments, Welch for two independent samples); the claim is the null
 hypothesis, so a check fails only when the data contradict the ordering. A statistic with no spread across the
 replicates is judged exactly and labelled "degenerate". Scales the paper omits are the workbench's
-(simulate.toy_targets); the mixture uses N = 2000 instead of 10^4 to fit the time budget.
+(simulate.models.toy_targets); the mixture uses N = 2000 instead of 10^4 to fit the time budget.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from ._common import PAPER, PHI_HAT, SRC, ST_H, _mean_check, lr1, scalar1
 # ------------------------------------------------------------------------------------------ Theorem 3 (ZV)
 @simulation_cache
 def _zv_draws(settings: Settings) -> dict[str, tuple]:
-    """f = theta^2 under the exact posterior of d = 1 regressions, ZV with fitted coefficients (simulate.zv, pooled
+    """f = theta^2 under the exact posterior of d = 1 regressions, ZV with fitted coefficients (simulate.analysis.zv, pooled
     fit on an independent sample), exact or noisy gradients (SGLD, SGLD-CV, n = 10)."""
     res = {}
     M = max(settings.chains, 20_000)  # iid posterior draws (cheap); variances of skewed values need many
@@ -70,7 +70,7 @@ def _thm3(settings: Settings) -> ClaimResult:
                                 and abs(rhat[(10000, "SGLD-CV")] / rhat[(1000, "SGLD-CV")] - 1) < 0.2,
                                 ", ".join(f"{k}: {v:.4g}" for k, v in rhat.items())))
     out.notes.append("theta drawn from the exact Gaussian posterior (d = 1 regression), f = theta^2, linear ZV "
-                     "(Q = theta); a fitted by simulate.zv on an independent sample of 4x the size")
+                     "(Q = theta); a fitted by simulate.analysis.zv on an independent sample of 4x the size")
     return out
 
 

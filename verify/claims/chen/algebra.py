@@ -264,7 +264,7 @@ ALG1_THETA, ALG1_TILDE = (0.5, -0.3, 0.2), (-0.6, 0.9, -0.4)
 
 
 def _alg1(settings: Settings) -> ClaimResult:
-    """simulate.vr.VRMinibatch at fixed (theta, theta_tilde) on a small logistic model vs the exact moments."""
+    """simulate.estimators.vr.VRMinibatch at fixed (theta, theta_tilde) on a small logistic model vs the exact moments."""
     out = ClaimResult()
     model = LogisticRegressionModel.paper_synthetic(n_data=10, seed=3)
     th, tt = np.array(ALG1_THETA), np.array(ALG1_TILDE)
@@ -324,6 +324,6 @@ register(Claim(
     statement="At fixed (theta_l, theta_tilde) the vr gradient of Algorithm 1 is unbiased with E||dV||^2 = "
               "N(N-n2)s2(alpha-beta)/n2 + N(N-n1)s2(beta)/n1, and two estimates of one epoch at the same theta "
               "differ by fresh correction batches only: E||g_2 - g_1||^2 = 2N(N-n2)s2(alpha-beta)/n2 "
-              "(checked on simulate.vr.VRMinibatch, logistic model).",
+              "(checked on simulate.estimators.vr.VRMinibatch, logistic model).",
     family="chen_algebra", run=_alg1,
 ))

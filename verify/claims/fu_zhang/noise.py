@@ -1,6 +1,6 @@
 """Fu & Zhang, "CPSG-MCMC: clustering-based preprocessing for SG-MCMC" (AISTATS 2017); digest ../shared/notes/003.md.
 
-Exact checks enumerate every minibatch of the simulator's own stratified estimator (simulate.stratified.Stratified
+Exact checks enumerate every minibatch of the simulator's own stratified estimator (simulate.estimators.stratified.Stratified
 .combine) on small data, so a bug in the estimator is judged, not re-derived; closed forms come from
 theory.noise.stratified, theory.bounds.fu_zhang and theory.chains.stratified (typed from the paper and the digest,
 sec. 5.1). Statistical checks (z-tests, s.e. across
