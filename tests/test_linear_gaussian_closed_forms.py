@@ -112,7 +112,7 @@ def test_stratified_sympy_stationary_vars(s2):
     close(C[1, 1], float(forms["sghmc_v"].subs(vals)))
 
 
-# ------------------------------------------------------------------ Fu & Zhang stationary laws (theory.chains.stratified)
+# ---------------------------------------------------------- Fu & Zhang stationary laws (theory.chains.stratified)
 @pytest.mark.parametrize("replace", [False, True])
 def test_stratified_sgld_sghmc_and_time_average(replace):
     m = GaussianMeanModel.simulate_data(40, theta_true=[0.5, -0.3], dim=2, seed=3, sigma_x=1.5, sigma_theta=2.0)

@@ -1,5 +1,5 @@
-"""Draw-ahead runs (simulate.runtime.pipeline): a background thread draws step k+1's random numbers while step k computes.
-The contract is bit identity with the plain step loop, for every sampler that allows the split."""
+"""Draw-ahead runs (simulate.runtime.pipeline): a background thread draws step k+1's random numbers while step k
+computes. The contract is bit identity with the plain step loop, for every sampler that allows the split."""
 
 from __future__ import annotations
 

@@ -31,5 +31,4 @@ from .linear_gaussian import ExactLaw, exact_law
 from .toy.chain import ToyChain
 from .toy.constants import ToyConstants, toy_constants
 
-
 __all__ = ["ExactLaw", "ToyChain", "ToyConstants", "exact_law", "numeric", "toy_constants", "weak_order"]

@@ -362,8 +362,8 @@ def invariant_expectation(U: ExprLike, phis: list, method: str, h_val: float, va
                           params: Mapping | None = None) -> np.ndarray:
     """pi_h(phi) for the chain theta' ~ N(theta + h f(theta), step_variance) on R, by a Nystrom method (new).
 
-    With Gaussian gradient noise (simulate.estimators.additive_noise.AdditiveNoise) one step of Euler, SGLD and mSGLD is exactly
-    Gaussian.  The transition density is discretised on a uniform grid over the region where U - Umin < 60 with
+    With Gaussian gradient noise (simulate.estimators.additive_noise.AdditiveNoise) one step of Euler, SGLD and mSGLD is
+    exactly Gaussian.  The transition density is discretised on a uniform grid over the region where U - Umin < 60 with
     the trapezoid rule (spectrally accurate for these smooth, rapidly decaying kernels when the grid spacing is
     well below the step's standard deviation; rows renormalised, i.e. the chain is reflected at the grid edge);
     the invariant vector solves (P^T - I) p = 0, sum p = 1.  ``phis`` is a list of sympy expressions; ``var_g``

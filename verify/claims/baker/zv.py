@@ -28,8 +28,8 @@ from ._common import PAPER, PHI_HAT, SRC, ST_H, _mean_check, lr1, scalar1
 # ------------------------------------------------------------------------------------------ Theorem 3 (ZV)
 @simulation_cache
 def _zv_draws(settings: Settings) -> dict[str, tuple]:
-    """f = theta^2 under the exact posterior of d = 1 regressions, ZV with fitted coefficients (simulate.analysis.zv, pooled
-    fit on an independent sample), exact or noisy gradients (SGLD, SGLD-CV, n = 10)."""
+    """f = theta^2 under the exact posterior of d = 1 regressions, ZV with fitted coefficients (simulate.analysis.zv,
+    pooled fit on an independent sample), exact or noisy gradients (SGLD, SGLD-CV, n = 10)."""
     res = {}
     M = max(settings.chains, 20_000)  # iid posterior draws (cheap); variances of skewed values need many
     for N in (1000, 10000):

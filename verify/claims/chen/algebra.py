@@ -264,7 +264,8 @@ ALG1_THETA, ALG1_TILDE = (0.5, -0.3, 0.2), (-0.6, 0.9, -0.4)
 
 
 def _alg1(settings: Settings) -> ClaimResult:
-    """simulate.estimators.vr.VRMinibatch at fixed (theta, theta_tilde) on a small logistic model vs the exact moments."""
+    """simulate.estimators.vr.VRMinibatch at fixed (theta, theta_tilde) on a small logistic model vs the exact
+    moments."""
     out = ClaimResult()
     model = LogisticRegressionModel.paper_synthetic(n_data=10, seed=3)
     th, tt = np.array(ALG1_THETA), np.array(ALG1_TILDE)

@@ -1,9 +1,9 @@
 """Fu & Zhang, "CPSG-MCMC: clustering-based preprocessing for SG-MCMC" (AISTATS 2017); digest ../shared/notes/003.md.
 
-Exact checks enumerate every minibatch of the simulator's own stratified estimator (simulate.estimators.stratified.Stratified
-.combine) on small data, so a bug in the estimator is judged, not re-derived; closed forms come from
-theory.noise.stratified, theory.bounds.fu_zhang and theory.chains.stratified (typed from the paper and the digest,
-sec. 5.1). Statistical checks (z-tests, s.e. across
+Exact checks enumerate every minibatch of the simulator's own stratified estimator
+(simulate.estimators.stratified.Stratified.combine) on small data, so a bug in the estimator is judged, not re-derived;
+closed forms come from theory.noise.stratified, theory.bounds.fu_zhang and theory.chains.stratified (typed from the
+paper and the digest, sec. 5.1). Statistical checks (z-tests, s.e. across
 independent chains) compare one-step gradient draws with Lemma 3.4 and the stationary variance of CP-SGLD and
 CP-SGHMC with the exact discrete Lyapunov solution on the Gaussian mean model (theta-free gradient noise).
 Data: a 2-D Gaussian mean model on four Gaussian blobs (N = 500, sigma_x = 1, prior N(0, 10^2 I)), k-means with

@@ -6,13 +6,13 @@ paper does not say how they were drawn; ours are y_i ~ sigma(y beta_true^T x_i) 
 (simulate.models.logistic.PAPER_BETA_TRUE, seed 2016).
 
 Reference posterior moments: tensor Gauss-Hermite quadrature in Laplace-whitened coordinates
-(simulate.analysis.reference.posterior_moments_quadrature); its error, max |K=20 vs K=12 nodes|, is ~1e-14, so every s.e.
-below that combines a simulation s.e. with the reference error "in quadrature" (sqrt(se^2 + err^2)) is in
+(simulate.analysis.reference.posterior_moments_quadrature); its error, max |K=20 vs K=12 nodes|, is ~1e-14, so every
+s.e. below that combines a simulation s.e. with the reference error "in quadrature" (sqrt(se^2 + err^2)) is in
 practice the simulation s.e. The reference itself is checked against full-gradient MALA (claim a).
 
 Asymptotic (stationary) biases of the posterior mean are per-chain time averages (eq. 7) after a burn-in, with the
-Laplace-linear control variate of simulate.analysis.reference.laplace_cv_run (same expectation, ~20x smaller s.e. for SGLD);
-s.e. across independent chains. Samplers compared at the same n share the seed, hence the minibatches and the
+Laplace-linear control variate of simulate.analysis.reference.laplace_cv_run (same expectation, ~20x smaller s.e. for
+SGLD); s.e. across independent chains. Samplers compared at the same n share the seed, hence the minibatches and the
 injected noise (common random numbers), and their differences are formed chain by chain.
 
 Ordering statements ("grows", "better", "worse") are one-sided tests (:class:`OneSidedCheck`): the claim is
