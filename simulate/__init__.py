@@ -2,7 +2,7 @@
 
 A sampler is an integrator composed with a gradient estimator on a model (:mod:`simulate.contracts`):
 
-    models/        Gaussian mean, linear and logistic regression, 1-D potentials, Baker et al.'s toys, LDA
+    models/        Gaussian mean (any Sigma), linear and logistic regression, 1-D potentials, Baker et al.'s toys, LDA
     estimators/    full gradient, minibatch, control variate, vr / SVRG, SAGA, stratified, Remark 7, additive noise
     integrators/   Langevin (SGLD, any temperature), mSGLD, SGHMC, explicit-Euler SGHMC, BAOAB, SGRLD
     samplers.py    every named sampler: sgld, msgld, sgld_cv, svrgld, vrsgld, saga_ld, sghmc, cp_sgld, ...
@@ -35,7 +35,7 @@ from .analysis import (
     zv_estimate,
     zv_from_model,
 )
-from .contracts import GradientEstimator, Integrator
+from .contracts import GradientEstimator, Integrator, Model
 from .conventions import from_chen_step, to_chen_step
 from .estimators import (
     SAGA,
@@ -64,13 +64,11 @@ from .integrators import SGHMC, Langevin, ModifiedLangevin, SGHMCState
 from .models import (
     BivariateTLocation,
     ChainDivergedError,
-    GaussianLocation,
     GaussianMeanModel,
     GaussianMixtureLocation,
     LDAModel,
     LinearRegressionModel,
     LogisticRegressionModel,
-    Model,
     PotentialModel,
     WarpedGaussian,
     breast_cancer_model,
@@ -112,7 +110,7 @@ __all__ = [
     "ControlVariate", "LinearRegressionModel", "SAGA", "SAGAState", "SGHMC", "SGHMCState", "control_variate",
     "run_with_gradients", "saga_ld", "sgd_mode", "sghmc", "sghmc_cv", "sgld_cv", "zv_coefficients", "zv_controls",
     "zv_estimate", "zv_from_model",
-    "BivariateTLocation", "GaussianLocation", "GaussianMixtureLocation", "WarpedGaussian", "consensus",
+    "BivariateTLocation", "GaussianMixtureLocation", "WarpedGaussian", "consensus",
     "gaussian_kl", "kdemc", "knn_kl_divergence", "reference_draws", "sg_draws", "subposterior_draws", "weierstrass",
     # Fu & Zhang: stratified minibatches, SGRLD; ArviZ export
     "LDAModel", "Strata", "Stratified", "allocate", "cp_sghmc", "cp_sgld", "document_strata", "kmeans_strata",

@@ -21,7 +21,8 @@ import numpy as np
 
 
 class Model(Protocol):
-    """A Bayesian model with N data and a d-dimensional parameter (see :class:`simulate.models.Model`)."""
+    """A Bayesian model with N data and a d-dimensional parameter (the workbench's models inherit the defaults of
+    :class:`simulate.models.base.ModelBase`)."""
 
     n_data: int
     dim: int

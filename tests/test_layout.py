@@ -134,20 +134,26 @@ def test_no_duplicates_in_any_all():
 
 
 def _public_objects():
-    """{name: {objects}} over the ``__all__`` of every module of simulate, theory and verify: classes and functions
-    (and other objects) defined by the workbench, each counted once however many modules re-export it."""
+    """{name: {id: where}} over the public modules of simulate, theory and verify: the names in a module's
+    ``__all__``, or, where it has none, its top-level classes and functions not starting with "_"; an object
+    re-exported by several modules counts once."""
     found: dict[str, dict[int, str]] = {}
-    for mod, names in _all_lists():
-        if any(part.startswith("_") for part in mod.split(".")):  # private modules (simulate._fast, __main__, ...)
+    for path in _modules():
+        rel = path.relative_to(ROOT).with_suffix("")
+        parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+        if any(part.startswith("_") for part in parts):  # private modules (simulate._fast, __main__, ...)
             continue
+        mod = ".".join(parts)
+        tree = ast.parse(path.read_text())
+        names = dict(_all_lists()).get(mod) if any(
+            isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets)
+            for n in tree.body) else [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+                                      and not n.name.startswith("_")]
         module = importlib.import_module(mod)
         for name in names:
             obj = getattr(module, name)
             if isinstance(obj, type(sys)):  # a submodule listed in a package's __all__
                 continue
-            owner = getattr(obj, "__module__", None)
-            if owner is not None and owner.split(".")[0] not in PACKAGES:
-                continue  # a third-party object re-exported (none today)
             found.setdefault(name, {})[id(obj)] = f"{mod}.{name}"
     return found
 

@@ -131,7 +131,7 @@ def test_toy_constants_hand_formulas(replace, sx, st):
     np.testing.assert_allclose(c.posterior_mean, EB_ / A_, rtol=1e-12)
     np.testing.assert_allclose(c.posterior_var, 1 / (2 * A_), rtol=1e-12)
     # They agree with the simulator's model.
-    model = GaussianMeanModel(x, sigma_x=sx, sigma_theta=st)
+    model = GaussianMeanModel(x, sigma_x=sx, sigma0=st)
     np.testing.assert_allclose(c.A, model.A, rtol=1e-12)
     np.testing.assert_allclose(c.posterior_mean, model.posterior_mean[0], rtol=1e-12)
     np.testing.assert_allclose(c.posterior_var, model.posterior_var, rtol=1e-12)
@@ -147,7 +147,7 @@ def test_toy_constants_full_batch():
 
 
 def test_toy_chain_reads_the_sampler():
-    model = GaussianMeanModel.simulate_data(30, seed=3, sigma_x=1.2, sigma_theta=0.8)
+    model = GaussianMeanModel.simulate_data(30, seed=3, sigma_x=1.2, sigma0=0.8)
     c = toy_chain(sgld(model, 0.01, 4, replace=True))
     assert (c.method, c.h, c.constants.n, c.constants.replace) == ("sgld", 0.01, 4, True)
     ref = theory.toy_constants(model.data, 4, True, 1.2, 0.8)
@@ -162,7 +162,7 @@ def test_toy_chain_reads_the_sampler():
 def test_exact_law_on_the_toy_is_vollmer_closed_forms():
     """theory.exact_law(sampler) is the engine's exact law of the sampler (any dimension); on the 1-D toy it equals
     Vollmer et al.'s closed forms (toy_chain)."""
-    model = GaussianMeanModel.simulate_data(30, seed=3, sigma_x=1.2, sigma_theta=0.8)
+    model = GaussianMeanModel.simulate_data(30, seed=3, sigma_x=1.2, sigma0=0.8)
     for s in (sgld(model, 0.01, 4, replace=True), euler(model, 0.01), msgld(model, 0.01, 4)):
         law, c = theory.exact_law(s, theta0=[0.5]), toy_chain(s)
         assert isinstance(law, theory.ExactLaw) and law.sampler is s

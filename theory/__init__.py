@@ -9,11 +9,12 @@
     linear_gaussian/  the exact engine: ``exact_law(sampler)`` for every sampler on every model with an
                  affine gradient (mean and covariance at every step, stationary law, stability, time-average MSE,
                  series in h, an mpmath route)
-    chains/      each paper's linear-Gaussian chains: their stationary laws are engine calls, with the paper-style
-                 closed forms beside them (checked equal to the engine): Gaussian targets (``gaussian_targets``),
-                 SGHMC (``sghmc``), linear regression (``linear_regression``), stratified minibatches and CP-SGLD's
-                 finite-T bias (``stratified``), time averages under frozen-anchor noise (``chen_mse``, closed
-                 forms), the anchor gap of Chen et al.'s Lemma 5/3 (``chen_anchor_gap``)
+    chains/      each paper's linear-Gaussian chains (their stationary laws are the engine's,
+                 ``exact_law(sampler).stationary_cov()``): a chain with a theta-free gradient noise as a sampler
+                 (``additive_noise``), SGHMC's 1-D closed form (``sghmc``, sympy), linear regression's gradient-noise
+                 parts and ULA's closed form (``linear_regression``), CP-SGLD's finite-T bias (``stratified``), time
+                 averages under frozen-anchor noise (``chen_mse``, closed forms), the anchor gap of Chen et al.'s
+                 Lemma 5/3 (``chen_anchor_gap``)
     weak_order   Vollmer et al. Sections 3-4: operator expansions and the leading invariant-measure bias in 1-D
     bounds/      the papers' bounds and budget calculus: Chen et al. (``chen``), Baker et al. Theorems 1-3 and ZV
                  (``baker``) and Lemmas 1-4 (``baker_lemmas``), Fu & Zhang Theorems 3.1-3.3 (``fu_zhang``), Vollmer

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..estimators.stratified import Strata, kmeans_strata
 from ..validation import ParameterError, check_int, check_positive
-from .base import Model
+from .base import ModelBase
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def synthetic_lda_corpus(n_docs: int = 300, n_topics: int = 4, vocab: int = 30, 
 
 
 @dataclass
-class LDAModel(Model):
+class LDAModel(ModelBase):
     """LDA in the expanded-mean parameterisation (Patterson & Teh 2013): theta (M, K*V), row-major (k, w)."""
 
     corpus: LDACorpus

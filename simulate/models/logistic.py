@@ -17,7 +17,7 @@ from scipy.special import expit
 
 from .._fast import kernels
 from ..validation import ParameterError, check_finite_array, check_int, check_positive
-from .base import Model
+from .base import ModelBase
 
 #: The paper does not state how its labels were drawn (../shared/notes/004.md sec. 5); this is our choice.
 PAPER_BETA_TRUE = (1.0, -1.0, 0.5)
@@ -44,7 +44,7 @@ def log_sigmoid(s: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class LogisticRegressionModel(Model):
+class LogisticRegressionModel(ModelBase):
     """Bayesian logistic regression, Vollmer et al. (2016) eq. (73): p(y|x, beta) = sigma(y beta^T x).
 
     ``X``: (N, d) design (include a column of ones for an intercept); ``y``: (N,) labels in {-1, +1};

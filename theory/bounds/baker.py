@@ -1,18 +1,11 @@
-"""Theorems 1-3 of Baker, Fearnhead, Fox & Nemeth (2019) made exact on linear-Gaussian models, and the exact
-stationary covariance of SGLD and SGLD-CV on linear regression (digest ../shared/notes/001.md sec. 2, 4.3-4.5).
+"""Theorems 1-3 of Baker, Fearnhead, Fox & Nemeth (2019) made exact on linear-Gaussian models (digest
+../shared/notes/001.md sec. 2, 4.3-4.5).
 
 Workbench convention theta' = theta + (h/2) g + sqrt(h) xi. On linear regression (posterior N(mu, P^{-1}), per-datum
-gradients g_i = r_i - A_i theta) both samplers are u' = F u + (h/2) eps(theta) + sqrt(h) xi with u = theta - mu,
-F = I - h P/2, and a gradient error eps of conditional covariance quadratic in theta (theory.noise.minibatch):
-
-    SGLD:    Cov(eps | theta) = K sum_i (c_i - B_i u)(c_i - B_i u)^T,  c_i = g_i(mu) - g_bar(mu), B_i = A_i - A_bar
-    SGLD-CV: Cov(eps | theta) = K sum_i B_i (u - e)(u - e)^T B_i,      e = theta_hat - mu.
-
-Stationary law (new): E u = 0 exactly, and S = E u u^T solves the linear fixed point
-S = F S F^T + (h^2/4) K [C + sum_i B_i S B_i] + h I (C = sum c_i c_i^T for SGLD, sum B_i e e^T B_i for CV), solved
-exactly by vectorisation: (I - F (x) F - (h^2/4) K sum_i B_i (x) B_i) vec S = vec((h^2/4) K C + h I).
-SAGA's stationary law: the joint second moments of theta and the N table anchors, exactly for small N by
-enumerating the minibatches (:func:`saga_stationary_cov_linreg`); SGHMC-CV: :func:`sghmc_cv_stationary_cov_linreg`.
+gradients g_i = r_i - A_i theta) SGLD and SGLD-CV are u' = F u + (h/2) eps(theta) + sqrt(h) xi with u = theta - mu,
+F = I - h P/2, and a gradient error eps of conditional covariance quadratic in theta
+(:func:`theory.chains.linear_regression.noise_parts`); their stationary laws are the exact engine's
+(``theory.exact_law(sampler)``).
 
 Theorem 1 (strong error vs the coupled diffusion, phi = sqrt(N)(theta - mu), phi-step eps, theta-step h = eps/N):
 the exact moment recursion of digest sec. 4.3 for d = 1 (linear regression; the location model is z_i = 1):

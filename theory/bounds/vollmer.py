@@ -122,7 +122,7 @@ def fitted_exponent(x, y) -> float:
 def excess_scaling_exponent(method: str, p: sp.Expr) -> sp.Expr:
     """Exponent e with asymptotic excess bias over Euler ~ const * N^e for n = N^p at fixed r (Section 6.2).
 
-    Without replacement, sigma_x = sigma_theta = 1: A = (1 + N)/2, h = r/A, Var(B) = N (N - n)/(4 n) VarX (eq. 16).
+    Without replacement, sigma_x = sigma0 = 1: A = (1 + N)/2, h = r/A, Var(B) = N (N - n)/(4 n) VarX (eq. 16).
     SGLD: e = -p (vanishes iff n -> inf); mSGLD: e = 1 - 2p (bounded iff n >~ N^(1/2)).
     """
     exc = tm.excess_over_euler(method)

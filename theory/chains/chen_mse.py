@@ -188,7 +188,7 @@ def sgld_mse(gd: GaussianData, h: float, L: int, n: int, phi: str = "theta", the
         _check_1d(gd)
         from theory.toy.finite_time import toy_finite_time
 
-        ch = toy_finite_time("sgld", gd.x[:, 0], n, replace=replace, h=h, sigma_x=gd.sigma, sigma_theta=gd.sigma0,
+        ch = toy_finite_time("sgld", gd.x[:, 0], n, replace=replace, h=h, sigma_x=gd.sigma, sigma0=gd.sigma0,
                              theta0=theta0)
         return float(ch.mse2(L))
     raise ParameterError(f"phi must be 'theta' or 'theta2', got {phi!r}")

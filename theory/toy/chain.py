@@ -114,5 +114,5 @@ def toy_chain(sampler) -> ToyChain:
     est = sampler.estimator
     n = model.n_data if method == "euler" else est.n
     replace = False if method == "euler" else est.replace
-    consts = toy_constants(model.data, n, replace, model.sigma_x, model.sigma_theta)
+    consts = toy_constants(model.data, n, replace, model.sigma_x, model.sigma0)
     return ToyChain(method, consts, sampler.h)

@@ -1,6 +1,6 @@
 """Constants of the 1-D Gaussian toy model (Vollmer, Zygalakis & Teh 2016, eqs. 11-16).
 
-Model: theta ~ N(0, sigma_theta^2), x_i | theta ~ N(theta, sigma_x^2), i = 1..N.  In the workbench
+Model: theta ~ N(0, sigma0^2), x_i | theta ~ N(theta, sigma_x^2), i = 1..N.  In the workbench
 convention an SGLD step on this model is (eq. 14)
 
     theta' = (1 - A h) theta + h B + sqrt(h) xi,   B = (N/n) sum_{j in tau} x_j / (2 sigma_x^2),
@@ -20,8 +20,8 @@ from theory import symbols as s
 
 
 def A_expr() -> sp.Expr:
-    """A = (1/2)(1/sigma_theta^2 + N/sigma_x^2), eq. (15)."""
-    return (1 / s.sigma_theta**2 + s.N / s.sigma_x**2) / 2
+    """A = (1/2)(1/sigma0^2 + N/sigma_x^2), eq. (15)."""
+    return (1 / s.sigma0**2 + s.N / s.sigma_x**2) / 2
 
 
 def var_B_expr(replace: bool) -> sp.Expr:
@@ -56,7 +56,7 @@ class ToyConstants:
 
 
 def toy_constants(
-    data, n: int, replace: bool = False, sigma_x: float = 1.0, sigma_theta: float = 1.0
+    data, n: int, replace: bool = False, sigma_x: float = 1.0, sigma0: float = 1.0
 ) -> ToyConstants:
     """A, E(B), Var(B) of eqs. (15)-(16) for a 1-D data set, subset size n and sampling scheme.
 
@@ -72,8 +72,8 @@ def toy_constants(
         raise ParameterError(f"data must hold N >= 2 points, got N = {N}")
     n = check_int("n", n, 1, N)
     sigma_x = check_positive("sigma_x", sigma_x)
-    sigma_theta = check_positive("sigma_theta", sigma_theta)
-    vals = {s.N: N, s.n: n, s.var_x: float(np.var(x, ddof=1)), s.sigma_x: sigma_x, s.sigma_theta: sigma_theta}
+    sigma0 = check_positive("sigma0", sigma0)
+    vals = {s.N: N, s.n: n, s.var_x: float(np.var(x, ddof=1)), s.sigma_x: sigma_x, s.sigma0: sigma0}
     A = float(A_expr().subs(vals))
     VB = float(var_B_expr(bool(replace)).subs(vals))
     EB = float(x.sum() / (2.0 * sigma_x**2))

@@ -15,6 +15,7 @@ import numpy as np
 
 import simulate.samplers as samplers_mod
 from simulate import run, sgld
+from theory import exact_law
 from theory.bounds import baker as baker_bounds
 from theory.chains import linear_regression as linreg_chains
 from theory.noise import minibatch as bn
@@ -49,8 +50,7 @@ def _stationary(method: str, replace: bool):
             from simulate.samplers import sgld_cv
 
             sampler = sgld_cv(m, h, ST_n, theta_hat=theta_hat, replace=replace)
-        _, S = linreg_chains.stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, ST_n, method,
-                                        theta_hat=theta_hat, replace=replace)
+        S = exact_law(sampler).stationary_cov()
         r = run(sampler, settings.chains, ST_STEPS, burn_in=ST_BURN, theta0=mu,
                 seed=settings.seed_for(f"baker.stationary.{method}.{replace}"),
                 test_functions={"uu": _uu(mu)})
@@ -98,7 +98,7 @@ def _saga_stationary(noise: bool):
             if n == SAGA_N:
                 S, what = linreg_chains.ula_stationary_cov(m.precision, h), "exact-gradient Langevin (ULA) value"
             else:
-                S = linreg_chains.saga_stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, n)[1]
+                S = exact_law(samplers_mod.saga_ld(m, h, n)).stationary_cov()  # with noise, whatever ``noise`` is
                 what = "exact SAGA value (joint theta-table moments)"
             sampler = samplers_mod.saga_ld(m, h, n) if noise else samplers_mod.saga_ld(m, h, n, noise=False)
             r = run(sampler, M, SAGA_STEPS, burn_in=SAGA_BURN,
@@ -113,8 +113,7 @@ def _saga_stationary(noise: bool):
         out.notes.append(f"d = 2 linear regression, N = {SAGA_N}: with n = N SAGA uses exactly the full gradient "
                          "(table refreshed in full every step), so its stationary law is ULA's; for n < N the exact "
                          "covariance solves the fixed point of the joint (theta, anchors) second moments, averaged "
-                         "over the minibatch (the exact engine: theory.chains.linear_regression."
-                         "saga_stationary_cov_linreg)")
+                         "over the minibatch (the exact engine: theory.exact_law(saga_ld(model, h, n)))")
         return out
     return run_claim
 
@@ -211,7 +210,7 @@ def _sghmc_cv(settings: Settings) -> ClaimResult:
     theta_hat = mu + np.array([0.03, -0.02])
     h, alpha = 0.1 / m.grad_lipschitz, 0.5
     sampler = sghmc_cv(m, h, alpha, ST_n, theta_hat=theta_hat)
-    _, S = linreg_chains.sghmc_cv_stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, alpha, ST_n, theta_hat)
+    S = exact_law(sampler).stationary_cov()
     r = run(sampler, settings.chains, ST_STEPS, burn_in=ST_BURN, theta0=mu, seed=settings.seed_for("baker.sghmc_cv"),
             test_functions={"uu": _uu(mu)})
     v = r.time_averages["uu"]

@@ -2,13 +2,14 @@
 divide-and-conquer and SG-MCMC); digest ../shared/notes/001.md secs. 1.6, 1.7, 3.1.
 
 Exact checks with z-tests: consensus Monte Carlo is exact for Gaussian subposteriors (Scott et al. 2016), the
-fixed-step SGLD / SGHMC laws on the Gaussian toy (theory.chains.gaussian_targets, new), label symmetry of SGLD on the
-mixture.
+fixed-step SGLD / SGHMC laws on the Gaussian toy (the exact engine, theory.exact_law; new), label symmetry of SGLD on
+the mixture.
 Qualitative statements of Figs. 2-4 are one-sided tests in the Holm family (OneSidedCheck, Student t with R - 1
 degrees of freedom over R replicate experiments, Welch for two independent samples); the claim is the null
 hypothesis, so a check fails only when the data contradict the ordering. A statistic with no spread across the
 replicates is judged exactly and labelled "degenerate". Scales the paper omits are the workbench's
-(simulate.models.toy_targets); the mixture uses N = 2000 instead of 10^4 to fit the time budget.
+(simulate.models: bivariate_t, gaussian_mixture, warped_gaussian, gaussian); the mixture uses N = 2000 instead of 10^4
+to fit the time budget.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import numpy as np
 
 from simulate.analysis import divide_conquer as dc
 from simulate.analysis.kl import gaussian_kl, knn_kl_divergence, knn_kl_replicates
-from simulate.models.toy_targets import GaussianLocation, GaussianMixtureLocation, WarpedGaussian
+from simulate.models.gaussian import GaussianMeanModel
+from simulate.models.gaussian_mixture import GaussianMixtureLocation
+from simulate.models.warped_gaussian import WarpedGaussian
 from simulate.runtime.runner import run
 from simulate.samplers import sgld
-from theory.chains import gaussian_targets as bt
+from theory import exact_law
 from verify.api import (
     Check,
     Claim,
@@ -58,9 +61,10 @@ def _add(out: ClaimResult, check) -> None:
 CONSENSUS_SIZES = [10 + 2 * s for s in range(S_SUB)]
 
 
-def consensus_model() -> GaussianLocation:
+def consensus_model() -> GaussianMeanModel:
     """d = 3 Gaussian location with an informative N(0, 0.1^2 I) prior (so the 1/S prior power matters)."""
-    return GaussianLocation.simulate_data(sum(CONSENSUS_SIZES), dim=3, theta_true=0.3, sigma0=0.1, seed=31)
+    return GaussianMeanModel.simulate_data(sum(CONSENSUS_SIZES), dim=3, theta_true=0.3,
+                                           Sigma=GaussianMeanModel.ar1_cov(3), sigma0=0.1, seed=31)
 
 
 def _consensus_exact(settings: Settings) -> ClaimResult:
@@ -73,7 +77,7 @@ def _consensus_exact(settings: Settings) -> ClaimResult:
     covs = np.stack([model.tempered_posterior(len(b), model.data[b].sum(0), dc.prior_power(S_SUB))[1]
                      for b in blocks])
     comb = dc.consensus(draws, covs).reshape(-1, model.dim)  # iid combined draws
-    mean, cov = model.posterior()
+    mean, cov = model.posterior_mean, model.posterior_cov
     for i in range(model.dim):
         m, se = mean_and_se(comb[:, i])
         out.checks.append(Check(f"E theta_{i + 1}", float(mean[i]), m, se, {"R*M": R * M}))
@@ -216,8 +220,9 @@ register(Claim(
 SG_DIM, SG_N, SG_n = 4, 800, 50
 
 
-def sg_model() -> GaussianLocation:
-    return GaussianLocation.simulate_data(SG_N, dim=SG_DIM, theta_true=0.0, seed=34)
+def sg_model() -> GaussianMeanModel:
+    return GaussianMeanModel.simulate_data(SG_N, dim=SG_DIM, theta_true=0.0, Sigma=GaussianMeanModel.ar1_cov(SG_DIM),
+                                           sigma0=None, seed=34)
 
 
 def _moment_checks(out: ClaimResult, theta: np.ndarray, mean: np.ndarray, V: np.ndarray, tag: str) -> None:
@@ -235,12 +240,12 @@ def _moment_checks(out: ClaimResult, theta: np.ndarray, mean: np.ndarray, V: np.
 def _sg_exact(settings: Settings, which: str) -> ClaimResult:
     out = ClaimResult()
     model = sg_model()
-    mean, post_cov = model.posterior()
+    mean, post_cov = model.posterior_mean, model.posterior_cov
     lam_max = float(np.linalg.eigvalsh(model.n_data * model.P)[-1])
     if which == "sgld":
         h = 0.5 / lam_max
         sampler = sgld(model, h, SG_n)
-        V = bt.sgld_stationary_cov(model.data, model.Sigma, h, SG_n)
+        V = exact_law(sampler).stationary_cov()
         n_steps = 250
         params = f"h = 0.5/lambda_max(P) = {h:.3g}"
     else:
@@ -248,7 +253,7 @@ def _sg_exact(settings: Settings, which: str) -> ClaimResult:
 
         h, alpha, L = 0.1 / lam_max, 0.3, 3
         sampler = sghmc(model, h, alpha, n=SG_n, resample_every=L)
-        V = bt.sghmc_stationary_cov(model.data, model.Sigma, h, alpha, SG_n, resample_every=L)
+        V = exact_law(sampler).stationary_cov(phase=0)  # theta right after a momentum redraw
         n_steps = 252  # a multiple of L: the state right after a momentum redraw
         params = f"eta = 0.1/lambda_max(P) = {h:.3g}, alpha = {alpha}, momentum redrawn every L = {L} steps"
     chains = max(100, settings.chains // 2)
@@ -264,7 +269,7 @@ def _sg_exact(settings: Settings, which: str) -> ClaimResult:
 
 register(Claim(
     id="baker.sec3.sgld_exact_gaussian", paper=PAPER,
-    source="Baker et al. Sec. 3.4 toy; SGLD eq. (5); exact Lyapunov law new (theory.chains.gaussian_targets)",
+    source="Baker et al. Sec. 3.4 toy; SGLD eq. (5); exact Lyapunov law new (the exact engine)",
     statement="Fixed-step SGLD (minibatch n = 50 without replacement) on the d-dim Gaussian location toy has mean "
               "xbar and covariance V = A V A^T + (h^2/4) Q + h I (new): the simulator is checked on this target.",
     family="baker_toys", run=lambda s: _sg_exact(s, "sgld"),
@@ -362,7 +367,8 @@ def dimension_sim(seed: int) -> dict:
     R, M = 10, 500
     out = {}
     for d in DIMS:
-        model = GaussianLocation.simulate_data(800, dim=d, seed=36 + d)
+        model = GaussianMeanModel.simulate_data(800, dim=d, theta_true=0.0, Sigma=GaussianMeanModel.ar1_cov(d),
+                                                sigma0=None, seed=36 + d)
         draws = dc.subposterior_draws(model, S_SUB, R, M, rng)
         ref = dc.reference_draws(model, 5000, seed + d)
         out[d] = dict(cons=knn_kl_replicates(dc.consensus(draws), ref, KL_K),

@@ -31,7 +31,7 @@ DATA_SEED, KMEANS_SEED, K, B, KMEANS_ITER = 2017, 3, 4, 20, 10
 BLOBS = (((0.0, 0.0), 0.5, 150), ((6.0, 0.0), 1.0, 100), ((0.0, 6.0), 2.0, 200), ((6.0, 6.0), 0.3, 50))
 
 
-SIGMA_X, SIGMA_THETA = 1.0, 10.0
+SIGMA_X, SIGMA0 = 1.0, 10.0
 
 
 @cache
@@ -43,7 +43,7 @@ def blob_data() -> np.ndarray:
 
 @cache
 def gauss_model() -> GaussianMeanModel:
-    return GaussianMeanModel(blob_data(), sigma_x=SIGMA_X, sigma_theta=SIGMA_THETA)
+    return GaussianMeanModel(blob_data(), sigma_x=SIGMA_X, sigma0=SIGMA0)
 
 
 @cache

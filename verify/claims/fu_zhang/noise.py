@@ -50,7 +50,7 @@ def _small_gauss(N: int = 10, seed: int = 5) -> tuple[GaussianMeanModel, Strata]
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((N, 2)) * np.array([1.0, 2.0]) + rng.integers(0, 3, size=(N, 1)) * 3.0
     labels = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2][:N])
-    return GaussianMeanModel(x, sigma_x=1.3, sigma_theta=2.0), Strata.from_labels(labels, x)
+    return GaussianMeanModel(x, sigma_x=1.3, sigma0=2.0), Strata.from_labels(labels, x)
 
 
 def _small_logistic(seed: int = 6) -> tuple[LogisticRegressionModel, Strata]:

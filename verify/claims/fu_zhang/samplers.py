@@ -19,9 +19,13 @@ from simulate.estimators.stratified import (
     Strata,
     allocate,
 )
+from simulate.integrators.langevin import Langevin
+from simulate.integrators.sghmc import SGHMC
 from simulate.runtime.runner import run
 from simulate.samplers import cp_sghmc, cp_sgld, sgld
+from theory import exact_law
 from theory.chains import stratified as strat_chains
+from theory.chains.additive_noise import additive_noise_sampler
 from theory.noise import stratified as strat_noise
 from verify.api import (
     Check,
@@ -110,9 +114,11 @@ def _theory_cov(kind: str, rule: str, replace: bool) -> np.ndarray:
     model, strata = gauss_model(), gauss_strata()
     bi = allocate(strata, B, rule)
     Sigma = strat_noise.gaussian_noise_cov(model.data, strata.labels, bi, SIGMA_X, replace)
+    P = _a() * np.eye(Sigma.shape[0])
     if kind == "sgld":
-        return strat_chains.sgld_stationary_cov(_a(), SGLD_HA / _a(), Sigma)
-    return strat_chains.sghmc_stationary_cov(_a(), SGHMC_HA / _a(), SGHMC_ALPHA, Sigma)[:2, :2]
+        return exact_law(additive_noise_sampler(P, SGLD_HA / _a(), Sigma, Langevin())).stationary_cov()
+    sampler = additive_noise_sampler(P, SGHMC_HA / _a(), Sigma, SGHMC(SGHMC_ALPHA))
+    return exact_law(sampler).stationary_cov(whole_state=True)[:2, :2]
 
 
 @simulation_cache
