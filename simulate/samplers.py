@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .contracts import GradientEstimator, Model
+from .estimators.allocation import allocate
 from .estimators.control_variates import control_variate
 from .estimators.estimated_cov import EstimatedCovMinibatch
 from .estimators.minibatch import FullGradient, Minibatch
 from .estimators.saga import SAGA
-from .estimators.stratified import Strata, Stratified, allocate, stratified_estimator
+from .estimators.strata import Strata
+from .estimators.stratified import Stratified, stratified_estimator
 from .estimators.vr import SVRG, VRMinibatch
 from .integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin
 from .integrators.sghmc import SGHMC

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from simulate.analysis.zv import run_with_gradients, zv_controls, zv_estimate, zv_from_model
-from simulate.estimators.control_variates import ControlVariate, control_variate, sgd_mode
+from simulate.estimators.control_variates import ControlVariate, control_variate
+from simulate.estimators.mode import sgd_mode
 from simulate.estimators.saga import SAGA, check_table_fits
 from simulate.models.base import ModelBase
 from simulate.models.linear_regression import LinearRegressionModel

@@ -9,15 +9,10 @@ import pytest
 import sympy as sp
 
 from simulate.analysis.inference_data import ess, to_inference_data
+from simulate.estimators.allocation import allocate, continuous_allocation
 from simulate.estimators.minibatch import Minibatch
-from simulate.estimators.stratified import (
-    Strata,
-    Stratified,
-    allocate,
-    continuous_allocation,
-    kmeans_strata,
-    stratified_estimator,
-)
+from simulate.estimators.strata import Strata, kmeans_strata
+from simulate.estimators.stratified import Stratified, stratified_estimator
 from simulate.integrators.langevin import Langevin
 from simulate.integrators.sghmc import SGHMC
 from simulate.models.gaussian import GaussianMeanModel

@@ -9,7 +9,7 @@ in the workbench step convention (h = their eps):
                   + sqrt(h theta_kw) xi_kw |,        xi_kw ~ N(0, 1),
 
 where the documents d and their weights w_d come from the gradient estimator: SGRLD is the plain minibatch
-(w_d = D/|D_t|, :class:`simulate.estimators.stratified.Strata` with one cluster), CP-SGRLD the stratified estimator eq.
+(w_d = D/|D_t|, :class:`simulate.estimators.strata.Strata` with one cluster), CP-SGRLD the stratified estimator eq.
 (10) (w_d = n_i/b_i for a document of cluster i, documents clustered by k-means on their word-count vectors). The
 expectation is estimated by Gibbs sampling of each document's topic assignments with the document-topic
 proportions integrated out: p(z_dl = k | rest) proportional to (alpha + n_dk^{-l}) pi_{k w_dl}; ``sweeps`` sweeps per
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..estimators.stratified import Strata, kmeans_strata
+from ..estimators.strata import Strata, kmeans_strata
 from ..validation import ParameterError, check_int, check_positive
 from .base import ModelBase
 

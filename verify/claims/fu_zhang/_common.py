@@ -16,10 +16,7 @@ from functools import cache
 
 import numpy as np
 
-from simulate.estimators.stratified import (
-    Strata,
-    kmeans_strata,
-)
+from simulate.estimators.strata import Strata, kmeans_strata
 from simulate.models.gaussian import GaussianMeanModel
 
 PAPER = "fu_zhang"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulate.estimators.stratified import allocate
+from simulate.estimators.allocation import allocate
 from simulate.runtime.runner import run
 from simulate.samplers import cp_sgld, sgld
 from theory import exact_law

@@ -17,12 +17,9 @@ from functools import cache
 
 import numpy as np
 
-from simulate.estimators.stratified import (
-    Strata,
-    Stratified,
-    allocate,
-    kmeans_strata,
-)
+from simulate.estimators.allocation import allocate
+from simulate.estimators.strata import Strata, kmeans_strata
+from simulate.estimators.stratified import Stratified
 from simulate.models.datasets import breast_cancer_design
 from simulate.models.gaussian import GaussianMeanModel
 from simulate.models.logistic import LogisticRegressionModel

@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulate.estimators.allocation import allocate
 from simulate.estimators.minibatch import Minibatch
-from simulate.estimators.stratified import (
-    Strata,
-    allocate,
-)
+from simulate.estimators.strata import Strata
 from simulate.integrators.langevin import Langevin
 from simulate.integrators.sghmc import SGHMC
 from simulate.runtime.runner import run
