@@ -11,7 +11,7 @@ Every number comes from the exact engine (:func:`theory.exact_law`): the models 
 Laplace approximation, labelled as such), the samplers one line each (:mod:`.samplers`), the objective and budget
 in :mod:`.objective`, the surface, optimum, explanation and single points (:func:`time_average`) in
 :mod:`.surface`, the spot-check in :mod:`.spotcheck`.
-``python -m theory.explore`` prints the table and writes the interactive page.
+``python -m verify.explore`` prints the table and writes the interactive page.
 """
 
 from .api import SamplerResult, Tradeoff, tradeoffs

@@ -154,7 +154,7 @@ def logistic_laplace(model: LogisticRegressionModel | None = None, *, N: int = 1
                      rebuild=rebuild)
 
 
-#: The presets of ``python -m theory.explore --model``.
+#: The presets of ``python -m verify.explore --model``.
 PRESETS: dict[str, Callable[..., ModelSpec]] = {
     "toy": toy, "gaussian": gaussian_mean, "linreg": linear_regression, "logistic": logistic_laplace,
 }

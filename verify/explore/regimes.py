@@ -15,10 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from simulate.models.gaussian import GaussianMeanModel
-
-from ..bounds import chen as cb
-from ..bounds.vollmer import asymptotic_mse_constants
-from ..noise import vr as vr_noise
+from theory.bounds import chen as cb
+from theory.bounds.vollmer import asymptotic_mse_constants
+from theory.noise import vr as vr_noise
 
 #: Samplers each overlay applies to.
 CHEN_SAMPLERS = ("sgld", "sgld_wr")
