@@ -16,6 +16,7 @@ import theory
 from simulate import GaussianMeanModel, euler, msgld, run, sgld
 from theory.numeric import evaluate_mp
 from theory.printed import vollmer as vp
+from theory.schemes import METHODS
 from theory.symbols import EB, VB, A, h, k, m0, v0
 from theory.toy import moments as tm
 from theory.toy.chain import toy_chain
@@ -35,18 +36,18 @@ def test_stationary_variance_matches_printed():
     assert _is_zero(tm.stationary_variance("msgld") - vp.eq21_stationary_variance_msgld())
 
 
-@pytest.mark.parametrize("method", tm.METHODS)
+@pytest.mark.parametrize("method", METHODS)
 def test_stationary_mean_matches_printed(method):
-    assert _is_zero(tm.stationary_mean(method) - vp.eq17_stationary_mean())
+    assert _is_zero(tm.toy_stationary_mean(method) - vp.eq17_stationary_mean())
 
 
 def test_first_order_series():
     assert _is_zero(tm.bias_series("sgld", 1) - tm.bias_series("euler", 1) - vp.eq19_excess_first_order())
     assert _is_zero(tm.bias_series("euler", 1) - vp.euler_bias_first_order())
     assert _is_zero(tm.bias_series("msgld", 1) - vp.euler_bias_first_order())
-    assert _is_zero(tm.leading_bias_coefficient("euler") - sp.Rational(1, 4))
-    assert _is_zero(tm.leading_bias_coefficient("msgld") - sp.Rational(1, 4))
-    assert _is_zero(tm.leading_bias_coefficient("sgld") - (sp.Rational(1, 4) + VB / (2 * A)))
+    assert _is_zero(tm.toy_leading_bias_coefficient("euler") - sp.Rational(1, 4))
+    assert _is_zero(tm.toy_leading_bias_coefficient("msgld") - sp.Rational(1, 4))
+    assert _is_zero(tm.toy_leading_bias_coefficient("sgld") - (sp.Rational(1, 4) + VB / (2 * A)))
     assert tm.leading_excess_order("sgld") == 1
     assert tm.leading_excess_order("msgld") == 2
     assert tm.leading_excess_order("euler") == 0
@@ -55,7 +56,7 @@ def test_first_order_series():
 
 
 def test_bias_and_excess_definitions():
-    for method in tm.METHODS:
+    for method in METHODS:
         assert _is_zero(tm.asymptotic_bias_theta2(method) - (tm.stationary_variance(method) - 1 / (2 * A)))
         assert _is_zero(tm.excess_over_euler(method)
                         - (tm.stationary_variance(method) - tm.stationary_variance("euler")))
@@ -73,7 +74,7 @@ def test_unknown_method():
 
 # ---------------------------------------------------------------- closed forms in k vs the recurrences
 
-@pytest.mark.parametrize("method", tm.METHODS)
+@pytest.mark.parametrize("method", METHODS)
 def test_closed_forms_equal_iterated_recurrences_symbolic(method):
     mean_k, var_k = tm.mean_at_step(method), tm.variance_at_step(method)
     f_m, f_v = tm.mean_recurrence(method), tm.variance_recurrence(method)
@@ -84,7 +85,7 @@ def test_closed_forms_equal_iterated_recurrences_symbolic(method):
         m, v = sp.expand(f_m(m)), sp.expand(f_v(v))
 
 
-@pytest.mark.parametrize("method", tm.METHODS)
+@pytest.mark.parametrize("method", METHODS)
 def test_closed_forms_equal_iterated_recurrences_rational(method):
     """The same with random exact rationals (including A h > 1, still inside the stability bound)."""
     rng = np.random.default_rng(17)
@@ -103,15 +104,15 @@ def test_closed_forms_equal_iterated_recurrences_rational(method):
             m, v = f_m(m).subs(vals), f_v(v).subs(vals)
 
 
-@pytest.mark.parametrize("method", tm.METHODS)
+@pytest.mark.parametrize("method", METHODS)
 def test_stationary_is_limit_of_closed_form(method):
     a = 1 - A * h
     # var_k - var_inf = a^{2k} (v_0 - var_inf) and mean_k - mean_inf = a^k (m_0 - mean_inf), exactly.
     # (a^{2k} is written (-a)^{2k}, the form rsolve returns; sympy does not cancel the sign of an even power.)
     assert _is_zero(tm.variance_at_step(method) - tm.stationary_variance(method)
                     - (-a) ** (2 * k) * (v0 - tm.stationary_variance(method)))
-    assert _is_zero(tm.mean_at_step(method) - tm.stationary_mean(method)
-                    - a**k * (m0 - tm.stationary_mean(method)))
+    assert _is_zero(tm.mean_at_step(method) - tm.toy_stationary_mean(method)
+                    - a**k * (m0 - tm.toy_stationary_mean(method)))
 
 
 # ---------------------------------------------------------------- toy constants
@@ -178,7 +179,7 @@ def toy_model():
     return GaussianMeanModel.simulate_data(50, theta_true=0.6, seed=8)
 
 
-@pytest.mark.parametrize("method", tm.METHODS)
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("ah", [1e-5, 0.01, 0.3, 1.0, 1.7])
 def test_toychain_numpy_matches_mpmath(toy_model, method, ah):
     c = theory.toy_constants(toy_model.data, 5)
@@ -206,7 +207,7 @@ def test_toychain_numpy_matches_mpmath(toy_model, method, ah):
     np.testing.assert_allclose(b50, printed, rtol=1e-12)
 
 
-@pytest.mark.parametrize("method", tm.METHODS)
+@pytest.mark.parametrize("method", METHODS)
 def test_toychain_variance_converges_to_stationary(toy_model, method):
     c = theory.toy_constants(toy_model.data, 5)
     chain = theory.ToyChain(method, c, 0.5 / c.A)

@@ -24,7 +24,7 @@ import numpy as np
 import sympy as sp
 
 from simulate.validation import ParameterError, check_finite_array, check_int, check_positive
-from theory.chains.linear_regression import METHODS
+from theory.chains.linear_regression import LINREG_METHODS
 from theory.noise.minibatch import k_factor, linreg_parts
 
 
@@ -69,8 +69,8 @@ def strong_error(s: Scalar1D, n: int, eps: float, T: int, phi0: float, method: s
                  phi_hat: float = 0.0, replace: bool = False) -> float:
     """E |phi_T - phi_bar_T|^2 of SGLD / SGLD-CV vs the diffusion (8) with the same Brownian motion, both started at
     phi_0; theta_hat = mu + phi_hat/sqrt(N) (Assumption 3 when phi_hat = O(1)). Exact (digest sec. 4.3)."""
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
+    if method not in LINREG_METHODS:
+        raise ParameterError(f"method must be one of {LINREG_METHODS}, got {method!r}")
     T = check_int("T", T, 1)
     eps = check_positive("eps", eps)
     N = s.N

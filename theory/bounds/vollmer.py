@@ -52,7 +52,7 @@ def asymptotic_variance_expr(method: str) -> sp.Expr:
 @cache
 def theorem52_constants(method: str) -> tuple[sp.Expr, sp.Expr]:
     """(c1, C_v) with MSE2 = c1^2 h^2 + C_v/(M h) + lower order (Theorem 5.2 on the toy; new)."""
-    c1 = tm.leading_bias_coefficient(method)
+    c1 = tm.toy_leading_bias_coefficient(method)
     cv = sp.simplify(sp.limit(sp.simplify(h * asymptotic_variance_expr(method)), h, 0))
     return c1, cv
 

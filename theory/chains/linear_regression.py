@@ -22,7 +22,7 @@ import numpy as np
 from simulate.validation import ParameterError, check_positive
 from theory.noise.minibatch import k_factor, linreg_parts
 
-METHODS = ("sgld", "cv")
+LINREG_METHODS = ("sgld", "cv")
 
 
 # ------------------------------------------------------------------------------------------ gradient-noise parts
@@ -35,8 +35,8 @@ def noise_parts(Z, y, sigma: float, sigma0: float, n: int, method: str, theta_ha
     """Posterior precision P and mean mu, the minibatch factor K, the centred per-datum Hessians B_i and the constant
     part C of the gradient-noise covariance, Cov(eps | u) = K (C + sum_i B_i u u^T B_i): for SGLD the spread of the
     per-datum gradients at mu, for the CV estimator the spread of B_i (theta_hat - mu)."""
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
+    if method not in LINREG_METHODS:
+        raise ParameterError(f"method must be one of {LINREG_METHODS}, got {method!r}")
     A, r = linreg_parts(Z, y, sigma)
     N = r.shape[0]
     P, mu = _posterior(A, r, check_positive("sigma0", sigma0))
@@ -59,4 +59,4 @@ def ula_stationary_cov(P: np.ndarray, h: float) -> np.ndarray:
     return h * np.linalg.inv(np.eye(P.shape[0]) - F @ F)
 
 
-__all__ = ["METHODS", "noise_parts", "ula_stationary_cov"]
+__all__ = ["LINREG_METHODS", "noise_parts", "ula_stationary_cov"]

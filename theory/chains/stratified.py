@@ -6,7 +6,7 @@ linear recursion with constant noise; its exact law is the engine's, ``theory.ex
 Sigma, Langevin()))`` (:mod:`theory.chains.additive_noise`; SGHMC likewise with ``SGHMC(alpha)``). Here:
 
 * Theorem 3.3 (eq. 17), |E phihat_T - phibar| = O(1/(T h) + h), made exact for CP-SGLD (new): :func:`time_average_bias`,
-  :func:`leading_bias_coefficient` (the bound's explicit constants are
+  :func:`cp_sgld_leading_bias_coefficient` (the bound's explicit constants are
   theory.bounds.fu_zhang.thm33_bias_bound_constants). From a deterministic theta_0 = mu + e_0, with rho = 1 - h a/2,
   E theta_l = mu + rho^l e_0 and Cov theta_l = (1 - rho^(2l)) Sigma_inf, Sigma_inf = (I + h Sigma/4)/(a (1 - h a/4))
   the stationary covariance (the fixed point of Cov = F Cov F^T + h I + h^2 Sigma/4, F = 1 - h a/2; checked equal to
@@ -104,10 +104,10 @@ def time_average_bias(a: float, h: float, Sigma, mu, theta0, T: int) -> dict[str
     return {"theta": e0 * G1 / T, "sq_norm": sq, "stationary_sq_norm": stationary}
 
 
-def leading_bias_coefficient(a: float, Sigma, d: int) -> float:
+def cp_sgld_leading_bias_coefficient(a: float, Sigma, d: int) -> float:
     """lim_{h -> 0} (stationary bias of ||theta||^2)/h = (tr Sigma + d a)/(4 a) (new; cf. Vollmer et al. eq. 19)."""
     return (float(np.trace(np.atleast_2d(Sigma))) + d * check_positive("a", a)) / (4 * a)
 
 
-__all__ = ["check_cp_step", "geometric_sums", "leading_bias_coefficient", "sgld_time_average_cov", "start_deviation",
-           "time_average_bias"]
+__all__ = ["check_cp_step", "cp_sgld_leading_bias_coefficient", "geometric_sums", "sgld_time_average_cov",
+           "start_deviation", "time_average_bias"]

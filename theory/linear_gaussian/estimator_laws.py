@@ -144,7 +144,7 @@ def additive_noise(est, ctx: Context) -> EstimatorLaw:
     return EstimatorLaw((), 1, lambda p, lay: [], core, _init_theta, lambda lay: Sig)
 
 
-def control_variate(est, ctx: Context) -> EstimatorLaw:
+def control_variate_law(est, ctx: Context) -> EstimatorLaw:
     p = ctx.parts
     op = NoiseOperator(p, Scheme.minibatch(p.n_data, est.n, est.replace))
     that, ghat = ctx.vector(est.theta_hat), ctx.vector(est.grad_lik_hat)
@@ -278,5 +278,5 @@ def reused(est, ctx: Context, inner: EstimatorLaw) -> EstimatorLaw:
     return EstimatorLaw((("frozen", d),), K, pre, core, _init_theta, inner.msgld_cov)
 
 
-__all__ = ["Core", "EstimatorLaw", "Fluct", "SAGA_MAX_ENTRIES", "additive_noise", "control_variate", "full_gradient",
-           "minibatch", "reused", "saga", "stratified", "vr_minibatch"]
+__all__ = ["Core", "EstimatorLaw", "Fluct", "SAGA_MAX_ENTRIES", "additive_noise", "control_variate_law",
+           "full_gradient", "minibatch", "reused", "saga", "stratified", "vr_minibatch"]

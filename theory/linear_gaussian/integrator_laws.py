@@ -103,7 +103,7 @@ def _momentum(integ, ctx: Context, update, first=None) -> IntegratorLaw:
                          first=first)
 
 
-def sghmc(integ, ctx: Context) -> IntegratorLaw:
+def sghmc_law(integ, ctx: Context) -> IntegratorLaw:
     h, a, T = ctx.h, ctx.num(integ.alpha), ctx.num(integ.temperature)
 
     def update(lay: Layout, cov_g: np.ndarray):
@@ -157,4 +157,4 @@ def baoab(integ, ctx: Context) -> IntegratorLaw:
 
 
 __all__ = ["IntegratorLaw", "baoab", "explicit_euler_sghmc", "langevin", "modified_langevin", "noiseless_langevin",
-           "sghmc"]
+           "sghmc_law"]

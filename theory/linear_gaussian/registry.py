@@ -27,7 +27,7 @@ from .stages import Stage, eye
 ESTIMATORS = {
     FullGradient: el.full_gradient,
     Minibatch: el.minibatch,
-    ControlVariate: el.control_variate,
+    ControlVariate: el.control_variate_law,
     VRMinibatch: el.vr_minibatch,
     SVRG: el.vr_minibatch,
     SAGA: el.saga,
@@ -40,7 +40,7 @@ INTEGRATORS = {
     NoiselessLangevin: il.noiseless_langevin,
     ModifiedLangevin: il.modified_langevin,
     PrintedEq9Langevin: il.modified_langevin,
-    SGHMC: il.sghmc,
+    SGHMC: il.sghmc_law,
     ExplicitEulerSGHMC: il.explicit_euler_sghmc,
     BAOAB: il.baoab,
 }

@@ -21,12 +21,12 @@ import sympy as sp
 
 from simulate.validation import ParameterError, check_int, check_positive, check_step_size
 from theory.noise import subset_moments as sm
+from theory.schemes import check_method
 from theory.toy.finite_time import _A_float, step_size, toy_finite_time
 from theory.toy.finite_time_sympy import (
     DEFAULT_DPS,
     _check_dps,
     _check_M,
-    _check_method,
     _check_quantity,
     _gauss_moment,
     _mpf,
@@ -134,7 +134,7 @@ def expected_over_data(quantity: str, method: str, N: int, n: int | None, M_: in
     mu_p, the minibatch cumulants and (mSGLD) the noise scale all depend on the data and sit inside the expectation.
     """
     _check_quantity(quantity)
-    _check_method(method)
+    check_method(method)
     N = check_int("N", N, 2)
     M_ = _check_M(M_)
     sigma_x = check_positive("sigma_x", sigma_x)

@@ -42,11 +42,11 @@ from numpy.typing import ArrayLike
 
 from simulate.validation import ParameterError, check_finite_array, check_int, check_positive, check_step_size
 from theory.noise import subset_moments as sm
+from theory.schemes import check_method
 from theory.toy.finite_time_sympy import (
     DEFAULT_DPS,
     _check_dps,
     _check_M,
-    _check_method,
     _check_quantity,
     _gauss_moment,
     _lambdified_expansion,
@@ -74,7 +74,7 @@ class ToyFiniteTime:
 
     def __post_init__(self) -> None:
         """Validate method, precision, moments, step size (h < 2/A) and theta0."""
-        _check_method(self.method)
+        check_method(self.method)
         _check_dps(self.dps)
         if len(self.b) != 5 or self.b[0] != 1:
             raise ParameterError("b must hold the raw moments (E B^0 = 1, E B^1, ..., E B^4)")
@@ -374,7 +374,7 @@ def toy_finite_time(method: str, data: ArrayLike, n: int | None = None, *, repla
     Euler ignores n and replace (B is the constant sum_i x_i / (2 sigma_x^2)).  E B^p are exact (eqs. 14-16,
     App. 10.1, :mod:`theory.noise.subset_moments`).
     """
-    _check_method(method)
+    check_method(method)
     xd = check_finite_array("data", data, ndim=(1, 2))
     if xd.ndim == 2:
         if xd.shape[1] != 1:

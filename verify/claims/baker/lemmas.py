@@ -61,7 +61,7 @@ def _pair_probe(out: ClaimResult, lip: dict, rng: np.random.Generator) -> None:
        statement="beta_N(phi) = N^(-1/2) grad log p(theta_0 + N^(-1/2) phi | x) is Lipschitz with a constant C that "
                  "does not depend on N, and |beta_N(phi)|^2 <= C^2 (1 + |phi|^2).",
        family="baker_lemmas")
-def beta_lipschitz(settings: Settings) -> ClaimResult:
+def beta_lipschitz_claim(settings: Settings) -> ClaimResult:
     out = ClaimResult()
     lip = {N: bl.beta_lipschitz(lr(N)) for N in BAKER_NS}
     C = {N: bl.lemma1_constant(lr(N)) for N in BAKER_NS}

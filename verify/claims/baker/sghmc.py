@@ -51,12 +51,12 @@ RELAXATION_TIMES = 30
 
 
 @cache
-def default_model() -> GaussianMeanModel:
+def sghmc_model() -> GaussianMeanModel:
     return GaussianMeanModel.simulate_data(N_DATA, theta_true=THETA_TRUE, seed=DATA_SEED)
 
 
-def make_sampler(alpha: float | None, eta_p: float | None, eps_c, n: int | None):
-    model = default_model()
+def sghmc_sampler(alpha: float | None, eta_p: float | None, eps_c, n: int | None):
+    model = sghmc_model()
     P = model.grad_lipschitz
     estimator = FullGradient() if n is None else Minibatch(n, replace=False)
     if eps_c is not None:
@@ -70,15 +70,15 @@ def gradient_noise_var(n: int | None) -> float:
     independently of the simulator): (N^2/n) s_x^2 (N - n)/(N - 1), s_x^2 the divisor-N sample variance."""
     if n is None:
         return 0.0
-    x = default_model().data[:, 0]
+    x = sghmc_model().data[:, 0]
     N = x.size
     return N * N / n * float(x.var()) * (N - n) / (N - 1)
 
 
 @simulation_cache
-def stationary_estimates(label: str, chains: int, seed: int) -> dict:
+def sghmc_stationary_estimates(label: str, chains: int, seed: int) -> dict:
     cfg = next(c for c in CONFIGS if c[0] == label)
-    sampler = make_sampler(*cfg[1:])
+    sampler = sghmc_sampler(*cfg[1:])
     model = sampler.model
     P = model.grad_lipschitz
     # theory's (alpha, eta) come from the configuration (eq. 15 substitution written out), not from the sampler
@@ -100,7 +100,7 @@ def _stationary(quantity: str):
     def run_claim(settings: Settings) -> ClaimResult:
         out = ClaimResult()
         for cfg in CONFIGS:
-            est = stationary_estimates(cfg[0], settings.chains, settings.seed_for("sghmc:" + cfg[0]))
+            est = sghmc_stationary_estimates(cfg[0], settings.chains, settings.seed_for("sghmc:" + cfg[0]))
             if quantity == "mean":
                 th, value, se = est["mu"], est["mean"], est["se_mean"]
             else:

@@ -152,14 +152,14 @@ def _critical(v1: bool) -> Callable[[Settings], ClaimResult]:
             out.notes.append(f"N = 1000, Gamma = 1e-3, T = 1e11: bound at n = 1, n* = {nstar:.0f}, N: "
                              + ", ".join(f"{v:.4g}" for v in vals.values()))
         else:
-            hs = cb.optimal_step()
+            hs = cb.budget_optimal_step()
             ok_h = sp.simplify(hs - (cb.n / (2 * cb.T)) ** sp.Rational(1, 3)) == 0
             mn = sp.simplify((cb.n / (cb.T * cb.h) + cb.h**2).subs(cb.h, hs) - sp.Rational(3, 1) / 2 ** sp.Rational(
                 2, 3) * cb.n ** sp.Rational(2, 3) / cb.T ** sp.Rational(2, 3))
             out.exact.append(ExactCheck(
                 "the paper's calculus: h* = (n/(2T))^(1/3) (paper's h; workbench h = 2 h*), min = (3/2^(2/3)) n^(2/3) "
                 "T^(-2/3) (V1 eq. 9)",
-                ok_h and mn == 0, f"h* = {hs}, workbench {cb.optimal_step_wb()}"))
+                ok_h and mn == 0, f"h* = {hs}, workbench {cb.budget_optimal_step_wb()}"))
             ok_n = sp.simplify(ns - 8 * cb.T / (27 * cb.N**6 * cb.Gamma**3)) == 0
             out.exact.append(ExactCheck("the paper's calculus: critical point of the O-form bound in n: "
                                         "8T/(27 N^6 Gamma^3)", ok_n,

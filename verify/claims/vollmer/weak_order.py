@@ -78,7 +78,7 @@ def model_for(potential: str) -> PotentialModel:
     return POTENTIALS[_check("potential", potential, POTENTIALS)]()
 
 
-def make_sampler(potential: str, method: str, h_val: float) -> Sampler:
+def potential_sampler(potential: str, method: str, h_val: float) -> Sampler:
     """Euler: FullGradient x Langevin; SGLD: AdditiveNoise(VAR_G) x Langevin; mSGLD: the same x ModifiedLangevin."""
     model = model_for(potential)
     _check("method", method, wo.METHODS)
@@ -124,7 +124,7 @@ def richardson_c1(potential: str, method: str) -> tuple[float, ...]:
 
 
 @cache
-def asymptotic_variance(potential: str, phi_name: str) -> float:
+def asymptotic_variance_of(potential: str, phi_name: str) -> float:
     """pi(psi'^2): a time average over T time units has variance ~ this / T (used to predict the s.e.)."""
     return wo.asymptotic_variance(model_for(potential).U, TEST_FUNCTIONS[phi_name])
 
@@ -132,7 +132,7 @@ def asymptotic_variance(potential: str, phi_name: str) -> float:
 def predicted_se_c1(potential: str, phi_name: str, chains: int) -> float:
     """s.e. of the fitted c1 predicted from the diffusion's asymptotic variance (equal T at every h)."""
     hs = np.array(SWEEP_H[potential])
-    se = np.full(hs.size, math.sqrt(asymptotic_variance(potential, phi_name) / (chains * HORIZON[potential])))
+    se = np.full(hs.size, math.sqrt(asymptotic_variance_of(potential, phi_name) / (chains * HORIZON[potential])))
     _, cov = weighted_polyfit(hs, np.zeros(hs.size), se, FIT_DEGREE)
     return float(math.sqrt(cov[0, 0]))
 
@@ -140,7 +140,7 @@ def predicted_se_c1(potential: str, phi_name: str, chains: int) -> float:
 @simulation_cache
 def simulate_h(potential: str, method: str, h_val: float, chains: int, seed: int) -> dict:
     """Per-chain time averages of every test function at one h: (bias estimate, s.e.) across chains."""
-    sampler = make_sampler(potential, method, h_val)
+    sampler = potential_sampler(potential, method, h_val)
     model = sampler.model
     tfs = {name: compile_expr(phi) for name, phi in TEST_FUNCTIONS.items()}
     res = run(sampler, chains, math.ceil(HORIZON[potential] / h_val), seed=seed,
@@ -316,7 +316,7 @@ def _gaussian_exact(settings: Settings) -> ClaimResult:
         vf = 0 if m == "euler" else VB
         c_sq = wo.leading_bias_coefficient(U, th**2, m, vf, route="symbolic")
         c_lin = wo.leading_bias_coefficient(U, th, m, vf, route="symbolic")
-        toy = tm.leading_bias_coefficient(m)
+        toy = tm.toy_leading_bias_coefficient(m)
         out.exact.append(ExactCheck(f"{m}: c1(theta^2) = toy recurrences (eqs. 18-21)",
                                     sp.simplify(c_sq - toy) == 0, f"Theorem 6: {c_sq}; recurrences: {toy}",
                                     kind="consistency"))
@@ -343,5 +343,5 @@ register(Claim(
     family="weak_order_exact", run=_gaussian_exact,
 ))
 
-__all__ = ["asymptotic_variance", "exact_bias", "make_sampler", "model_for", "predicted_se_c1", "richardson_c1",
+__all__ = ["asymptotic_variance_of", "exact_bias", "model_for", "potential_sampler", "predicted_se_c1", "richardson_c1",
            "simulate_h", "sweep", "theory_c1"]
