@@ -1,10 +1,6 @@
-"""Chen, Wang, Zhang, Su & Carin (vrSG-MCMC): the quantities of Lemma 2, Proposition 10 and Theorem 6 for given
-per-datum gradients, exact enumeration of the estimators' moments, and the exact finite-L MSE of SGLD and vrSGLD on
-the Gaussian mean model (../shared/notes/000_002.md sections 5-7).
-
-Numbering: V1 = arXiv version, V2 = SCIS 2019 (notes section 0).  alpha_i = grad log p(d_i | theta_l) (current
-state), beta_i = grad log p(d_i | theta_tilde) (anchor); arrays of shape (N, d).  s^2(v) = sum_i ||v_i - v_bar||^2
-/ (N - 1) and X_k = N (N - n_k)/(n_k (N - 1)).
+"""The exact finite-L MSE of time averages of SGLD and vrSGLD (Chen, Wang, Zhang, Su & Carin, vrSG-MCMC) on the
+Gaussian mean model, in closed form (../shared/notes/000_002.md sections 6-7); the gradient-noise quantities are
+:mod:`theory.noise.vr`'s.
 
 **Workbench convention.**  theta' = theta + (h/2) g + sqrt(h) xi (the paper writes theta - h grad U + sqrt(2h) zeta,
 so the notes' h is eps = h_wb/2).  On the Gaussian mean model (posterior N(mu, 1/P)) both SGLD and vrSGLD are

@@ -55,6 +55,24 @@ class ToyConstants:
         return {s.A: self.A, s.EB: self.EB, s.VB: self.VB}
 
 
+def check_toy_data(data) -> np.ndarray:
+    """The toy model's data as a 1-D float array (an (N, 1) array is accepted).
+
+    Raises
+    ------
+    ParameterError
+        Unless ``data`` holds N >= 2 finite numbers of dimension 1.
+    """
+    x = check_finite_array("data", data, ndim=(1, 2))
+    if x.ndim == 2:
+        if x.shape[1] != 1:
+            raise ParameterError(f"data must be 1-D for the toy model, got shape {x.shape}")
+        x = x[:, 0]
+    if x.size < 2:
+        raise ParameterError(f"data must hold N >= 2 points, got N = {x.size}")
+    return x
+
+
 def toy_constants(
     data, n: int, replace: bool = False, sigma_x: float = 1.0, sigma0: float = 1.0
 ) -> ToyConstants:
@@ -62,14 +80,8 @@ def toy_constants(
 
     n = N without replacement gives Var(B) = 0 (Euler).
     """
-    x = check_finite_array("data", data, ndim=(1, 2))
-    if x.ndim == 2:
-        if x.shape[1] != 1:
-            raise ParameterError(f"data must be 1-D for the toy model, got shape {x.shape}")
-        x = x[:, 0]
+    x = check_toy_data(data)
     N = x.size
-    if N < 2:
-        raise ParameterError(f"data must hold N >= 2 points, got N = {N}")
     n = check_int("n", n, 1, N)
     sigma_x = check_positive("sigma_x", sigma_x)
     sigma0 = check_positive("sigma0", sigma0)

@@ -43,6 +43,7 @@ from numpy.typing import ArrayLike
 from simulate.validation import ParameterError, check_finite_array, check_int, check_positive, check_step_size
 from theory.noise import subset_moments as sm
 from theory.schemes import check_method
+from theory.toy.constants import check_toy_data
 from theory.toy.finite_time_sympy import (
     DEFAULT_DPS,
     _check_dps,
@@ -375,14 +376,8 @@ def toy_finite_time(method: str, data: ArrayLike, n: int | None = None, *, repla
     App. 10.1, :mod:`theory.noise.subset_moments`).
     """
     check_method(method)
-    xd = check_finite_array("data", data, ndim=(1, 2))
-    if xd.ndim == 2:
-        if xd.shape[1] != 1:
-            raise ParameterError(f"data must be 1-D for the toy model, got shape {xd.shape}")
-        xd = xd[:, 0]
+    xd = check_toy_data(data)
     N = xd.size
-    if N < 2:
-        raise ParameterError(f"data must hold N >= 2 points, got N = {N}")
     sigma_x = check_positive("sigma_x", sigma_x)
     sigma0 = check_positive("sigma0", sigma0)
     if (h is None) == (r is None):
