@@ -149,7 +149,7 @@ def old_stationary_covariance(precision, a: float, h: float, noise_cov) -> np.nd
     return solve_discrete_lyapunov(F, Q)
 
 
-# ------------------------------------------------------------------ theory.chains.gaussian_targets
+# ------------------------------------------------------------------ Baker et al. Sec. 3.4 (the Gaussian location model)
 def old_minibatch_noise_cov(data: np.ndarray, Sigma: np.ndarray, n: int, replace: bool = False) -> np.ndarray:
     """Q = (N^2/n) f Sigma^{-1} C_x Sigma^{-1}, f = (N - n)/(N - 1) without replacement, 1 with."""
     x = np.asarray(data, dtype=float)
@@ -207,8 +207,8 @@ def old_strat_sgld_stationary_cov(a: float, h: float, Sigma: np.ndarray) -> np.n
 
 
 def old_strat_sghmc_stationary_cov(a: float, h: float, alpha: float, Sigma: np.ndarray) -> np.ndarray:
-    """Stationary Cov of (theta, v) for SGHMC (Chen et al. 2014 eq. 15, M = I, beta_hat = 0; simulate.sghmc) with
-    the noisy gradient c - a theta + e, Cov e = Sigma (new). v' = (1-alpha) v - h a theta + h(c + e) +
+    """Stationary Cov of (theta, v) for SGHMC (Chen et al. 2014 eq. 15, M = I, beta_hat = 0; simulate.integrators.sghmc)
+    with the noisy gradient c - a theta + e, Cov e = Sigma (new). v' = (1-alpha) v - h a theta + h(c + e) +
     sqrt(2 alpha h) xi, theta' = theta + v': z' = F z + w with F = [[1 - h a, 1 - alpha], [-h a, 1 - alpha]] (x I_d)
     and Cov w = [[Q, Q], [Q, Q]], Q = h^2 Sigma + 2 alpha h I. Returns the (2d, 2d) covariance (theta first)."""
     Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))

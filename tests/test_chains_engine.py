@@ -119,7 +119,7 @@ def test_linreg_errors_name_the_parameter():
 # ------------------------------------------------------------------ Gaussian location toy (Baker et al. Sec. 3.4)
 @pytest.mark.parametrize("replace", [False, True])
 @pytest.mark.parametrize("d", [1, 3])
-def test_gaussian_targets(replace, d):
+def test_gaussian_location_model(replace, d):
     m = GaussianMeanModel.simulate_data(60, dim=d, theta_true=0.0, Sigma=GaussianMeanModel.ar1_cov(d), sigma0=None,
                                         seed=d)
     lam = float(np.linalg.eigvalsh(m.n_data * m.P)[-1])

@@ -173,7 +173,7 @@ def test_baker_noise_covariance_is_the_engine_operator(lr):
         close(op.apply(np.outer(th, th)), baker_noise.sgld_noise_cov_linreg(lr.Z, lr.y, lr.sigma, theta, 4, replace))
 
 
-def test_gaussian_targets_noise_covariance_is_the_engine_operator():
+def test_location_model_noise_covariance_is_the_engine_operator():
     """theory.noise.minibatch.minibatch_noise_cov of the per-datum gradients' theta-free part Sigma^-1 x_i (Baker et
     al. Sec. 3.4 toy) is the engine's noise operator at any theta."""
     from theory.linear_gaussian.affine import Parts
