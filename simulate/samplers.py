@@ -54,7 +54,7 @@ def sgld_cv(model: Model, h: float, n: int, theta_hat=None, replace: bool = Fals
 
     The paper starts the chain at theta_hat (the optimisation replaces burn-in): pass
     ``theta0=sampler.estimator.theta_hat`` to :func:`simulate.run`. ``opt``: opt_step, opt_iters, opt_n, opt_seed,
-    opt_refine (:func:`simulate.estimators.control_variates.sgd_mode`).
+    opt_refine (:func:`simulate.estimators.mode.sgd_mode`).
     """
     return Sampler(model, control_variate(model, n, theta_hat, replace, **opt), Langevin(), h, name="sgld_cv")
 
