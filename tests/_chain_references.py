@@ -11,15 +11,23 @@ import math
 import numpy as np
 from scipy.linalg import solve_discrete_lyapunov
 
+from simulate.models.linear_regression import LinearRegressionModel
 from simulate.validation import ParameterError, check_int, check_positive
-from theory.chains.linear_regression import _posterior, noise_parts
+from theory.chains.linear_regression import noise_parts
 from theory.noise.minibatch import linreg_parts
+
 
 # ------------------------------------------------------------------ theory.chains.linear_regression
 # The noise parts (posterior, minibatch factor, per-datum Hessians) are the module's public noise_parts, not a second
 # copy of it; what the references below keep independent of the engine are the solvers.
-old_posterior = _posterior
-old_noise_parts = noise_parts
+def old_noise_parts(Z, y, sigma: float, sigma0: float, n: int, method: str, theta_hat, replace: bool):
+    return noise_parts(LinearRegressionModel(Z, y, sigma, sigma0), n, method, theta_hat, replace)
+
+
+def old_posterior(A: np.ndarray, r: np.ndarray, sigma0: float) -> tuple[np.ndarray, np.ndarray]:
+    """P = sum_i A_i + I / sigma0^2 and mu = P^-1 sum_i r_i, written out (a referee's own copy)."""
+    P = A.sum(axis=0) + np.eye(A.shape[1]) / sigma0**2
+    return P, np.linalg.solve(P, r.sum(axis=0))
 
 
 def old_stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, n: int, method: str = "sgld",

@@ -23,6 +23,7 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
+from simulate.models.linear_regression import LinearRegressionModel
 from simulate.validation import ParameterError, check_finite_array, check_int, check_positive
 from theory.chains.linear_regression import LINREG_METHODS
 from theory.noise.minibatch import k_factor, linreg_parts
@@ -43,11 +44,12 @@ class Scalar1D:
 
     @classmethod
     def linreg(cls, z, y, sigma: float, sigma0: float) -> Scalar1D:
-        z = check_finite_array("z", z, ndim=(1,))
-        A, r = linreg_parts(z[:, None], y, sigma)
+        """The sums of the regression y_i ~ N(z_i theta, sigma^2), theta ~ N(0, sigma0^2) (its posterior is
+        :class:`simulate.LinearRegressionModel`'s)."""
+        model = LinearRegressionModel(check_finite_array("z", z, ndim=(1,))[:, None], y, sigma, sigma0)
+        A, r = linreg_parts(model.Z, model.y, model.sigma)
         A, r = A[:, 0, 0], r[:, 0]
-        p = A.sum() + 1.0 / check_positive("sigma0", sigma0) ** 2
-        mu = r.sum() / p
+        p, mu = float(model.precision[0, 0]), float(model.posterior_mean[0])
         g = r - A * mu
         c = g - g.mean()
         B = A - A.mean()

@@ -19,27 +19,52 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulate.validation import ParameterError, check_positive
+from simulate.models.linear_regression import LinearRegressionModel
+from simulate.validation import ParameterError
 from theory.noise.minibatch import k_factor, linreg_parts
 
 LINREG_METHODS = ("sgld", "cv")
 
 
 # ------------------------------------------------------------------------------------------ gradient-noise parts
-def _posterior(A: np.ndarray, r: np.ndarray, sigma0: float) -> tuple[np.ndarray, np.ndarray]:
-    P = A.sum(axis=0) + np.eye(A.shape[1]) / sigma0**2
-    return P, np.linalg.solve(P, r.sum(axis=0))
+def noise_parts(model: LinearRegressionModel, n: int, method: str, theta_hat, replace: bool):
+    """The parts of the gradient-noise covariance of SGLD (``method="sgld"``) or SGLD-CV (``"cv"``, centred at
+    ``theta_hat``) on linear regression, Cov(eps | u) = K (C + sum_i B_i u u^T B_i) with u = theta - mu.
 
+    Parameters
+    ----------
+    model : simulate.LinearRegressionModel
+        The regression; its posterior N(mu, P^{-1}) is the model's (``precision``, ``posterior_mean``).
+    n : int
+        The minibatch size.
+    method : {"sgld", "cv"}
+        The estimator.
+    theta_hat : array_like of shape (d,) or None
+        The control variate's centre (``method="cv"`` only).
+    replace : bool
+        Minibatches drawn with replacement.
 
-def noise_parts(Z, y, sigma: float, sigma0: float, n: int, method: str, theta_hat, replace: bool):
-    """Posterior precision P and mean mu, the minibatch factor K, the centred per-datum Hessians B_i and the constant
-    part C of the gradient-noise covariance, Cov(eps | u) = K (C + sum_i B_i u u^T B_i): for SGLD the spread of the
-    per-datum gradients at mu, for the CV estimator the spread of B_i (theta_hat - mu)."""
+    Returns
+    -------
+    tuple
+        (P, mu, K, B, C): the posterior precision and mean, the minibatch factor K, the centred per-datum Hessians
+        B_i = A_i - A_bar (N, d, d) and the constant part C: for SGLD the spread of the per-datum gradients at mu,
+        for the CV estimator the spread of B_i (theta_hat - mu).
+
+    Raises
+    ------
+    ParameterError
+        For an unknown method or a missing ``theta_hat``.
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), Sec. 4.1 (the per-datum gradients r_i - A_i theta of linear regression).
+    """
     if method not in LINREG_METHODS:
         raise ParameterError(f"method must be one of {LINREG_METHODS}, got {method!r}")
-    A, r = linreg_parts(Z, y, sigma)
+    A, r = linreg_parts(model.Z, model.y, model.sigma)
     N = r.shape[0]
-    P, mu = _posterior(A, r, check_positive("sigma0", sigma0))
+    P, mu = model.precision, model.posterior_mean
     K = k_factor(N, n, replace)
     B = A - A.mean(axis=0)
     if method == "sgld":
