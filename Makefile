@@ -55,7 +55,7 @@ notebooks: $(STAMP)
 
 # the step-size / minibatch explorer: the table, and output/explore/explorer.html
 explore: $(STAMP)
-	$(PY) -m theory.explore $(ARGS)
+	$(PY) -m verify.explore $(ARGS)
 
 conformance: $(CONFORMANCE_STAMP)
 	$(PY) -m verify.conformance $(ARGS)

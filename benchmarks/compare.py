@@ -302,7 +302,7 @@ def _workbench_w3(name: str, model, h: float, n: int, m_epoch: int, mode: np.nda
         from simulate.samplers import svrgld
 
         return svrgld(model, h, n, m_epoch)
-    mod, factory = {"SGLD-CV": ("simulate.control_variates", "sgld_cv"), "SAGA-LD": ("simulate.saga", "saga_ld")}[name]
+    mod, factory = {"SGLD-CV": ("simulate.samplers", "sgld_cv"), "SAGA-LD": ("simulate.samplers", "saga_ld")}[name]
     try:
         f = getattr(importlib.import_module(mod), factory)
     except (ImportError, AttributeError) as e:

@@ -12,7 +12,8 @@ import time
 
 import numpy as np
 
-from simulate.estimators.stratified import allocate, kmeans_strata
+from simulate.estimators.allocation import allocate
+from simulate.estimators.strata import kmeans_strata
 from theory.bounds.vollmer import minimal_cost
 from theory.noise.stratified import logistic_grads, stratified_variance, uniform_variance
 from theory.toy.finite_time import toy_finite_time

@@ -21,7 +21,8 @@ import numpy as np
 
 
 class Model(Protocol):
-    """A Bayesian model with N data and a d-dimensional parameter (see :class:`simulate.models.Model`)."""
+    """A Bayesian model with N data and a d-dimensional parameter (the workbench's models inherit the defaults of
+    :class:`simulate.models.base.ModelBase`)."""
 
     n_data: int
     dim: int
@@ -138,7 +139,8 @@ class Integrator(Protocol):
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float | np.ndarray,
                state: Any, rng: np.random.Generator) -> Any:
-        """Advance theta in place (grad and xi may be overwritten) and return the new integrator state."""
+        """Advance theta in place (grad and xi may be overwritten) and return the new integrator state (the
+        sampler's :meth:`~simulate.sampler.Sampler.step` copies the state first unless ``inplace=True``)."""
 
     def draws_in_update(self) -> bool:
         """True when :meth:`update` takes random numbers from rng itself (e.g. a momentum refresh)."""

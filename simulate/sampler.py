@@ -1,18 +1,23 @@
 """A sampler = integrator x gradient estimator on a model, with a fixed step size h.
 
-Pure init/step functions in the style of blackjax, vectorized over the chain axis:
-``state = sampler.init(theta0, rng)``, then ``state = sampler.step(state, rng)`` (theta updated in place).
+init/step functions in the style of blackjax, vectorized over the chain axis: ``state = sampler.init(theta0, rng)``,
+then ``state = sampler.step(state, rng)``. A step is pure by default: it returns a new :class:`SamplerState` and
+leaves its input untouched (it copies theta, the estimator's and the integrator's states first, e.g. SAGA's gradient
+table and SGHMC's momentum). ``step(state, rng, inplace=True)`` skips the copies and advances the input's arrays in
+place (the returned state holds them; the input must not be used again): what :func:`simulate.run` does in its hot
+loop, with the same numbers to the last bit.
 
 A step is the estimator's ``draw`` (minibatch indices, ...), then the injected noise xi, then the estimator's
 ``apply`` and the integrator's ``update`` (:mod:`simulate.contracts`). Where the draws do not depend on the state
 (:attr:`Sampler.draws_ahead`), ``draws = sampler.draw(n_chains, k, rng)`` and ``state = sampler.apply(state, draws)``
 split a step: the same numbers in the same stream order, so ``apply(state, draw(M, state.step, rng))`` is
 ``step(state, rng)`` to the last bit, and the runner may draw step k + 1 while step k computes
-(:mod:`simulate.runtime.pipeline`).
+(:mod:`simulate.runtime.pipeline`). ``apply`` is pure by default too (it leaves ``draws`` untouched as well).
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -38,6 +43,14 @@ class SamplerState(NamedTuple):
     estimator_state: Any
     integrator_state: Any = EMPTY
     step: int = 0
+
+
+def _fresh_state(state: SamplerState) -> SamplerState:
+    """A copy of ``state`` that shares no array with it: theta copied, the estimator's and the integrator's states
+    deep-copied (:func:`copy.deepcopy`: arrays, tuples of arrays, ...), so that a step on the copy leaves ``state`` as
+    it was."""
+    return SamplerState(state.theta.copy(), copy.deepcopy(state.estimator_state),
+                        copy.deepcopy(state.integrator_state), state.step)
 
 
 @dataclass(frozen=True)
@@ -76,9 +89,27 @@ class Sampler:
         int_state = self.integrator.init_state(theta, self.h, rng)
         return SamplerState(theta, est_state, int_state, 0)
 
-    def step(self, state: SamplerState, rng: np.random.Generator) -> SamplerState:
+    def step(self, state: SamplerState, rng: np.random.Generator, *, inplace: bool = False) -> SamplerState:
         """One step: the estimator's draws (indices first) and estimate, then the injected noise xi, then the
-        update (an estimator whose ``apply`` takes random numbers itself, e.g. LDA's Gibbs sums, does so before xi)."""
+        update (an estimator whose ``apply`` takes random numbers itself, e.g. LDA's Gibbs sums, does so before xi).
+
+        Parameters
+        ----------
+        state : SamplerState
+            The chains' state after ``state.step`` steps (from :meth:`init` or an earlier step).
+        rng : numpy.random.Generator
+            The stream the step's random numbers are drawn from (advanced).
+        inplace : bool, default False
+            False: ``state`` is left untouched (its arrays are copied first). True: its arrays are advanced in place
+            and ``state`` must not be used again (the runner's hot loop; the same numbers, without the copies).
+
+        Returns
+        -------
+        SamplerState
+            The state after one more step (``step`` increased by one).
+        """
+        if not inplace:
+            state = _fresh_state(state)
         theta = state.theta
         draws = self.estimator.draw(self.model, theta.shape[0], state.step, rng)
         grad, est_state = self.estimator.apply(self.model, theta, state.estimator_state, draws)
@@ -101,10 +132,33 @@ class Sampler:
         est = self.estimator.draw(self.model, n_chains, step, rng)
         return StepDraws(est, fast_draws.standard_normal(rng, (n_chains, self.model.dim)))
 
-    def apply(self, state: SamplerState, draws: StepDraws) -> SamplerState:
-        """The step that consumes ``draws`` (from :meth:`draw` for step ``state.step``): step(state, rng) split."""
+    def apply(self, state: SamplerState, draws: StepDraws, *, inplace: bool = False) -> SamplerState:
+        """The step that consumes ``draws`` (from :meth:`draw` for step ``state.step``): step(state, rng) split.
+
+        Parameters
+        ----------
+        state : SamplerState
+            The chains' state after ``state.step`` steps.
+        draws : StepDraws
+            The random numbers of step ``state.step``, from :meth:`draw`.
+        inplace : bool, default False
+            False: ``state`` and ``draws`` are left untouched. True: the state's arrays are advanced in place and the
+            draws' noise is overwritten; neither may be used again (the runner's draw-ahead loop).
+
+        Returns
+        -------
+        SamplerState
+            The state after one more step.
+
+        Raises
+        ------
+        ParameterError
+            When the draws' noise does not have the shape of the state's theta.
+        """
         if draws.xi.shape != state.theta.shape:
             raise ParameterError(f"draws.xi has shape {draws.xi.shape}, the state theta {state.theta.shape}")
+        if not inplace:
+            state, draws = _fresh_state(state), StepDraws(draws.estimator, draws.xi.copy())
         grad, est_state = self.estimator.apply(self.model, state.theta, state.estimator_state, draws.estimator)
         return self._update(state, grad, est_state, draws.xi, None)
 
@@ -129,15 +183,3 @@ class Sampler:
 
 __all__ = ["Sampler", "SamplerState", "StepDraws"]
 
-
-def __getattr__(name: str):
-    """The constructors that lived here in the previous release (now in :mod:`simulate.samplers`), with a warning."""
-    if name in ("euler", "sgld", "msgld"):
-        import warnings
-
-        from . import samplers
-
-        warnings.warn(f"simulate.sampler.{name} moved to simulate.samplers.{name} (or simulate.{name})",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(samplers, name)
-    raise AttributeError(f"module 'simulate.sampler' has no attribute {name!r}")

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .contracts import GradientEstimator, Model
+from .estimators.allocation import allocate
 from .estimators.control_variates import control_variate
 from .estimators.estimated_cov import EstimatedCovMinibatch
 from .estimators.minibatch import FullGradient, Minibatch
 from .estimators.saga import SAGA
-from .estimators.stratified import Strata, Stratified, allocate, stratified_estimator
+from .estimators.strata import Strata
+from .estimators.stratified import Stratified, stratified_estimator
 from .estimators.vr import SVRG, VRMinibatch
 from .integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin
 from .integrators.preconditioned import PreconditionedLangevin
@@ -66,7 +68,7 @@ def sgld_cv(model: Model, h: float, n: int, theta_hat=None, replace: bool = Fals
 
     The paper starts the chain at theta_hat (the optimisation replaces burn-in): pass
     ``theta0=sampler.estimator.theta_hat`` to :func:`simulate.run`. ``opt``: opt_step, opt_iters, opt_n, opt_seed,
-    opt_refine (:func:`simulate.estimators.control_variates.sgd_mode`).
+    opt_refine (:func:`simulate.estimators.mode.sgd_mode`).
     """
     return Sampler(model, control_variate(model, n, theta_hat, replace, **opt), Langevin(), h, name="sgld_cv")
 

@@ -68,6 +68,20 @@ def check_finite_array(name: str, value, ndim: tuple[int, ...] | None = None) ->
     return arr
 
 
+def check_covariance(name: str, S, dim: int) -> np.ndarray:
+    """Return ``S`` as a float64 (dim, dim) array if it is a finite, symmetric, positive definite matrix."""
+    S = check_finite_array(name, S, ndim=(2,))
+    if S.shape != (dim, dim):
+        raise ParameterError(f"{name} must have shape ({dim}, {dim}), got {S.shape}")
+    if not np.allclose(S, S.T, rtol=1e-12, atol=1e-12):
+        raise ParameterError(f"{name} must be symmetric")
+    try:
+        np.linalg.cholesky(S)
+    except np.linalg.LinAlgError:
+        raise ParameterError(f"{name} must be positive definite") from None
+    return S
+
+
 def check_step_size(h: float, h_max: float, why: str) -> float:
     """Return ``h`` if 0 < h < h_max; ``why`` says where the bound comes from."""
     v = check_positive("h", h)

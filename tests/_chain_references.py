@@ -11,15 +11,23 @@ import math
 import numpy as np
 from scipy.linalg import solve_discrete_lyapunov
 
+from simulate.models.linear_regression import LinearRegressionModel
 from simulate.validation import ParameterError, check_int, check_positive
-from theory.chains.linear_regression import _posterior, noise_parts
+from theory.chains.linear_regression import noise_parts
 from theory.noise.minibatch import linreg_parts
+
 
 # ------------------------------------------------------------------ theory.chains.linear_regression
 # The noise parts (posterior, minibatch factor, per-datum Hessians) are the module's public noise_parts, not a second
 # copy of it; what the references below keep independent of the engine are the solvers.
-old_posterior = _posterior
-old_noise_parts = noise_parts
+def old_noise_parts(Z, y, sigma: float, sigma0: float, n: int, method: str, theta_hat, replace: bool):
+    return noise_parts(LinearRegressionModel(Z, y, sigma, sigma0), n, method, theta_hat, replace)
+
+
+def old_posterior(A: np.ndarray, r: np.ndarray, sigma0: float) -> tuple[np.ndarray, np.ndarray]:
+    """P = sum_i A_i + I / sigma0^2 and mu = P^-1 sum_i r_i, written out (a referee's own copy)."""
+    P = A.sum(axis=0) + np.eye(A.shape[1]) / sigma0**2
+    return P, np.linalg.solve(P, r.sum(axis=0))
 
 
 def old_stationary_cov_linreg(Z, y, sigma: float, sigma0: float, h: float, n: int, method: str = "sgld",
@@ -149,7 +157,7 @@ def old_stationary_covariance(precision, a: float, h: float, noise_cov) -> np.nd
     return solve_discrete_lyapunov(F, Q)
 
 
-# ------------------------------------------------------------------ theory.chains.gaussian_targets
+# ------------------------------------------------------------------ Baker et al. Sec. 3.4 (the Gaussian location model)
 def old_minibatch_noise_cov(data: np.ndarray, Sigma: np.ndarray, n: int, replace: bool = False) -> np.ndarray:
     """Q = (N^2/n) f Sigma^{-1} C_x Sigma^{-1}, f = (N - n)/(N - 1) without replacement, 1 with."""
     x = np.asarray(data, dtype=float)
@@ -207,8 +215,8 @@ def old_strat_sgld_stationary_cov(a: float, h: float, Sigma: np.ndarray) -> np.n
 
 
 def old_strat_sghmc_stationary_cov(a: float, h: float, alpha: float, Sigma: np.ndarray) -> np.ndarray:
-    """Stationary Cov of (theta, v) for SGHMC (Chen et al. 2014 eq. 15, M = I, beta_hat = 0; simulate.sghmc) with
-    the noisy gradient c - a theta + e, Cov e = Sigma (new). v' = (1-alpha) v - h a theta + h(c + e) +
+    """Stationary Cov of (theta, v) for SGHMC (Chen et al. 2014 eq. 15, M = I, beta_hat = 0; simulate.integrators.sghmc)
+    with the noisy gradient c - a theta + e, Cov e = Sigma (new). v' = (1-alpha) v - h a theta + h(c + e) +
     sqrt(2 alpha h) xi, theta' = theta + v': z' = F z + w with F = [[1 - h a, 1 - alpha], [-h a, 1 - alpha]] (x I_d)
     and Cov w = [[Q, Q], [Q, Q]], Q = h^2 Sigma + 2 alpha h I. Returns the (2d, 2d) covariance (theta first)."""
     Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))

@@ -49,7 +49,7 @@ API_CASES = {
     "replace not a bool": (lambda: sgld(MODEL, 1e-3, 5, replace="yes"), r"replace must be True or False"),
     "sigma_x = 0": (lambda: GaussianMeanModel(DATA, sigma_x=0.0), r"sigma_x must satisfy 0 < sigma_x"),
     "sigma_x negative": (lambda: GaussianMeanModel(DATA, sigma_x=-1.0), r"sigma_x must satisfy 0 < sigma_x"),
-    "sigma_theta = 0": (lambda: GaussianMeanModel(DATA, sigma_theta=0.0), r"sigma_theta must satisfy"),
+    "sigma0 = 0": (lambda: GaussianMeanModel(DATA, sigma0=0.0), r"sigma0 must satisfy"),
     "NaN data": (lambda: GaussianMeanModel(np.array([1.0, np.nan, 2.0])), r"data contains NaN"),
     "inf data": (lambda: GaussianMeanModel(np.array([1.0, np.inf])), r"data contains NaN or infinite"),
     "data of wrong shape": (lambda: GaussianMeanModel(np.zeros((3, 2, 2))), r"data must have ndim in \(1, 2\)"),
@@ -194,10 +194,9 @@ def test_cli_subprocess_unknown_paper_exits_2_quickly():
 
 # ------------------------------------------------------------------ the exact engine (theory.linear_gaussian)
 def _engine_cases():
-    from simulate.linear_regression import LinearRegressionModel
-    from simulate.vr import SVRG
-
     from simulate.affine import AffineParts
+    from simulate.estimators.vr import SVRG
+    from simulate.models.linear_regression import LinearRegressionModel
     from simulate.samplers import sghmc
     from theory import exact_law
 
@@ -242,7 +241,7 @@ def _engine_cases():
 
 
 def msgld_estimated(model):
-    from simulate.covariance_estimators import msgld_estimated_cov
+    from simulate.samplers import msgld_estimated_cov
 
     return msgld_estimated_cov(model, 1e-3, 3)
 

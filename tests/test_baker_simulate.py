@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from simulate.analysis.zv import run_with_gradients, zv_controls, zv_estimate, zv_from_model
-from simulate.estimators.control_variates import ControlVariate, control_variate, sgd_mode
+from simulate.estimators.control_variates import ControlVariate, control_variate
+from simulate.estimators.mode import sgd_mode
 from simulate.estimators.saga import SAGA, check_table_fits
-from simulate.models.base import Model
+from simulate.models.base import ModelBase
 from simulate.models.linear_regression import LinearRegressionModel
 from simulate.samplers import saga_ld, sghmc_cv, sgld_cv
 from simulate.validation import ParameterError
@@ -27,7 +28,7 @@ def test_linreg_gradients_and_posterior(model):
     assert np.allclose(full, model.grad_log_lik_full(th))
     assert np.allclose(model.grad_log_lik_sum(th, idx), full)
     assert np.allclose(model.grad_log_post(model.posterior_mean[None]), 0, atol=1e-9)
-    assert np.allclose(model.per_datum_grad_cov(th), Model.per_datum_grad_cov(model, th))
+    assert np.allclose(model.per_datum_grad_cov(th), ModelBase.per_datum_grad_cov(model, th))
     per = model.grad_log_lik(th[:1], idx[:, :1])[:, 0]
     assert np.allclose(bn.linreg_grads(model.Z, model.y, model.sigma, th[0]), per)
 

@@ -1,4 +1,5 @@
-"""Unit tests of theory.noise.minibatch, theory.chains.linear_regression and theory.bounds.baker."""
+"""Unit tests of theory.noise.minibatch, theory.chains.linear_regression and theory.bounds.baker, and limits of the
+exact engine's stationary laws of Baker et al.'s samplers on linear regression."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
+from simulate.models.linear_regression import LinearRegressionModel
+from simulate.samplers import saga_ld, sghmc, sghmc_cv, sgld, sgld_cv
 from simulate.validation import ParameterError
+from theory import exact_law
 from theory.bounds import baker as baker_bounds
 from theory.chains import linear_regression as linreg_chains
 from theory.noise import minibatch as bn
@@ -37,16 +41,15 @@ def test_stationary_cov_limits():
     P = A.sum(0) + np.eye(2) / 100
     h = 0.3 / np.linalg.eigvalsh(P)[-1]
     # n = N: no gradient noise -> ULA; CV at theta_hat = mu has noise ~ (theta - mu)^2 but still >= ULA
-    _, S_full = linreg_chains.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 40)
+    m = LinearRegressionModel(Z, y, 1.0, 10.0)
+    S_full = exact_law(sgld(m, h, 40)).stationary_cov()
     assert np.allclose(S_full, linreg_chains.ula_stationary_cov(P, h))
-    _, S_sgld = linreg_chains.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 2)
-    mu, S_cv = linreg_chains.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 2, "cv", theta_hat=np.linalg.solve(P, r.sum(0)))
+    S_sgld = exact_law(sgld(m, h, 2)).stationary_cov()
+    S_cv = exact_law(sgld_cv(m, h, 2, theta_hat=np.linalg.solve(P, r.sum(0)))).stationary_cov()
     ula = linreg_chains.ula_stationary_cov(P, h)
     assert np.trace(ula) < np.trace(S_cv) < np.trace(S_sgld)
     with pytest.raises(ParameterError):
-        linreg_chains.stationary_cov_linreg(Z, y, 1.0, 10.0, h, 2, "cv")
-    with pytest.raises(ParameterError):
-        linreg_chains.stationary_cov_linreg(Z, y, 1.0, 10.0, 100 * h, 1)
+        exact_law(sgld(m, 100 * h, 1)).stationary_cov()
 
 
 def test_location_nreq_closed_form_matches_search():
@@ -76,16 +79,18 @@ def test_saga_and_sghmc_cv_stationary_limits():
     A, r = bn.linreg_parts(Z, y, 1.0)
     P = A.sum(0) + np.eye(2) / 9
     h = 0.4 / np.linalg.eigvalsh(P)[-1]
-    _, S_full = linreg_chains.saga_stationary_cov_linreg(Z, y, 1.0, 3.0, h, 6)
+    m = LinearRegressionModel(Z, y, 1.0, 3.0)
+    S_full = exact_law(saga_ld(m, h, 6)).stationary_cov()
     assert np.allclose(S_full, linreg_chains.ula_stationary_cov(P, h))  # n = N: SAGA is exactly the full-gradient chain
-    _, S2 = linreg_chains.saga_stationary_cov_linreg(Z, y, 1.0, 3.0, h, 2)
+    S2 = exact_law(saga_ld(m, h, 2)).stationary_cov()
     assert np.trace(S2) > np.trace(S_full)
     with pytest.raises(ParameterError, match="SAGA's table"):  # the engine's size limit on the d (N + 1)-dim state
-        linreg_chains.saga_stationary_cov_linreg(np.ones((200, 2)), np.ones(200), 1.0, 3.0, 1e-4, 20)
+        big = LinearRegressionModel(np.ones((200, 2)), np.ones(200), 1.0, 3.0)
+        exact_law(saga_ld(big, 1e-4, 20)).stationary_cov()
     mu = np.linalg.solve(P, r.sum(0))
     # n = N: no gradient noise
-    _, Sa = linreg_chains.sghmc_cv_stationary_cov_linreg(Z, y, 1.0, 3.0, 0.1 * h, 0.5, 6, mu)
-    _, Sb = linreg_chains.sghmc_cv_stationary_cov_linreg(Z, y, 1.0, 3.0, 0.1 * h, 0.5, 1, mu, method="sgld")
+    Sa = exact_law(sghmc_cv(m, 0.1 * h, 0.5, 6, mu)).stationary_cov()
+    Sb = exact_law(sghmc(m, 0.1 * h, 0.5, n=1)).stationary_cov()
     assert np.all(np.linalg.eigvalsh(Sa) > 0) and np.trace(Sb) > np.trace(Sa)
 
 

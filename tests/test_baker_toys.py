@@ -7,9 +7,11 @@ import pytest
 
 import simulate.analysis.divide_conquer as dc
 from simulate.analysis.kl import gaussian_kl, knn_kl_divergence
-from simulate.models.toy_targets import BivariateTLocation, GaussianLocation, GaussianMixtureLocation, WarpedGaussian
+from simulate.models import BivariateTLocation, GaussianMeanModel, GaussianMixtureLocation, WarpedGaussian
+from simulate.samplers import sghmc, sgld
 from simulate.validation import ParameterError
-from theory.chains import gaussian_targets as bt
+from theory import exact_law
+from theory.noise.minibatch import minibatch_noise_cov
 from verify.harness import run_claims
 from verify.mutants import load_mutants
 from verify.registry import Settings, select
@@ -21,7 +23,8 @@ MODELS = {
     "t": lambda: BivariateTLocation.simulate_data(200, seed=1),
     "mixture": lambda: GaussianMixtureLocation.simulate_data(300, seed=1),
     "warped": lambda: WarpedGaussian.simulate_data(200, seed=1),
-    "gauss": lambda: GaussianLocation.simulate_data(200, dim=3, sigma0=2.0, seed=1),
+    "gauss": lambda: GaussianMeanModel.simulate_data(200, dim=3, theta_true=0.0, Sigma=GaussianMeanModel.ar1_cov(3),
+                                                     sigma0=2.0, seed=1),
 }
 
 
@@ -48,7 +51,7 @@ def test_data_reproducible_and_validated():
     with pytest.raises(ParameterError, match="nu"):
         BivariateTLocation.simulate_data(10, nu=-1.0)
     with pytest.raises(ParameterError, match="Sigma"):
-        GaussianLocation(np.zeros((5, 2)), Sigma=np.array([[1.0, 2.0], [2.0, 1.0]]))
+        GaussianMeanModel(np.zeros((5, 2)), Sigma=np.array([[1.0, 2.0], [2.0, 1.0]]), sigma0=None)
     with pytest.raises(ParameterError, match="theta_true"):
         GaussianMixtureLocation.simulate_data(10, theta_true=(0.0, 1.0))
     with pytest.raises(ParameterError, match="S must divide"):
@@ -61,14 +64,15 @@ def test_data_reproducible_and_validated():
 
 def test_consensus_algebra_gaussian():
     """With the exact covariances, consensus of exact subposterior draws has the posterior mean and covariance."""
-    model = GaussianLocation.simulate_data(120, dim=2, sigma0=0.3, seed=2)
+    model = GaussianMeanModel.simulate_data(120, dim=2, theta_true=0.0, Sigma=GaussianMeanModel.ar1_cov(2), sigma0=0.3,
+                                            seed=2)
     rng = np.random.default_rng(1)
     sizes = [10, 20, 30, 60]
     draws = dc.subposterior_draws(model, 4, 50, 400, rng, sizes=sizes)
     blocks = dc.split(120, 4, sizes)
     covs = np.stack([model.tempered_posterior(len(b), model.data[b].sum(0), 0.25)[1] for b in blocks])
     comb = dc.consensus(draws, covs).reshape(-1, 2)
-    mean, cov = model.posterior()
+    mean, cov = model.posterior_mean, model.posterior_cov
     se = np.sqrt(np.diag(cov) / comb.shape[0])
     assert np.all(np.abs(comb.mean(0) - mean) < 5 * se)
     np.testing.assert_allclose(np.cov(comb.T), cov, rtol=0.05)
@@ -89,10 +93,11 @@ def test_mixture_mala_reference_is_label_symmetric():
 
 
 def test_kdemc_and_weierstrass_shapes_and_location():
-    model = GaussianLocation.simulate_data(400, dim=2, seed=6)
+    model = GaussianMeanModel.simulate_data(400, dim=2, theta_true=0.0, Sigma=GaussianMeanModel.ar1_cov(2), sigma0=None,
+                                            seed=6)
     rng = np.random.default_rng(0)
     draws = dc.subposterior_draws(model, 4, 3, 200, rng)
-    mean, cov = model.posterior()
+    mean, cov = model.posterior_mean, model.posterior_cov
     for out in (dc.kdemc(draws, rng, 200), dc.weierstrass(draws, rng, accept=0.2)):
         assert out.shape == (3, 200, 2)
         assert np.all(np.abs(out.mean(axis=(0, 1)) - mean) < 5 * np.sqrt(np.diag(cov)))
@@ -110,21 +115,21 @@ def test_knn_kl_estimator():
 
 def test_sg_theory_limits():
     """n = N: no minibatch noise, SGLD is ULA with V = (I - hP/4)^{-1} P^{-1} (commuting case, exact)."""
-    model = GaussianLocation.simulate_data(100, dim=2, Sigma=np.eye(2), seed=1)
+    model = GaussianMeanModel.simulate_data(100, dim=2, theta_true=0.0, Sigma=np.eye(2), sigma0=None, seed=1)
     h = 0.01
-    V = bt.sgld_stationary_cov(model.data, model.Sigma, h, n=100)
+    V = exact_law(sgld(model, h, 100)).stationary_cov()
     np.testing.assert_allclose(V, np.eye(2) / (100 * (1 - h * 100 / 4)), rtol=1e-12)
     # SGHMC without resampling, no minibatch noise, alpha = 1: v' = h g + sqrt(2h) xi, theta' = theta + v' is ULA
     # with step 2h in the workbench convention
-    Vh = bt.sghmc_stationary_cov(model.data, model.Sigma, h, 1.0, n=100)
-    np.testing.assert_allclose(Vh, bt.sgld_stationary_cov(model.data, model.Sigma, 2 * h, n=100), rtol=1e-10)
+    Vh = exact_law(sghmc(model, h, 1.0, n=100)).stationary_cov()
+    np.testing.assert_allclose(Vh, exact_law(sgld(model, 2 * h, 100)).stationary_cov(), rtol=1e-10)
 
 
 def _iterate_cov(data, Sigma, h, alpha, n, L, cycles=4000):
     """Brute force: iterate the joint (theta, v) covariance step by step with v redrawn every L steps."""
     N, d = data.shape
     P = N * np.linalg.inv(Sigma)
-    Q = bt.minibatch_noise_cov(data, Sigma, n)
+    Q = minibatch_noise_cov(data @ np.linalg.inv(Sigma), n)  # g_i = Sigma^-1 (x_i - theta): theta-free noise
     eye = np.eye(d)
     F = np.block([[eye - h * P, (1 - alpha) * eye], [-h * P, (1 - alpha) * eye]])
     W = h * h * Q + 2 * alpha * h * eye
@@ -140,10 +145,11 @@ def _iterate_cov(data, Sigma, h, alpha, n, L, cycles=4000):
 
 
 def test_sghmc_cycle_lyapunov_matches_brute_force():
-    model = GaussianLocation.simulate_data(200, dim=2, seed=8)
+    model = GaussianMeanModel.simulate_data(200, dim=2, theta_true=0.0, Sigma=GaussianMeanModel.ar1_cov(2), sigma0=None,
+                                            seed=8)
     lam = float(np.linalg.eigvalsh(200 * model.P)[-1])
     h, alpha = 0.2 / lam, 0.3
-    V = bt.sghmc_stationary_cov(model.data, model.Sigma, h, alpha, 20, resample_every=3)
+    V = exact_law(sghmc(model, h, alpha, n=20, resample_every=3)).stationary_cov(phase=0)  # just after a redraw
     np.testing.assert_allclose(V, _iterate_cov(model.data, model.Sigma, h, alpha, 20, 3), rtol=1e-9)
 
 

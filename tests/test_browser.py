@@ -16,8 +16,8 @@ import pytest
 from _brute import brute_force
 
 from theory import tradeoffs as tr
-from theory.explore.grid import PAGE_FRACTIONS, GridSpec, explorer_data
-from theory.explore.page import write_page
+from verify.explore.grid import PAGE_FRACTIONS, GridSpec, explorer_data
+from verify.explore.page import write_page
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "output" / "screenshots"

@@ -1,7 +1,8 @@
-"""The stationary laws of theory.chains are calls to the exact engine (issue 17): each equals the solver it replaced
-(kept in tests/_chain_references.py: scipy Lyapunov solves, vectorised fixed points, SAGA's enumeration of all
-minibatches) to 1e-12 relative, on several inputs. Also: the engine's law of the additive-noise estimator with a
-covariance matrix (simulate.AdditiveNoise), against hand-written moment recursions and the simulator."""
+"""The stationary laws of the papers' chains are the exact engine's (``exact_law(sampler).stationary_cov()``): each
+equals the solver the engine replaced (kept in tests/_chain_references.py: scipy Lyapunov solves, vectorised fixed
+points, SAGA's enumeration of all minibatches) to 1e-12 relative, on several inputs. Also: the engine's law of the
+additive-noise estimator with a covariance matrix (simulate.AdditiveNoise), against hand-written moment recursions and
+the simulator."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from _chain_references import (
 
 from simulate import (
     AdditiveNoise,
-    GaussianLocation,
     GaussianMeanModel,
     LinearRegressionModel,
     ParameterError,
@@ -30,8 +30,9 @@ from simulate import (
 )
 from simulate.integrators.langevin import Langevin, ModifiedLangevin
 from simulate.integrators.sghmc import SGHMC
-from theory.chains import gaussian_targets, linear_regression, sghmc, stratified
-from theory.chains._engine import gaussian_target
+from simulate.samplers import saga_ld, sghmc, sghmc_cv, sgld, sgld_cv
+from theory.chains import stratified
+from theory.chains.additive_noise import additive_noise_sampler, gaussian_target
 from theory.linear_gaussian import exact_law
 
 RTOL = 1e-12
@@ -52,17 +53,22 @@ def _spd(d: int, seed: int, scale: float = 1.0) -> np.ndarray:
 LR = [LinearRegressionModel.simulate_data(30, dim=2, seed=2019), LinearRegressionModel.simulate_data(25, dim=3, seed=7)]
 
 
+def _moments(sampler, **kw):
+    law = exact_law(sampler)
+    return law.stationary_mean(), law.stationary_cov(**kw)
+
+
 @pytest.mark.parametrize("m", LR, ids=["d2", "d3"])
 @pytest.mark.parametrize("replace", [False, True])
 @pytest.mark.parametrize("r", [0.1, 0.5, 1.2])
 def test_stationary_cov_linreg_sgld_and_cv(m, replace, r):
     h = r / m.grad_lipschitz
     args = (m.Z, m.y, m.sigma, m.sigma0, h, 5)
-    for got, ref in zip(linear_regression.stationary_cov_linreg(*args, "sgld", replace=replace),
-                        old_stationary_cov_linreg(*args, "sgld", replace=replace), strict=True):
+    for got, ref in zip(_moments(sgld(m, h, 5, replace)), old_stationary_cov_linreg(*args, "sgld", replace=replace),
+                        strict=True):
         close(got, ref)
     that = m.posterior_mean + 0.05 * np.arange(1, m.dim + 1)
-    for got, ref in zip(linear_regression.stationary_cov_linreg(*args, "cv", that, replace),
+    for got, ref in zip(_moments(sgld_cv(m, h, 5, that, replace)),
                         old_stationary_cov_linreg(*args, "cv", that, replace), strict=True):
         close(got, ref)
 
@@ -70,9 +76,10 @@ def test_stationary_cov_linreg_sgld_and_cv(m, replace, r):
 def test_stationary_cov_linreg_unit_features_and_full_batch():
     x = np.random.default_rng(3).normal(1.0, 1.3, 40)
     h = 0.3 / (40 / 1.3**2)
+    m = LinearRegressionModel(np.ones((40, 1)), x, 1.3, 2.0)
     for n in (3, 40):
-        for got, ref in zip(linear_regression.stationary_cov_linreg(np.ones((40, 1)), x, 1.3, 2.0, h, n),
-                            old_stationary_cov_linreg(np.ones((40, 1)), x, 1.3, 2.0, h, n), strict=True):
+        for got, ref in zip(_moments(sgld(m, h, n)), old_stationary_cov_linreg(np.ones((40, 1)), x, 1.3, 2.0, h, n),
+                            strict=True):
             close(got, ref)
 
 
@@ -81,7 +88,7 @@ def test_stationary_cov_linreg_unit_features_and_full_batch():
 def test_saga_stationary_cov_linreg(N, n, d, seed, r):
     m = LinearRegressionModel.simulate_data(N, dim=d, seed=seed)
     args = (m.Z, m.y, m.sigma, m.sigma0, r / m.grad_lipschitz, n)
-    for got, want in zip(linear_regression.saga_stationary_cov_linreg(*args), old_saga_stationary_cov_linreg(*args),
+    for got, want in zip(_moments(saga_ld(m, r / m.grad_lipschitz, n)), old_saga_stationary_cov_linreg(*args),
                          strict=True):
         close(got, want)
 
@@ -92,45 +99,45 @@ def test_saga_stationary_cov_linreg(N, n, d, seed, r):
 def test_sghmc_cv_stationary_cov_linreg(m, method, replace):
     that = m.posterior_mean + 0.03
     for r, alpha in ((0.2, 0.3), (0.05, 0.9), (0.1, 0.5)):
-        args = (m.Z, m.y, m.sigma, m.sigma0, r / m.grad_lipschitz, alpha, 5, that, method, replace)
-        for got, ref in zip(linear_regression.sghmc_cv_stationary_cov_linreg(*args),
-                            old_sghmc_cv_stationary_cov_linreg(*args), strict=True):
+        h = r / m.grad_lipschitz
+        sampler = (sghmc_cv(m, h, alpha, 5, that, replace) if method == "cv"
+                   else sghmc(m, h, alpha, n=5, replace=replace))
+        args = (m.Z, m.y, m.sigma, m.sigma0, h, alpha, 5, that, method, replace)
+        for got, ref in zip(_moments(sampler), old_sghmc_cv_stationary_cov_linreg(*args), strict=True):
             close(got, ref)
 
 
 def test_linreg_errors_name_the_parameter():
     m = LR[0]
-    with pytest.raises(ParameterError, match="method must be one of"):
-        linear_regression.stationary_cov_linreg(m.Z, m.y, 1.0, 10.0, 1e-3, 5, "svrg")
-    with pytest.raises(ParameterError, match="theta_hat must be given"):
-        linear_regression.sghmc_cv_stationary_cov_linreg(m.Z, m.y, 1.0, 10.0, 1e-3, 0.3, 5, None)
-    with pytest.raises(ParameterError, match="sigma0"):
-        linear_regression.stationary_cov_linreg(m.Z, m.y, 1.0, -1.0, 1e-3, 5)
-    with pytest.raises(ParameterError, match="h must"):
-        linear_regression.saga_stationary_cov_linreg(m.Z, m.y, 1.0, 10.0, 0.0, 5)
     with pytest.raises(ParameterError, match="not mean-square stable"):
-        linear_regression.stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, 3.9 / m.grad_lipschitz, 1)
+        exact_law(sgld(m, 3.9 / m.grad_lipschitz, 1)).stationary_cov()
     with pytest.raises(ParameterError, match="SAGA's table"):
         big = LinearRegressionModel.simulate_data(200, dim=2, seed=1)
-        linear_regression.saga_stationary_cov_linreg(big.Z, big.y, 1.0, 10.0, 0.1 / big.grad_lipschitz, 5)
+        exact_law(saga_ld(big, 0.1 / big.grad_lipschitz, 5)).stationary_cov()
 
 
 # ------------------------------------------------------------------ Gaussian location toy (Baker et al. Sec. 3.4)
 @pytest.mark.parametrize("replace", [False, True])
 @pytest.mark.parametrize("d", [1, 3])
-def test_gaussian_targets(replace, d):
-    m = GaussianLocation.simulate_data(60, dim=d, seed=d)
+def test_gaussian_location_model(replace, d):
+    m = GaussianMeanModel.simulate_data(60, dim=d, theta_true=0.0, Sigma=GaussianMeanModel.ar1_cov(d), sigma0=None,
+                                        seed=d)
     lam = float(np.linalg.eigvalsh(m.n_data * m.P)[-1])
     for r in (0.1, 0.5, 1.5):
-        close(gaussian_targets.sgld_stationary_cov(m.data, m.Sigma, r / lam, 6, replace),
+        close(exact_law(sgld(m, r / lam, 6, replace)).stationary_cov(),
               old_sgld_stationary_cov(m.data, m.Sigma, r / lam, 6, replace))
     for r, alpha in ((0.1, 0.3), (0.5, 1.0)):
         for L in (None, 1, 3, 4):
-            close(gaussian_targets.sghmc_stationary_cov(m.data, m.Sigma, r / lam, alpha, 6, L, replace),
+            law = exact_law(sghmc(m, r / lam, alpha, n=6, replace=replace, resample_every=L))
+            close(law.stationary_cov(phase=None if law.period == 1 else 0),
                   old_sghmc_stationary_cov(m.data, m.Sigma, r / lam, alpha, 6, L, replace))
 
 
 # ------------------------------------------------------------------ SGHMC on a Gaussian target (theory.chains.sghmc)
+def _sghmc_joint(P, alpha, h, Sg):
+    return exact_law(additive_noise_sampler(P, h, Sg, SGHMC(alpha))).stationary_cov(whole_state=True)
+
+
 @pytest.mark.parametrize("d", [1, 2, 4])
 def test_sghmc_stationary_covariance(d):
     P = _spd(d, d, 3.0) + np.eye(d)
@@ -140,18 +147,15 @@ def test_sghmc_stationary_covariance(d):
     for alpha, r, scale, rtol in ((0.1, 0.5, 0.0, RTOL), (0.9, 0.05, 1e4, RTOL), (0.02, 3.9, 10.0, 1e-11),
                                   (0.5, 1.0, 1.0, RTOL)):
         Sg = _spd(d, 10 + d, scale)
-        close(sghmc.stationary_covariance(P, alpha, r / lam, Sg), old_stationary_covariance(P, alpha, r / lam, Sg),
-              rtol)
-    close(sghmc.stationary_covariance(1001.0, 0.3, 1e-3, 2.5e4), old_stationary_covariance(1001.0, 0.3, 1e-3, 2.5e4))
+        close(_sghmc_joint(P, alpha, r / lam, Sg), old_stationary_covariance(P, alpha, r / lam, Sg), rtol)
+    close(_sghmc_joint(1001.0, 0.3, 1e-3, 2.5e4), old_stationary_covariance(1001.0, 0.3, 1e-3, 2.5e4))
 
 
-def test_sghmc_stationary_covariance_errors():
-    with pytest.raises(ParameterError, match="unstable"):
-        sghmc.stationary_covariance(1.0, 0.5, 3.5, 0.0)
-    with pytest.raises(ParameterError, match="noise_cov must be positive semi-definite"):
-        sghmc.stationary_covariance(np.eye(2), 0.5, 0.1, -np.eye(2))
+def test_additive_noise_sampler_errors():
+    with pytest.raises(ParameterError, match="not mean-square stable|h must satisfy"):
+        _sghmc_joint(1.0, 0.5, 3.5, 0.0)
     with pytest.raises(ParameterError, match="shape"):
-        sghmc.stationary_covariance(np.eye(2), 0.5, 0.1, np.eye(3))
+        additive_noise_sampler(np.eye(2), 0.1, np.eye(3), Langevin())
     with pytest.raises(ParameterError, match="precision must be positive definite"):
         gaussian_target(np.diag([1.0, -1.0]))
 
@@ -161,9 +165,12 @@ def test_sghmc_stationary_covariance_errors():
 def test_stratified_sgld_and_sghmc(d):
     for a, h, alpha in ((3.0, 0.2, 0.3), (50.0, 0.01, 0.25), (1.0, 3.5, 0.5), (200.0, 1e-3, 1.0)):
         S = _spd(d, int(a), 4.0)
-        close(stratified.sgld_stationary_cov(a, h, S), old_strat_sgld_stationary_cov(a, h, S))
+        P = a * np.eye(d)
+        close(exact_law(additive_noise_sampler(P, h, S, Langevin())).stationary_cov(),
+              old_strat_sgld_stationary_cov(a, h, S))
+        close(stratified._sigma_inf(a, h, S), old_strat_sgld_stationary_cov(a, h, S))
         hh = h * (4 - 2 * alpha) / 4  # SGHMC's stability bound is (4 - 2 alpha)/a
-        close(stratified.sghmc_stationary_cov(a, hh, alpha, S), old_strat_sghmc_stationary_cov(a, hh, alpha, S))
+        close(_sghmc_joint(P, alpha, hh, S), old_strat_sghmc_stationary_cov(a, hh, alpha, S))
 
 
 # ------------------------------------------------------------------ the engine's additive-noise law

@@ -40,8 +40,8 @@ def gd() -> vr_noise.GaussianData:
 # ------------------------------------------------------------------------------------------ bounds (sympy)
 
 def test_budget_calculus():
-    assert sp.simplify(cb.optimal_step() - (cb.n / (2 * cb.T)) ** sp.Rational(1, 3)) == 0
-    assert sp.simplify(cb.optimal_step_wb() - 2 * cb.optimal_step()) == 0
+    assert sp.simplify(cb.budget_optimal_step() - (cb.n / (2 * cb.T)) ** sp.Rational(1, 3)) == 0
+    assert sp.simplify(cb.budget_optimal_step_wb() - 2 * cb.budget_optimal_step()) == 0
     assert sp.simplify(cb.critical_point() - 8 * cb.T / (27 * cb.N**6 * cb.Gamma**3)) == 0
     assert sp.simplify(cb.critical_point(True) - 2 * cb.T / (cb.N**6 * cb.Gamma**3)) == 0
     d2 = cb.second_derivative_in_n()

@@ -16,8 +16,10 @@ import pytest
 import sympy as sp
 from _conformance_recursion import MomentChain
 
+from simulate.models.gaussian import GaussianMeanModel
+from simulate.samplers import sghmc, sgld, sgld_cv
 from simulate.validation import ParameterError
-from theory.chains import gaussian_targets as baker_toys
+from theory import exact_law
 from theory.chains import linear_regression as linreg_chains
 from theory.noise.minibatch import k_factor
 from theory.toy.chain import ToyChain
@@ -63,9 +65,8 @@ def test_recursion_matches_toy_chain(replace):
 def test_recursion_matches_baker_stationary_cov(alg, replace):
     th = tuple(LR.posterior_mean + 0.03) if alg == "sgld_cv" else None
     dec = Declared(alg, h=_h(LR, 0.8), n=10, replace=replace, theta_hat=th)
-    mu, S = linreg_chains.stationary_cov_linreg(LR.Z, LR.y, LR.sigma, LR.sigma0, dec.h, 10,
-                                                "sgld" if alg == "sgld" else "cv",
-                                     th, replace)
+    law = exact_law(sgld(LR.model, dec.h, 10, replace) if alg == "sgld" else sgld_cv(LR.model, dec.h, 10, th, replace))
+    mu, S = law.stationary_mean(), law.stationary_cov()
     sm, sc = MomentChain(dec, LR).stationary()
     np.testing.assert_allclose(sc, S, rtol=1e-11)
     np.testing.assert_allclose(sm, mu, rtol=1e-12)
@@ -75,13 +76,14 @@ def test_recursion_matches_baker_stationary_cov(alg, replace):
 
 def test_recursion_matches_sghmc_theory():
     dec = Declared("sghmc", h=_h(LR, 0.05), n=10, alpha=0.2)
-    _, S = linreg_chains.sghmc_cv_stationary_cov_linreg(LR.Z, LR.y, LR.sigma, LR.sigma0, dec.h, 0.2, 10, None, "sgld")
+    S = exact_law(sghmc(LR.model, dec.h, 0.2, n=10)).stationary_cov()
     np.testing.assert_allclose(MomentChain(dec, LR).stationary()[1], S, rtol=1e-11)
     # momentum redrawn every L steps: Baker et al.'s toy law (flat prior: sigma0 huge)
     flat = Problem("flat", TOY.Z, TOY.y, 1.0, 1e7)
     P = flat.precision[0, 0]
     dec = Declared("sghmc", h=0.05 / P, n=10, alpha=0.2, inner_steps=7, momentum_refresh=True)
-    V = baker_toys.sghmc_stationary_cov(TOY.y[:, None], np.eye(1), dec.h, 0.2, 10, resample_every=7)
+    location = GaussianMeanModel(TOY.y[:, None], Sigma=np.eye(1), sigma0=None)
+    V = exact_law(sghmc(location, dec.h, 0.2, n=10, resample_every=7)).stationary_cov(phase=0)
     assert MomentChain(dec, flat).stationary()[1][0, 0] == pytest.approx(V[0, 0], rel=1e-10)
 
 

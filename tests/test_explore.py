@@ -1,4 +1,4 @@
-"""python -m theory.explore: the precomputed grid is the engine's, the page's optimum is the brute-force minimum over
+"""python -m verify.explore: the precomputed grid is the engine's, the page's optimum is the brute-force minimum over
 that grid, the page is self-contained (no network address) and small; the CLI prints the table."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 from _brute import brute_force
 
 from theory import tradeoffs as tr
-from theory.explore.__main__ import main
-from theory.explore.grid import GridSpec, explorer_data
-from theory.explore.page import MAX_BYTES, render_page
+from verify.explore.__main__ import main
+from verify.explore.grid import GridSpec, explorer_data
+from verify.explore.page import MAX_BYTES, render_page
 
 SMALL = dict(n_data=(100, 300), budgets=(1e3, 3e4), objectives=("mean", "quadratic"),
              samplers=("sgld", "sgld_cv", "vrsgld"), n_values=(1, 10, 30), fractions=(0.01, 0.1, 0.5, 0.9, 0.99))

@@ -132,7 +132,7 @@ def test_bad_input_raises_parameter_error(gd, call):
 def test_anchor_gap_equals_the_exact_engine(gd):
     """theory.chains.chen_anchor_gap against the engine's whole-state law of simulate.samplers.vrsgld (the anchor in
     the state after step l - 1 is step l's anchor except at an epoch start, where D_l = 0)."""
-    model = GaussianMeanModel(gd.x, sigma_x=gd.sigma, sigma_theta=1.0)
+    model = GaussianMeanModel(gd.x, sigma_x=gd.sigma, sigma0=1.0)
     hh, m, L = 0.1 / gd.P, 4, 13
     mean, second = ag.anchor_gap_moments(gd, hh, 50, 1, m, L, 0.0)
     law = exact_law(vrsgld(model, hh, 50, 1, m), theta0=np.zeros(1))
@@ -150,7 +150,7 @@ def test_cp_bias_equals_the_exact_engine():
     """time_average_bias for plain SGLD (one stratum) against the engine's E theta_l, Cov theta_l, l = 1..T."""
     rng = np.random.default_rng(3)
     x = rng.standard_normal((40, 2)) + np.array([1.0, -2.0])
-    model = GaussianMeanModel(x, sigma_x=1.0, sigma_theta=10.0)
+    model = GaussianMeanModel(x, sigma_x=1.0, sigma0=10.0)
     a, n, T = model.grad_lipschitz, 8, 15
     hh = 0.3 / a
     N = x.shape[0]
@@ -172,7 +172,7 @@ def test_printed_eq9_variance_equals_the_exact_engine():
     from theory.toy.constants import toy_constants
 
     x = np.random.default_rng(5).normal(1.0, 1.0, 60)
-    model = GaussianMeanModel(x[:, None], sigma_x=1.0, sigma_theta=1.0)
+    model = GaussianMeanModel(x[:, None], sigma_x=1.0, sigma0=1.0)
     c = toy_constants(model.data, 6)
     hh = 0.2 / c.A
     engine = exact_law(Sampler(model, Minibatch(6), PrintedEq9Langevin(), hh)).stationary_cov()[0, 0]

@@ -9,22 +9,22 @@ import pytest
 import sympy as sp
 
 from simulate.analysis.inference_data import ess, to_inference_data
+from simulate.estimators.allocation import allocate, continuous_allocation
 from simulate.estimators.minibatch import Minibatch
-from simulate.estimators.stratified import (
-    Strata,
-    Stratified,
-    allocate,
-    continuous_allocation,
-    kmeans_strata,
-    stratified_estimator,
-)
+from simulate.estimators.strata import Strata, kmeans_strata
+from simulate.estimators.stratified import Stratified, stratified_estimator
+from simulate.integrators.langevin import Langevin
+from simulate.integrators.sghmc import SGHMC
 from simulate.models.gaussian import GaussianMeanModel
 from simulate.models.lda import LDAModel, document_strata, synthetic_lda_corpus, topic_error
 from simulate.runtime.runner import run
 from simulate.samplers import cp_sghmc, cp_sgld, sgld, sgrld
 from simulate.validation import ParameterError
+from theory import exact_law
 from theory.bounds import fu_zhang as fz_bounds
+from theory.chains import sghmc as sg
 from theory.chains import stratified as strat_chains
+from theory.chains.additive_noise import additive_noise_sampler
 from theory.noise import stratified as strat_noise
 from verify.claims.fu_zhang.noise import enumerate_estimates
 
@@ -115,7 +115,7 @@ def _small():
     rng = np.random.default_rng(1)
     x = rng.standard_normal((9, 2)) * 2
     st = Strata.from_labels(np.array([0, 0, 0, 0, 1, 1, 2, 2, 2]), x)
-    return GaussianMeanModel(x, sigma_x=1.5, sigma_theta=3.0), st
+    return GaussianMeanModel(x, sigma_x=1.5, sigma0=3.0), st
 
 
 @pytest.mark.parametrize("replace", [False, True])
@@ -155,7 +155,7 @@ def test_k1_equals_sgld_bitwise():
 
 def test_cp_sghmc_runs_and_is_centred():
     x = _blobs()
-    model = GaussianMeanModel(x, sigma_theta=10.0)
+    model = GaussianMeanModel(x, sigma0=10.0)
     st = kmeans_strata(x, 3, seed=1)
     s = cp_sghmc(model, 0.5 / model.grad_lipschitz, 0.5, st, 12)
     assert s.name == "cp-sghmc"
@@ -166,16 +166,22 @@ def test_cp_sghmc_runs_and_is_centred():
 
 # ------------------------------------------------------------------ theory
 
-def test_stationary_closed_forms_match_lyapunov_and_sympy():
+def test_stationary_closed_forms_match_the_engine_and_sympy():
+    """Sigma_inf = (I + h Sigma/4)/(a (1 - h a/4)) (theory.chains.stratified) and SGHMC's theta block
+    (2 - alpha)(2 alpha I + h Sigma)/(a alpha (4 - 2 alpha - a h)) equal the engine's laws of the additive-noise chains
+    and, in 1-D, the sympy solutions of the moment fixed points."""
     S = np.array([[2.0, 0.3], [0.3, 1.0]])
-    assert np.allclose(strat_chains.sgld_stationary_cov(3.0, 0.2, S),
-                       strat_chains.sgld_stationary_cov_closed(3.0, 0.2, S))
-    assert np.allclose(strat_chains.sghmc_stationary_cov(3.0, 0.2, 0.3, S)[:2, :2],
-                       strat_chains.sghmc_stationary_cov_closed(3.0, 0.2, 0.3, S))
-    d = strat_chains.sympy_stationary_vars()
-    a, h, al, s2 = sp.symbols("a h alpha s2", positive=True)
-    assert sp.simplify(d["sgld"] - (1 + h * s2 / 4) / (a * (1 - h * a / 4))) == 0
-    assert sp.simplify(d["sghmc_theta"] - (2 - al) * (2 * al + h * s2) / (a * al * (4 - 2 * al - a * h))) == 0
+    P = 3.0 * np.eye(2)
+    assert np.allclose(exact_law(additive_noise_sampler(P, 0.2, S, Langevin())).stationary_cov(),
+                       strat_chains._sigma_inf(3.0, 0.2, S))
+    assert np.allclose(exact_law(additive_noise_sampler(P, 0.2, S, SGHMC(0.3))).stationary_cov(),
+                       (2 - 0.3) * (2 * 0.3 * np.eye(2) + 0.2 * S) / (3.0 * 0.3 * (4 - 2 * 0.3 - 3.0 * 0.2)))
+    a, h, s2, V = sp.symbols("a h s2 V", positive=True)
+    sgld = sp.solve(sp.Eq(V, (1 - h * a / 2) ** 2 * V + h + h**2 * s2 / 4), V)[0]
+    assert sp.simplify(sgld - (1 + h * s2 / 4) / (a * (1 - h * a / 4))) == 0
+    var = sg.stationary_moments_1d()["var_theta"]
+    assert sp.simplify(var - (2 - sg.alpha) * (2 * sg.alpha + sg.eta * sg.s2)
+                       / (sg.P * sg.alpha * (4 - 2 * sg.alpha - sg.P * sg.eta))) == 0
 
 
 def test_variance_decomposition_and_is():

@@ -1,16 +1,16 @@
 """The layout's promises: one direction of imports (verify -> theory -> simulate -> simulate._fast), the private fast
 package reached only through its two doors, no module over 500 lines and no function over 80 outside vector code,
-the previous release's module paths still importing with a warning that names the new place, and no file pointing to
-a file outside the repository."""
+no import path of an earlier layout (no shims), no duplicate in any ``__all__``, no two public objects with one name,
+and no file pointing to a file outside the repository."""
 
 from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import re
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -81,26 +81,99 @@ def test_module_and_function_sizes():
     assert not big and not long, "\n".join(big + long)
 
 
-@pytest.mark.parametrize("old,name", [("simulate.logistic", "LogisticRegressionModel"), ("simulate.vr", "vrsgld"),
-                                      ("simulate.runner", "run"), ("theory.toy_finite_time", "toy_finite_time"),
-                                      ("theory.chen_gaussian", "mse_theta"), ("theory.stratified", "thm31_bound")])
-def test_previous_module_paths_import_with_a_warning(old, name, monkeypatch):
-    monkeypatch.delitem(sys.modules, old, raising=False)  # another test may have imported it already
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        mod = importlib.import_module(old)
-        assert callable(getattr(mod, name))
-    assert any(issubclass(w.category, DeprecationWarning) and "moved to" in str(w.message) for w in caught)
+#: Module paths of the flat layout before the packages were sorted (simulate/ by role, theory/ by mathematical
+#: object): none of them may import, and nothing may serve them (no import hook, no module ``__getattr__``).
+OLD_PATHS = (
+    "simulate.control_variates", "simulate.covariance_estimators", "simulate.datasets", "simulate.distributed",
+    "simulate.divide_conquer", "simulate.inference_data", "simulate.kl", "simulate.linear_regression",
+    "simulate.logistic", "simulate.pipeline", "simulate.potentials", "simulate.runner", "simulate.saga",
+    "simulate.stratified", "simulate.subsample", "simulate.toy_targets", "simulate.vr", "simulate.zv",
+    "theory.baker_noise", "theory.subset_moments", "theory.gaussian_toy", "theory.toy_moments", "theory.toy_chain",
+    "theory.toy_finite_time", "theory.baker_toys", "theory.sghmc_gaussian", "theory.baker_theorems",
+    "theory.stratified", "theory.chen_gaussian", "theory.chen_bounds", "theory.vollmer_asymptotics",
+    "theory.vollmer_printed", "theory.explore",
+)
 
 
-def test_readme_imports_still_work():
+@pytest.mark.parametrize("old", OLD_PATHS)
+def test_old_module_paths_do_not_import(old):
+    """No file of this checkout and no import hook serves an old path (a hook's spec has no origin; an editable
+    install of another checkout may still find its own copy, outside this one)."""
+    spec = importlib.util.find_spec(old)
+    assert spec is None or (spec.origin is not None and ROOT not in Path(spec.origin).resolve().parents), spec
+
+
+def test_no_import_hooks_or_module_getattr():
+    """No meta-path finder of ours, no module-level ``__getattr__`` serving old names, no ``theory.chain_for``."""
+    import simulate
+    import simulate.sampler
+    import theory
+
+    assert not [f for f in sys.meta_path if type(f).__module__.split(".")[0] in PACKAGES]
+    for path in _modules():
+        tree = ast.parse(path.read_text())
+        names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert "__getattr__" not in names, path.relative_to(ROOT)
+    assert not hasattr(theory, "chain_for")
+    for name in ("euler", "sgld", "msgld"):
+        assert not hasattr(simulate.sampler, name)
+
+
+def _all_lists():
+    """(module name, its ``__all__`` as written, as a list of strings) for every module that has one."""
+    for path in _modules():
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                rel = path.relative_to(ROOT).with_suffix("")
+                name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+                yield name, [e.value for e in ast.walk(node.value) if isinstance(e, ast.Constant)]
+
+
+def test_no_duplicates_in_any_all():
+    bad = [f"{mod}: {sorted({n for n in names if names.count(n) > 1})}" for mod, names in _all_lists()
+           if len(set(names)) != len(names)]
+    assert not bad, "\n".join(bad)
+
+
+def _public_objects():
+    """{name: {id: where}} over the public modules of simulate, theory and verify: the names in a module's
+    ``__all__``, or, where it has none, its top-level classes and functions not starting with "_"; an object
+    re-exported by several modules counts once."""
+    found: dict[str, dict[int, str]] = {}
+    declared = dict(_all_lists())
+    for path in _modules():
+        rel = path.relative_to(ROOT).with_suffix("")
+        parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+        if any(part.startswith("_") for part in parts):  # private modules (simulate._fast, __main__, ...)
+            continue
+        mod = ".".join(parts)
+        names = declared.get(mod)
+        if names is None:
+            names = [n.name for n in ast.parse(path.read_text()).body
+                     if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and not n.name.startswith("_")]
+        module = importlib.import_module(mod)
+        for name in names:
+            obj = getattr(module, name)
+            if isinstance(obj, type(sys)):  # a submodule listed in a package's __all__
+                continue
+            found.setdefault(name, {})[id(obj)] = f"{mod}.{name}"
+    return found
+
+
+def test_no_two_public_objects_share_a_name():
+    """One name, one object: two different public objects of simulate/theory/verify never share a name (a reader
+    who meets ``Model`` or ``minibatch_noise_cov`` knows which one it is)."""
+    clashes = {name: sorted(where.values()) for name, where in _public_objects().items() if len(where) > 1}
+    assert not clashes, "\n".join(f"{n}: {w}" for n, w in sorted(clashes.items()))
+
+
+def test_readme_imports_work():
     import simulate
     import theory
 
-    assert callable(theory.chain_for) and callable(theory.exact_law)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        assert callable(theory.toy_finite_time.toy_finite_time)
+    assert callable(theory.exact_law) and callable(theory.toy.finite_time.toy_finite_time)
     for name in ("GaussianMeanModel", "sgld", "run", "LinearRegressionModel", "Stratified", "allocate", "kmeans_strata",
                  "sghmc", "sgld_cv"):
         assert callable(getattr(simulate, name)), name

@@ -39,7 +39,7 @@ def _without_read_as_with(cls, N, n, replace):
 def _refresh_one_step_late(integ, ctx):
     from dataclasses import replace
 
-    law = il.sghmc(integ, ctx)
+    law = il.sghmc_law(integ, ctx)
     return replace(law, post=lambda p, lay: law.post((p - 1) % law.period, lay))
 
 

@@ -13,7 +13,6 @@ from simulate import (
     FullGradient,
     GaussianMeanModel,
     Minibatch,
-    Model,
     ParameterError,
     euler,
     from_chen_step,
@@ -22,6 +21,7 @@ from simulate import (
     sgld,
     to_chen_step,
 )
+from simulate.models import ModelBase
 
 EXACT = dict(rtol=1e-12, atol=1e-12)
 
@@ -33,7 +33,7 @@ EXACT = dict(rtol=1e-12, atol=1e-12)
 def test_posterior_closed_form(dim, sx, st):
     rng = np.random.default_rng(dim)
     x = rng.normal(1.5, sx, size=(23, dim))
-    model = GaussianMeanModel(x, sigma_x=sx, sigma_theta=st)
+    model = GaussianMeanModel(x, sigma_x=sx, sigma0=st)
     N = 23
     var = 1.0 / (1.0 / st**2 + N / sx**2)  # eq. (12)
     mean = x.sum(0) / sx**2 * var
@@ -78,11 +78,11 @@ def test_grad_sum_paths_agree(dim):
         per = model.grad_log_lik(th, idx)
         assert per.shape == (n, 11, dim)
         np.testing.assert_allclose(model.grad_log_lik_sum(th, idx), per.sum(0), **EXACT)
-        np.testing.assert_allclose(model.grad_log_lik_sum(th, idx), Model.grad_log_lik_sum(model, th, idx), **EXACT)
-    np.testing.assert_allclose(model.grad_log_lik_full(th), Model.grad_log_lik_full(model, th), **EXACT)
-    np.testing.assert_allclose(model.grad_log_post(th), Model.grad_log_post(model, th), **EXACT)
+        np.testing.assert_allclose(model.grad_log_lik_sum(th, idx), ModelBase.grad_log_lik_sum(model, th, idx), **EXACT)
+    np.testing.assert_allclose(model.grad_log_lik_full(th), ModelBase.grad_log_lik_full(model, th), **EXACT)
+    np.testing.assert_allclose(model.grad_log_post(th), ModelBase.grad_log_post(model, th), **EXACT)
     # per_datum_grad_cov: the theta-free override equals the generic per-chain computation.
-    generic = Model.per_datum_grad_cov(model, th)
+    generic = ModelBase.per_datum_grad_cov(model, th)
     assert generic.shape == (11, dim, dim)
     for m in range(11):
         np.testing.assert_allclose(generic[m], model.per_datum_grad_cov(), **EXACT)
@@ -93,10 +93,10 @@ def test_grad_sum_paths_agree(dim):
 N_SMALL, n_SMALL = 8, 3
 
 
-def _small_model(sigma_x=0.8, sigma_theta=1.9):
+def _small_model(sigma_x=0.8, sigma0=1.9):
     x = np.array([0.3, -1.2, 2.5, 0.9, 0.0, -0.4, 1.7, 3.1])
     assert x.size == N_SMALL
-    return GaussianMeanModel(x, sigma_x=sigma_x, sigma_theta=sigma_theta)
+    return GaussianMeanModel(x, sigma_x=sigma_x, sigma0=sigma0)
 
 
 def _all_estimates(model, est, theta, batches):
@@ -138,7 +138,7 @@ def test_minibatch_exact_by_enumeration(replace):
         np.testing.assert_allclose(cov[m, 0, 0], expect, **EXACT)
     assert est.finite_population_factor(model) == pytest.approx(f, rel=1e-15)
     # Var(g) = 4 Var(B) (g = -2 A theta + 2 B on the toy model), with Var(B) from eq. (16).
-    c = theory.toy_constants(model.data, n_SMALL, replace, model.sigma_x, model.sigma_theta)
+    c = theory.toy_constants(model.data, n_SMALL, replace, model.sigma_x, model.sigma0)
     np.testing.assert_allclose(cov[0, 0, 0], 4 * c.VB, **EXACT)
     np.testing.assert_allclose(mean[:, 0], -2 * c.A * theta[:, 0] + 2 * c.EB, **EXACT)
 
@@ -247,8 +247,8 @@ def test_bad_model_inputs():
         GaussianMeanModel(np.zeros(5), sigma_x=0.0)
     with pytest.raises(ParameterError, match="sigma_x"):
         GaussianMeanModel(np.zeros(5), sigma_x=-1.0)
-    with pytest.raises(ParameterError, match="sigma_theta"):
-        GaussianMeanModel(np.zeros(5), sigma_theta=0.0)
+    with pytest.raises(ParameterError, match="sigma0"):
+        GaussianMeanModel(np.zeros(5), sigma0=0.0)
     with pytest.raises(ParameterError, match="data"):
         GaussianMeanModel(np.array([0.0, np.nan, 1.0]))
     with pytest.raises(ParameterError, match="data"):

@@ -1,5 +1,5 @@
-"""Draw-ahead runs (simulate.pipeline): a background thread draws step k+1's random numbers while step k computes.
-The contract is bit identity with the plain step loop, for every sampler that allows the split."""
+"""Draw-ahead runs (simulate.runtime.pipeline): a background thread draws step k+1's random numbers while step k
+computes. The contract is bit identity with the plain step loop, for every sampler that allows the split."""
 
 from __future__ import annotations
 
@@ -79,6 +79,51 @@ def test_apply_of_draw_is_step(name, toy, logistic):
         s2 = sampler.apply(s2, sampler.draw(9, k, r2))
         np.testing.assert_array_equal(s1.theta, s2.theta)
     assert r1.integers(1 << 62) == r2.integers(1 << 62)
+
+
+def _arrays(state) -> list[np.ndarray]:
+    """Every array of a sampler state (theta, the estimator's and the integrator's states), in order."""
+    out, todo = [], [state]
+    while todo:
+        x = todo.pop(0)
+        if isinstance(x, np.ndarray):
+            out.append(x)
+        elif isinstance(x, tuple):
+            todo[:0] = list(x)
+    return out
+
+
+PURE = {**SPLIT, "sghmc_refresh": lambda m: sghmc(m, _h(m), 0.3, n=7, resample_every=2)}
+
+
+@pytest.mark.parametrize("name", ["sgld_without", "vrsgld", "saga_ld", "sghmc_refresh"])
+def test_step_is_pure_unless_inplace(name, toy, logistic):
+    """``step`` and ``apply`` leave their input untouched (SAGA's table, the anchors, SGHMC's momentum included) and
+    give, bit for bit, what ``inplace=True`` gives by advancing the input's arrays (the runner's loop)."""
+    sampler = PURE[name](_model(name, toy, logistic))
+    rng = np.random.default_rng(4)
+    state = sampler.init(np.full((9, sampler.model.dim), 0.1), rng)
+    for _ in range(3):  # past SAGA's table fill and into an epoch
+        state = sampler.step(state, rng)
+    before = [a.copy() for a in _arrays(state)]
+    r_pure, r_in = np.random.default_rng(5), np.random.default_rng(5)
+    pure = sampler.step(state, r_pure)
+    for a, b in zip(_arrays(state), before, strict=True):
+        np.testing.assert_array_equal(a, b)
+    inplace = sampler.step(state, r_in, inplace=True)
+    assert inplace.theta is state.theta  # advanced in place
+    for a, b in zip(_arrays(pure), _arrays(inplace), strict=True):
+        np.testing.assert_array_equal(a, b)
+    if sampler.draws_ahead:
+        state = pure
+        draws = sampler.draw(9, state.step, rng)
+        xi = draws.xi.copy()
+        before = [a.copy() for a in _arrays(state)]
+        split = sampler.apply(state, draws)
+        np.testing.assert_array_equal(draws.xi, xi)
+        for a, b in zip(_arrays(state), before, strict=True):
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(split.theta, sampler.apply(state, draws, inplace=True).theta)
 
 
 def test_planted_out_of_order_draws_are_caught(logistic):

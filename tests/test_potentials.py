@@ -1,4 +1,5 @@
-"""1-D potential models and the additive Gaussian gradient-noise estimator (simulate.potentials)."""
+"""1-D potential models and the additive Gaussian gradient-noise estimator (simulate.models.potentials,
+simulate.estimators.additive_noise)."""
 
 from __future__ import annotations
 

@@ -145,7 +145,7 @@ def test_step_draw_order(model):
     idx = sample_indices(rng, model.n_data, 5, BLOCK, False)
     xi = rng.standard_normal((BLOCK, 1))
     x = model.data[:, 0]
-    g = -th0 / model.sigma_theta**2 + (50 / 5) * (x[idx].sum(0)[:, None] - 5 * th0) / model.sigma_x**2
+    g = -th0 / model.sigma0**2 + (50 / 5) * (x[idx].sum(0)[:, None] - 5 * th0) / model.sigma_x**2
     np.testing.assert_allclose(res.snapshots[1], th0 + 0.5 * H * g + np.sqrt(H) * xi, rtol=1e-12, atol=1e-14)
 
 
@@ -236,7 +236,7 @@ def test_multivariate_runs(model3, make):
 def _correlated_model():
     rng = np.random.default_rng(12)
     x = rng.standard_normal((50, 2)) @ np.array([[1.0, 0.0], [0.8, 0.5]]) + np.array([0.3, -0.2])
-    return GaussianMeanModel(x, sigma_x=1.0, sigma_theta=1.0)
+    return GaussianMeanModel(x, sigma_x=1.0, sigma0=1.0)
 
 
 def test_msgld_noise_matrix_multivariate_replay():

@@ -8,7 +8,9 @@ import pytest
 from simulate import FullGradient, GaussianMeanModel, ParameterError, block_rng, run
 from simulate.integrators.sghmc import SGHMC
 from simulate.samplers import sghmc
+from theory import exact_law
 from theory.chains import sghmc as sg
+from theory.chains.additive_noise import additive_noise_sampler
 from verify.harness import run_claims
 from verify.mutants import load_mutants
 from verify.registry import Settings, select
@@ -79,7 +81,7 @@ def test_closed_form_matches_lyapunov_and_limits():
     for a, etap, s2 in [(0.1, 0.5, 0.0), (0.9, 0.05, 1e4), (0.02, 3.9, 10.0)]:
         P = 1001.0
         closed = sg.stationary_var_theta(P, a, etap / P, s2)
-        lyap = sg.stationary_covariance(P, a, etap / P, s2)[0, 0]
+        lyap = exact_law(additive_noise_sampler(P, etap / P, s2, SGHMC(a))).stationary_cov()[0, 0]
         assert closed == pytest.approx(lyap, rel=1e-10)
     with pytest.raises(ParameterError, match="unstable"):
         sg.stationary_var_theta(1.0, 0.5, 3.0, 0.0)

@@ -16,6 +16,7 @@ import theory
 from simulate import GaussianMeanModel, euler, msgld, run, sgld
 from theory.numeric import evaluate_mp
 from theory.printed import vollmer as vp
+from theory.schemes import METHODS
 from theory.symbols import EB, VB, A, h, k, m0, v0
 from theory.toy import moments as tm
 from theory.toy.chain import toy_chain
@@ -35,18 +36,18 @@ def test_stationary_variance_matches_printed():
     assert _is_zero(tm.stationary_variance("msgld") - vp.eq21_stationary_variance_msgld())
 
 
-@pytest.mark.parametrize("method", tm.METHODS)
+@pytest.mark.parametrize("method", METHODS)
 def test_stationary_mean_matches_printed(method):
-    assert _is_zero(tm.stationary_mean(method) - vp.eq17_stationary_mean())
+    assert _is_zero(tm.toy_stationary_mean(method) - vp.eq17_stationary_mean())
 
 
 def test_first_order_series():
     assert _is_zero(tm.bias_series("sgld", 1) - tm.bias_series("euler", 1) - vp.eq19_excess_first_order())
     assert _is_zero(tm.bias_series("euler", 1) - vp.euler_bias_first_order())
     assert _is_zero(tm.bias_series("msgld", 1) - vp.euler_bias_first_order())
-    assert _is_zero(tm.leading_bias_coefficient("euler") - sp.Rational(1, 4))
-    assert _is_zero(tm.leading_bias_coefficient("msgld") - sp.Rational(1, 4))
-    assert _is_zero(tm.leading_bias_coefficient("sgld") - (sp.Rational(1, 4) + VB / (2 * A)))
+    assert _is_zero(tm.toy_leading_bias_coefficient("euler") - sp.Rational(1, 4))
+    assert _is_zero(tm.toy_leading_bias_coefficient("msgld") - sp.Rational(1, 4))
+    assert _is_zero(tm.toy_leading_bias_coefficient("sgld") - (sp.Rational(1, 4) + VB / (2 * A)))
     assert tm.leading_excess_order("sgld") == 1
     assert tm.leading_excess_order("msgld") == 2
     assert tm.leading_excess_order("euler") == 0
@@ -55,7 +56,7 @@ def test_first_order_series():
 
 
 def test_bias_and_excess_definitions():
-    for method in tm.METHODS:
+    for method in METHODS:
         assert _is_zero(tm.asymptotic_bias_theta2(method) - (tm.stationary_variance(method) - 1 / (2 * A)))
         assert _is_zero(tm.excess_over_euler(method)
                         - (tm.stationary_variance(method) - tm.stationary_variance("euler")))
@@ -73,7 +74,7 @@ def test_unknown_method():
 
 # ---------------------------------------------------------------- closed forms in k vs the recurrences
 
-@pytest.mark.parametrize("method", tm.METHODS)
+@pytest.mark.parametrize("method", METHODS)
 def test_closed_forms_equal_iterated_recurrences_symbolic(method):
     mean_k, var_k = tm.mean_at_step(method), tm.variance_at_step(method)
     f_m, f_v = tm.mean_recurrence(method), tm.variance_recurrence(method)
@@ -84,7 +85,7 @@ def test_closed_forms_equal_iterated_recurrences_symbolic(method):
         m, v = sp.expand(f_m(m)), sp.expand(f_v(v))
 
 
-@pytest.mark.parametrize("method", tm.METHODS)
+@pytest.mark.parametrize("method", METHODS)
 def test_closed_forms_equal_iterated_recurrences_rational(method):
     """The same with random exact rationals (including A h > 1, still inside the stability bound)."""
     rng = np.random.default_rng(17)
@@ -103,15 +104,15 @@ def test_closed_forms_equal_iterated_recurrences_rational(method):
             m, v = f_m(m).subs(vals), f_v(v).subs(vals)
 
 
-@pytest.mark.parametrize("method", tm.METHODS)
+@pytest.mark.parametrize("method", METHODS)
 def test_stationary_is_limit_of_closed_form(method):
     a = 1 - A * h
     # var_k - var_inf = a^{2k} (v_0 - var_inf) and mean_k - mean_inf = a^k (m_0 - mean_inf), exactly.
     # (a^{2k} is written (-a)^{2k}, the form rsolve returns; sympy does not cancel the sign of an even power.)
     assert _is_zero(tm.variance_at_step(method) - tm.stationary_variance(method)
                     - (-a) ** (2 * k) * (v0 - tm.stationary_variance(method)))
-    assert _is_zero(tm.mean_at_step(method) - tm.stationary_mean(method)
-                    - a**k * (m0 - tm.stationary_mean(method)))
+    assert _is_zero(tm.mean_at_step(method) - tm.toy_stationary_mean(method)
+                    - a**k * (m0 - tm.toy_stationary_mean(method)))
 
 
 # ---------------------------------------------------------------- toy constants
@@ -131,7 +132,7 @@ def test_toy_constants_hand_formulas(replace, sx, st):
     np.testing.assert_allclose(c.posterior_mean, EB_ / A_, rtol=1e-12)
     np.testing.assert_allclose(c.posterior_var, 1 / (2 * A_), rtol=1e-12)
     # They agree with the simulator's model.
-    model = GaussianMeanModel(x, sigma_x=sx, sigma_theta=st)
+    model = GaussianMeanModel(x, sigma_x=sx, sigma0=st)
     np.testing.assert_allclose(c.A, model.A, rtol=1e-12)
     np.testing.assert_allclose(c.posterior_mean, model.posterior_mean[0], rtol=1e-12)
     np.testing.assert_allclose(c.posterior_var, model.posterior_var, rtol=1e-12)
@@ -147,7 +148,7 @@ def test_toy_constants_full_batch():
 
 
 def test_toy_chain_reads_the_sampler():
-    model = GaussianMeanModel.simulate_data(30, seed=3, sigma_x=1.2, sigma_theta=0.8)
+    model = GaussianMeanModel.simulate_data(30, seed=3, sigma_x=1.2, sigma0=0.8)
     c = toy_chain(sgld(model, 0.01, 4, replace=True))
     assert (c.method, c.h, c.constants.n, c.constants.replace) == ("sgld", 0.01, 4, True)
     ref = theory.toy_constants(model.data, 4, True, 1.2, 0.8)
@@ -159,16 +160,16 @@ def test_toy_chain_reads_the_sampler():
         toy_chain(sgld(GaussianMeanModel.simulate_data(30, dim=2), 0.01, 4))
 
 
-def test_chain_for_is_the_exact_engine():
-    """theory.chain_for(sampler) is the engine's exact law of the sampler (any dimension); on the 1-D toy it equals
+def test_exact_law_on_the_toy_is_vollmer_closed_forms():
+    """theory.exact_law(sampler) is the engine's exact law of the sampler (any dimension); on the 1-D toy it equals
     Vollmer et al.'s closed forms (toy_chain)."""
-    model = GaussianMeanModel.simulate_data(30, seed=3, sigma_x=1.2, sigma_theta=0.8)
+    model = GaussianMeanModel.simulate_data(30, seed=3, sigma_x=1.2, sigma0=0.8)
     for s in (sgld(model, 0.01, 4, replace=True), euler(model, 0.01), msgld(model, 0.01, 4)):
-        law, c = theory.chain_for(s, theta0=[0.5]), toy_chain(s)
+        law, c = theory.exact_law(s, theta0=[0.5]), toy_chain(s)
         assert isinstance(law, theory.ExactLaw) and law.sampler is s
         np.testing.assert_allclose(law.stationary_cov()[0, 0], c.stationary_variance(), rtol=1e-12)
         np.testing.assert_allclose(law.mean(7)[0], c.mean(7, 0.5), rtol=1e-12)
-    assert theory.chain_for(sgld(GaussianMeanModel.simulate_data(30, dim=2), 0.01, 4)).d == 2
+    assert theory.exact_law(sgld(GaussianMeanModel.simulate_data(30, dim=2), 0.01, 4)).d == 2
 
 
 # ---------------------------------------------------------------- numeric evaluation
@@ -178,7 +179,7 @@ def toy_model():
     return GaussianMeanModel.simulate_data(50, theta_true=0.6, seed=8)
 
 
-@pytest.mark.parametrize("method", tm.METHODS)
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("ah", [1e-5, 0.01, 0.3, 1.0, 1.7])
 def test_toychain_numpy_matches_mpmath(toy_model, method, ah):
     c = theory.toy_constants(toy_model.data, 5)
@@ -206,7 +207,7 @@ def test_toychain_numpy_matches_mpmath(toy_model, method, ah):
     np.testing.assert_allclose(b50, printed, rtol=1e-12)
 
 
-@pytest.mark.parametrize("method", tm.METHODS)
+@pytest.mark.parametrize("method", METHODS)
 def test_toychain_variance_converges_to_stationary(toy_model, method):
     c = theory.toy_constants(toy_model.data, 5)
     chain = theory.ToyChain(method, c, 0.5 / c.A)
@@ -229,7 +230,7 @@ MC_STEPS = (1, 3)
 
 def _mc_z(model, sampler, law, seed, theta0=0.0):
     """z-scores of the sample mean and variance of theta_k (k in MC_STEPS) against the theory (``law``: the exact
-    law of theory.chain_for, started at the same theta0)."""
+    law of theory.exact_law, started at the same theta0)."""
     res = run(sampler, MC_CHAINS, 0, theta0=np.array([theta0]), record_at=MC_STEPS, seed=seed)
     out = {}
     for kk in MC_STEPS:
@@ -254,14 +255,14 @@ MC_SAMPLERS = {
 @pytest.mark.parametrize("name", list(MC_SAMPLERS))
 def test_simulator_matches_theory_at_finite_steps(toy_model, name):
     sampler = MC_SAMPLERS[name](toy_model)
-    zs = _mc_z(toy_model, sampler, theory.chain_for(sampler), seed=31)
+    zs = _mc_z(toy_model, sampler, theory.exact_law(sampler), seed=31)
     for kk, (z_mean, z_var) in zs.items():
         assert abs(z_mean) < Z_MAX and abs(z_var) < Z_MAX, (name, kk, z_mean, z_var)
 
 
 def test_simulator_matches_theory_from_offset_start(toy_model):
     sampler = sgld(toy_model, 0.03, 5)
-    zs = _mc_z(toy_model, sampler, theory.chain_for(sampler, theta0=[-2.0]), seed=32, theta0=-2.0)
+    zs = _mc_z(toy_model, sampler, theory.exact_law(sampler, theta0=[-2.0]), seed=32, theta0=-2.0)
     for kk, (z_mean, z_var) in zs.items():
         assert abs(z_mean) < Z_MAX and abs(z_var) < Z_MAX, (kk, z_mean, z_var)
 
@@ -271,13 +272,13 @@ def test_monte_carlo_check_can_fail_wrong_noise(toy_model, monkeypatch):
     monkeypatch.setattr(simulate.integrators.Langevin, "noise_scale", lambda self, hh: float(np.sqrt(2 * hh)))
     sampler = sgld(toy_model, 0.02, 5)
     assert sampler._noise == pytest.approx(np.sqrt(0.04))
-    zs = _mc_z(toy_model, sampler, theory.chain_for(sampler), seed=31)
+    zs = _mc_z(toy_model, sampler, theory.exact_law(sampler), seed=31)
     assert abs(zs[3][1]) > 10, zs
 
 
 def test_monte_carlo_check_can_fail_wrong_scheme(toy_model):
     """Theory for with-replacement minibatches (larger Var(B)) is rejected for a without-replacement run."""
     sampler = sgld(toy_model, 0.02, 5, replace=False)
-    wrong = theory.chain_for(sgld(toy_model, 0.02, 5, replace=True))
+    wrong = theory.exact_law(sgld(toy_model, 0.02, 5, replace=True))
     zs = _mc_z(toy_model, sampler, wrong, seed=31)
     assert abs(zs[3][1]) > 10, zs

@@ -151,13 +151,13 @@ def test_centred_quadratic_mean_identity(toy):
 def test_time_average_at_one_point_is_the_surface_entry(toy):
     spec, obj, budget = tr.SAMPLERS["msgld"], tr.Objective.quadratic(), tr.Budget(5e3, burn_in=0.2)
     (surf,) = tr.surfaces(spec, toy.model, obj, [budget], (5, 50), fractions=(0.1, 0.5))
-    p = tr.time_average(spec, toy.model, obj, budget, 50, float(surf.h[1, 1]))
+    p = tr.time_average_at(spec, toy.model, obj, budget, 50, float(surf.h[1, 1]))
     assert (p.burn_in, p.n_steps) == (int(surf.burn_in[1]), int(surf.n_steps[1]))
     assert p.mse == surf.mse[1, 1] and p.bias2 == pytest.approx(surf.bias2[1, 1], rel=1e-12)
     assert p.bias2 + p.variance == pytest.approx(p.mse, rel=1e-10)
-    assert tr.time_average(spec, toy.model, obj, tr.Budget(10), 50, 1e-3) is None  # 10 gradients < one step
+    assert tr.time_average_at(spec, toy.model, obj, tr.Budget(10), 50, 1e-3) is None  # 10 gradients < one step
     for bad in (0.0, -1e-3, math.nan, "1e-3"):
         with pytest.raises(ParameterError, match="h must be"):
-            tr.time_average(spec, toy.model, obj, budget, 5, bad)
+            tr.time_average_at(spec, toy.model, obj, budget, 5, bad)
     with pytest.raises(ParameterError, match="n"):
-        tr.time_average(spec, toy.model, obj, budget, 201, 1e-3)
+        tr.time_average_at(spec, toy.model, obj, budget, 201, 1e-3)

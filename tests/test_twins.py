@@ -4,7 +4,8 @@ The simulator keeps its own noise covariances (mSGLD reads them) apart from theo
 cannot cancel in the other. Where the same mathematics is written twice, every copy is compared here with plain
 enumeration of all minibatches at small N (gradient-noise covariances and finite-population factors) or with a
 fixed-point iteration of the moment map written in this file (stationary covariances). docs/twins.md lists the
-groups; the exact engine (theory.linear_gaussian) is to replace the stationary-covariance copies.
+groups. Stationary covariances have one home, the exact engine (``exact_law(sampler).stationary_cov()``); the
+closed forms that remain (Vollmer et al.'s toy chain, Fu & Zhang's Sigma_inf, SGHMC's 1-D form) are checked here.
 """
 
 from __future__ import annotations
@@ -16,11 +17,10 @@ import pytest
 
 import simulate
 import theory
-import theory.chains.gaussian_targets as bt
 import theory.chains.sghmc as sg
 import theory.noise.minibatch as bn
-from theory.chains import linear_regression as linreg_chains
 from theory.chains import stratified as strat_chains
+from theory.chains.additive_noise import additive_noise_sampler
 from theory.noise import stratified as strat_noise
 from theory.noise import vr as vr_noise
 from theory.toy.constants import toy_constants
@@ -69,7 +69,7 @@ X2 = RNG.normal(0.0, 1.0, (6, 2)) @ np.array([[1.0, 0.3], [0.0, 0.7]])  # 2-D da
 @pytest.mark.parametrize("n", [1, 3])
 def test_minibatch_noise_covariance_twins(n, replace):
     """Minibatch gradient noise on the Gaussian mean model and on linear regression: the simulator's
-    noise_cov, baker_noise (general, location, linreg), baker_toys, stratified (one stratum), chen_gaussian and the
+    noise_cov, theory.noise.minibatch (general, location, linreg), stratified (one stratum), theory.noise.vr and the
     toy constants' Var(B), all against enumeration."""
     sx = 1.4
     model = simulate.GaussianMeanModel(X2, sigma_x=sx)
@@ -77,7 +77,6 @@ def test_minibatch_noise_covariance_twins(n, replace):
     np.testing.assert_allclose(simulate.Minibatch(n, replace).noise_cov(model), ref, **EXACT)
     np.testing.assert_allclose(bn.minibatch_noise_cov(X2 / sx**2, n, replace), ref, **EXACT)
     np.testing.assert_allclose(bn.sgld_noise_cov_location(X2, sx, n, replace), ref, **EXACT)
-    np.testing.assert_allclose(bt.minibatch_noise_cov(X2, sx**2 * np.eye(2), n, replace), ref, **EXACT)
     np.testing.assert_allclose(strat_noise.gaussian_noise_cov(X2, np.zeros(6, int), [n], sx, replace), ref, **EXACT)
     assert vr_noise.minibatch_noise(X2 / sx**2, n, replace) == pytest.approx(np.trace(ref), rel=1e-11)
     # 1-D: Vollmer et al.'s Var(B) is Var of the minibatch part of (1/2) g; chen_gaussian's per-step variance
@@ -127,44 +126,49 @@ def test_stratified_noise_twins(replace):
 
 
 def test_sgld_stationary_covariance_twins():
-    """Stationary covariance of SGLD on a Gaussian target with additive noise: toy_chain and chain_for (the exact
-    engine), both read from the sampler, stratified (engine and closed form), baker_toys and baker_theorems (linear
-    regression with unit features is the Gaussian mean model) against a fixed-point iteration of V = F V F^T + Q."""
+    """Stationary covariance of SGLD on a Gaussian target: toy_chain (Vollmer et al.'s closed form) and exact_law (the
+    exact engine), both read from the sampler, the engine's law of the same chain written with additive noise and of
+    linear regression with unit features (the Gaussian mean model), and Fu & Zhang's Sigma_inf, against a fixed-point
+    iteration of V = F V F^T + Q."""
     sx, s0, n = 1.3, 2.0, 3
-    model = simulate.GaussianMeanModel(X1, sigma_x=sx, sigma_theta=s0)
+    model = simulate.GaussianMeanModel(X1, sigma_x=sx, sigma0=s0)
     h = 0.6 / model.grad_lipschitz
     a = model.grad_lipschitz
     Sigma = simulate.Minibatch(n).noise_cov(model)
     F = np.array([[1 - 0.5 * h * a]])
     ref = lyapunov_by_iteration(F, h * np.eye(1) + 0.25 * h * h * Sigma)[0, 0]
     assert theory.toy.chain.toy_chain(simulate.sgld(model, h, n)).stationary_variance() == pytest.approx(ref, rel=1e-12)
-    assert theory.chain_for(simulate.sgld(model, h, n)).stationary_cov()[0, 0] == pytest.approx(ref, rel=1e-12)
-    assert strat_chains.sgld_stationary_cov(a, h, Sigma)[0, 0] == pytest.approx(ref, rel=1e-12)
-    assert strat_chains.sgld_stationary_cov_closed(a, h, Sigma)[0, 0] == pytest.approx(ref, rel=1e-12)
-    _, cov = linreg_chains.stationary_cov_linreg(np.ones((X1.size, 1)), X1, sx, s0, h, n)
-    assert cov[0, 0] == pytest.approx(ref, rel=1e-12)
-    # baker_toys has no prior term: its precision is N Sigma^{-1}
+    assert theory.exact_law(simulate.sgld(model, h, n)).stationary_cov()[0, 0] == pytest.approx(ref, rel=1e-12)
+    additive = additive_noise_sampler(a, h, Sigma, simulate.Langevin())
+    assert theory.exact_law(additive).stationary_cov()[0, 0] == pytest.approx(ref, rel=1e-12)
+    assert strat_chains._sigma_inf(a, h, Sigma)[0, 0] == pytest.approx(ref, rel=1e-12)
+    unit = simulate.LinearRegressionModel(np.ones((X1.size, 1)), X1, sx, s0)
+    assert theory.exact_law(simulate.sgld(unit, h, n)).stationary_cov()[0, 0] == pytest.approx(ref, rel=1e-12)
+    # the Gaussian location model with a full Sigma and a flat prior: precision N Sigma^{-1}
     Sig2 = np.diag([1.5, 0.7])
+    loc = simulate.GaussianMeanModel(X2, Sigma=Sig2, sigma0=None)
     P = X2.shape[0] * np.linalg.inv(Sig2)
     h2 = 0.5 / np.linalg.eigvalsh(P)[-1]
     F2 = np.eye(2) - 0.5 * h2 * P
-    Q2 = h2 * np.eye(2) + 0.25 * h2**2 * bt.minibatch_noise_cov(X2, Sig2, 2)
-    np.testing.assert_allclose(bt.sgld_stationary_cov(X2, Sig2, h2, 2), lyapunov_by_iteration(F2, Q2), **EXACT)
+    Q2 = h2 * np.eye(2) + 0.25 * h2**2 * bn.minibatch_noise_cov(X2 @ np.linalg.inv(Sig2), 2)
+    np.testing.assert_allclose(theory.exact_law(simulate.sgld(loc, h2, 2)).stationary_cov(),
+                               lyapunov_by_iteration(F2, Q2), **EXACT)
 
 
 def test_sghmc_stationary_covariance_twins():
-    """SGHMC on a Gaussian target: sghmc_gaussian (Lyapunov and the 1-D sympy form), stratified's closed form
-    and baker_toys' (no momentum refresh) against a fixed-point iteration of the (theta, v) moment map."""
+    """SGHMC on a Gaussian target: the exact engine (additive noise, and the minibatch chain on the Gaussian location
+    model without momentum refresh) and the 1-D sympy form of theory.chains.sghmc against a fixed-point iteration of
+    the (theta, v) moment map."""
     a, alpha, h, s2 = 3.0, 0.3, 0.2, 0.8
     F, Q = sg.transition(np.array([[a]]), alpha, h, np.array([[s2]]))
     ref = lyapunov_by_iteration(F, Q)
-    np.testing.assert_allclose(sg.stationary_covariance(a, alpha, h, s2), ref, **EXACT)
+    additive = additive_noise_sampler(a, h, s2, simulate.SGHMC(alpha))
+    np.testing.assert_allclose(theory.exact_law(additive).stationary_cov(whole_state=True), ref, **EXACT)
     assert sg.stationary_var_theta(a, alpha, h, s2) == pytest.approx(ref[0, 0], rel=1e-12)
-    closed = strat_chains.sghmc_stationary_cov_closed(a, h, alpha, np.array([[s2]]))[0, 0]
-    assert closed == pytest.approx(ref[0, 0], rel=1e-12)
     Sig2 = np.diag([1.5, 0.7])
+    loc = simulate.GaussianMeanModel(X2, Sigma=Sig2, sigma0=None)
     P = X2.shape[0] * np.linalg.inv(Sig2)
     h2 = 0.1 / np.linalg.eigvalsh(P)[-1]
-    F2, Q2 = sg.transition(P, alpha, h2, bt.minibatch_noise_cov(X2, Sig2, 2))
-    np.testing.assert_allclose(bt.sghmc_stationary_cov(X2, Sig2, h2, alpha, 2),
+    F2, Q2 = sg.transition(P, alpha, h2, bn.minibatch_noise_cov(X2 @ np.linalg.inv(Sig2), 2))
+    np.testing.assert_allclose(theory.exact_law(simulate.sghmc(loc, h2, alpha, n=2)).stationary_cov(),
                                lyapunov_by_iteration(F2, Q2)[:2, :2], **EXACT)

@@ -101,7 +101,7 @@ def test_ou_sign_check_euler_and_sgld():
 def test_gaussian_toy_reproduces_eqs_18_to_21(method):
     vf = 0 if method == "euler" else VB
     c2 = wo.leading_bias_coefficient(GAUSS, th**2, method, vf, route="symbolic")
-    assert sp.simplify(c2 - tm.leading_bias_coefficient(method)) == 0
+    assert sp.simplify(c2 - tm.toy_leading_bias_coefficient(method)) == 0
     expected = sp.Rational(1, 4) + (VB / (2 * A) if method == "sgld" else 0)
     assert sp.simplify(c2 - expected) == 0
     assert sp.simplify(wo.leading_bias_coefficient(GAUSS, th, method, vf, route="symbolic")) == 0
@@ -217,7 +217,7 @@ def test_simulated_bias_matches_the_exact_invariant_law():
         for j, name in enumerate(vwo.TEST_FUNCTIONS):
             b, se = sim[name]
             assert abs(b - vwo.exact_bias("quartic", m, hv)[j]) < Z_MAX * se, (m, name)
-            pred = math.sqrt(vwo.asymptotic_variance("quartic", name) / (M * vwo.HORIZON["quartic"]))
+            pred = math.sqrt(vwo.asymptotic_variance_of("quartic", name) / (M * vwo.HORIZON["quartic"]))
             assert 0.8 < se / pred < 1.25, (m, name, se, pred)
     (be, se_e), (bs, se_s) = sims["euler"]["theta^2"], sims["sgld"]["theta^2"]
     assert bs - be > 10 * math.hypot(se_e, se_s)

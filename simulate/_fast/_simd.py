@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -283,20 +283,4 @@ def accumulate_rows(typingctx, acc, Z, rows, w, n, nb):
     return types.void(acc, Z, rows, w, types.intp, nb), codegen
 
 
-@njit(cache=True)
-def sigmoid_neg(s: np.ndarray) -> np.ndarray:
-    """sigma(-s) = 1/(1 + e^s) elementwise by the kernels' vector code (exposed for tests of its accuracy)."""
-    n = s.shape[0]
-    m = -(-n // LANES) * LANES
-    Z = np.zeros((m, LANES))
-    rows = np.arange(m) * LANES
-    for i in range(n):
-        Z[i, 0] = s[i]
-    theta = np.zeros(LANES)
-    theta[0] = 1.0
-    w = np.empty(m)
-    weights_rows(Z, rows, theta, w, (0,))
-    return w[:n]
-
-
-__all__ = ["LANES", "accumulate_rows", "blocks", "padded", "sigmoid_neg", "weights_diff_rows", "weights_rows"]
+__all__ = ["LANES", "accumulate_rows", "blocks", "padded", "weights_diff_rows", "weights_rows"]

@@ -1,8 +1,8 @@
 """A helper thread that joins the calling thread's kernel calls: work items handed out one at a time by atomic
 tickets (dynamic scheduling), so the helper takes whatever share its spare time allows.
 
-Used while drawing ahead (:mod:`simulate.pipeline`): the producer thread draws step k+1's random numbers and then,
-instead of idling, helps compute step k's gradient. Each work item (a few chains) is computed by one thread with
+Used while drawing ahead (:mod:`simulate.runtime.pipeline`): the producer thread draws step k+1's random numbers and
+then, instead of idling, helps compute step k's gradient. Each work item (a few chains) is computed by one thread with
 the same code whichever thread that is, so the results do not depend on who took which item.
 
 Kernel side: a shared kernel takes ``ticket`` (int64 [next item, threads inside]) as its last argument, calls

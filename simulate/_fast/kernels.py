@@ -15,7 +15,7 @@ from . import _logistic
 from ._elementwise import langevin_step, take_sum_flat, take_sum_rows
 from ._fixed import cholesky, eigvalsh, exp, gram, matmul, solve_spd
 from ._logistic import concurrent_calls_safe, diff_sum, diff_sum_shared, grad_sum, grad_sum_shared, n_items
-from ._simd import ALIGN, LANES, blocks, padded, sigmoid_neg
+from ._simd import ALIGN, LANES, blocks, padded
 from ._team import Team, current
 
 
@@ -62,4 +62,4 @@ def saga_scatter_total(table, idx, g_new, g_old, total) -> None:
 __all__ = ["ALIGN", "LANES", "Team", "blocks", "call", "cholesky", "concurrent_calls_safe", "current", "diff_sum",
            "diff_sum_shared", "eigvalsh", "exp", "gram", "grad_sum", "grad_sum_shared", "langevin_step", "matmul",
            "n_items", "padded", "per_datum", "prefer_passive_wait", "saga_gather_diff", "saga_scatter_total",
-           "saga_table", "sigmoid_neg", "solve_spd", "take_sum_flat", "take_sum_rows"]
+           "saga_table", "solve_spd", "take_sum_flat", "take_sum_rows"]

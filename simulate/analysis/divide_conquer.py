@@ -2,8 +2,8 @@
 
 The data are split into S disjoint blocks B_s; subposterior s is p(theta)^(1/S) prod_{i in B_s} p(x_i | theta)
 (Baker et al. eq. 1). Subposterior draws have shape (S, R, M, d): S subsets, R independent replicate experiments,
-M draws each. They come from exact samplers where the subposterior allows it (Gaussian location; warped Gaussian,
-see :class:`simulate.toy_targets.WarpedGaussian`) and otherwise from MALA run on all S x R x C chains at once
+M draws each. They come from exact samplers where the subposterior allows it (the Gaussian mean model; warped Gaussian,
+see :class:`simulate.models.warped_gaussian.WarpedGaussian`) and otherwise from MALA run on all S x R x C chains at once
 (C chains per replicate, thinned traces pooled into M = C * n_keep draws).
 
 Combination rules (each returns (R, M_out, d)):
@@ -32,7 +32,9 @@ import math
 
 import numpy as np
 
-from ..models.toy_targets import GaussianLocation, ToyModel, WarpedGaussian
+from ..models.gaussian import GaussianMeanModel
+from ..models.log_density import LogDensityModel
+from ..models.warped_gaussian import WarpedGaussian
 from ..runtime.runner import run
 from ..validation import ChainDivergedError, ParameterError, check_int, check_positive
 
@@ -68,7 +70,7 @@ def _padded_blocks(data: np.ndarray, blocks: list[np.ndarray]) -> tuple[np.ndarr
 
 
 # ------------------------------------------------------------------------------------------------ MALA
-def mala_blocks(model: ToyModel, xb: np.ndarray, weights: np.ndarray | None, power: float, theta0: np.ndarray,
+def mala_blocks(model: LogDensityModel, xb: np.ndarray, weights: np.ndarray | None, power: float, theta0: np.ndarray,
                 cov: np.ndarray, rng: np.random.Generator, n_burn: int, n_keep: int, thin: int = 1,
                 target_accept: float = 0.6) -> tuple[np.ndarray, np.ndarray]:
     """Preconditioned MALA on B tempered block posteriors at once; chains theta0 (B, M, d), cov (B, d, d).
@@ -122,7 +124,7 @@ def mala_blocks(model: ToyModel, xb: np.ndarray, weights: np.ndarray | None, pow
 
 
 # ------------------------------------------------------------------------------------------------ subposteriors
-def subposterior_draws(model: ToyModel, S: int, n_rep: int, n_draws: int, rng: np.random.Generator, *,
+def subposterior_draws(model: LogDensityModel, S: int, n_rep: int, n_draws: int, rng: np.random.Generator, *,
                        sizes=None, chains_per_rep: int = 1, n_burn: int = 300, thin: int = 2,
                        method: str = "auto") -> np.ndarray:
     """Draws (S, R, M, d) from each subposterior p(theta)^(1/S) prod_{B_s} p(x | theta), R replicates.
@@ -138,15 +140,15 @@ def subposterior_draws(model: ToyModel, S: int, n_rep: int, n_draws: int, rng: n
     blocks = split(model.n_data, S, sizes)
     lam = prior_power(S)
     d = model.dim
-    exact_ok = isinstance(model, (GaussianLocation, WarpedGaussian))
+    exact_ok = isinstance(model, (GaussianMeanModel, WarpedGaussian))
     if method == "exact" and not exact_ok:
-        raise ParameterError(f"method='exact' is available for GaussianLocation and WarpedGaussian, not "
+        raise ParameterError(f"method='exact' is available for GaussianMeanModel and WarpedGaussian, not "
                              f"{type(model).__name__}")
     if method != "mala" and exact_ok:
         out = np.empty((S, n_rep, n_draws, d))
         for s, b in enumerate(blocks):
             xs = model.data[b]
-            if isinstance(model, GaussianLocation):
+            if isinstance(model, GaussianMeanModel):
                 mean, cov = model.tempered_posterior(len(b), xs.sum(0), lam)
                 out[s] = mean + rng.standard_normal((n_rep, n_draws, d)) @ np.linalg.cholesky(cov).T
             else:
@@ -165,15 +167,15 @@ def subposterior_draws(model: ToyModel, S: int, n_rep: int, n_draws: int, rng: n
     return tr.reshape(S, n_rep, C * n_keep, d)
 
 
-def reference_draws(model: ToyModel, n_draws: int, seed: int, *, chains: int = 50, n_burn: int = 200,
+def reference_draws(model: LogDensityModel, n_draws: int, seed: int, *, chains: int = 50, n_burn: int = 200,
                     thin: int = 3) -> np.ndarray:
     """A long reference sample (n_draws, d) of the full posterior: exact where possible, else MALA pooled over
     ``chains`` chains (the paper used Stan HMC). For the mixture, the label-swapped copy of every other chain is
     used, so the reference carries both label modes with equal mass (the exact posterior is swap-symmetric)."""
     n_draws = check_int("n_draws", n_draws, 2)
     rng = np.random.default_rng(seed)
-    if isinstance(model, GaussianLocation):
-        mean, cov = model.posterior()
+    if isinstance(model, GaussianMeanModel):
+        mean, cov = model.posterior_mean, model.posterior_cov
         return mean + rng.standard_normal((n_draws, model.dim)) @ np.linalg.cholesky(cov).T
     if isinstance(model, WarpedGaussian):
         return model.exact_draws(rng, (n_draws,), float(model.data.mean()), model.n_data, 1.0)

@@ -9,15 +9,11 @@ reduction depends on that. It is unbiased for grad log posterior(theta) for any 
 covariance given theta is K_n Cov_i[g_i(theta) - g_i(theta_hat)] N (divisor N), K_n = N/n (with replacement) or
 N(N - n)/(n(N - 1)) (without; Baker et al. App. A.2.1, docs/papers/baker.md sec. 2).
 
-theta_hat (an estimate of the posterior mode) is found once by stochastic optimisation: minibatch SGD on
--log posterior, theta <- theta + gamma g_minibatch(theta), as the sgmcmc R package does (TensorFlow
-GradientDescentOptimizer, constant step, ``nItersOpt`` = 10^4 iterations), here with Polyak-Ruppert averaging of
-the second half of the iterates and then full-gradient steps (new: the averaged iterate alone is within
-O(sqrt(N/(n n_iter))) posterior standard deviations of the mode, which grows with N; the full-gradient steps bring it
-to the O(N^{-1/2}) accuracy in theta that Assumption 3 asks for, see :func:`sgd_mode`). The full gradient at
-theta_hat is then computed once (N per-datum gradients). Cost: ``grads_per_step`` = 2n per chain-step (g_i at theta
-and at theta_hat; caching g_i(theta_hat) would halve it at O(Nd) memory); ``setup_grads`` = N + the mode search's
-gradients, reported separately (one-off, shared by all chains).
+theta_hat (an estimate of the posterior mode) is given, or found once by stochastic optimisation
+(:func:`simulate.estimators.mode.sgd_mode`). The full gradient at theta_hat is then computed once (N per-datum
+gradients). Cost: ``grads_per_step`` = 2n per chain-step (g_i at theta and at theta_hat; caching g_i(theta_hat)
+would halve it at O(Nd) memory); ``setup_grads`` = N + the mode search's gradients, reported separately (one-off,
+shared by all chains).
 """
 
 from __future__ import annotations
@@ -27,9 +23,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..contracts import Model, SupportsDiffSum
-from ..validation import ParameterError, check_finite_array, check_int, check_positive
+from ..validation import ParameterError, check_finite_array
 from .base import EstimatorBase
 from .minibatch import Minibatch
+from .mode import ModeEstimate, sgd_mode
 
 
 def grad_log_lik_diff_sum(model: Model, theta: np.ndarray, theta_hat: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -40,72 +37,6 @@ def grad_log_lik_diff_sum(model: Model, theta: np.ndarray, theta_hat: np.ndarray
     out = model.grad_log_lik_sum(theta, idx)
     out -= model.grad_log_lik_sum(theta_hat, idx)
     return out
-
-
-@dataclass(frozen=True)
-class ModeEstimate:
-    """Result of :func:`sgd_mode`: theta_hat (d,), the settings used, the full-gradient steps taken after SGD and the
-    per-datum gradients spent in all."""
-
-    theta_hat: np.ndarray
-    step: float
-    n: int
-    n_iter: int
-    grads: int
-    refine_steps: int = 0
-
-
-def sgd_mode(model: Model, n: int, *, step: float | None = None, n_iter: int = 10_000, theta0=None,
-             seed: int = 0, replace: bool = False, refine: int = 200, tol: float = 1e-3) -> ModeEstimate:
-    """Minibatch SGD on -log posterior with Polyak-Ruppert averaging of the last half of the iterates, then up to
-    ``refine`` full-gradient steps.
-
-    theta_{k+1} = theta_k + gamma [grad log p(theta_k) + (N/n) sum_{i in S_k} g_i(theta_k)], gamma = ``step``
-    (default 1/L with L = model.grad_lipschitz, the largest curvature of -log posterior), k = 0..n_iter-1,
-    theta_hat = mean of theta_k over k >= n_iter/2. Settings follow the sgmcmc package (SGD, 10^4 iterations).
-    New: the averaged SGD iterate alone is off by about sqrt(N / (n n_iter)) posterior standard deviations, which
-    grows with N and breaks Baker et al.'s Assumption 3 (``|theta_hat - mode| = O(N^{-1/2})``; claim
-    ``baker.a3.default_centre`` measured 1.2 s.d. at N = 16000, n = 10). So the average is refined by full-gradient
-    steps theta <- theta + (1/L) grad log pi(theta) until a step moves less than ``tol`` / sqrt(L) (``tol`` of the
-    narrowest posterior s.d.), at most ``refine`` of them (``refine=0``: the paper's plain SGD).
-    Cost: n n_iter + N (steps + 1) per-datum gradients.
-    """
-    n = check_int("n", n, 1, model.n_data)
-    n_iter = check_int("n_iter", n_iter, 2)
-    refine = check_int("refine", refine, 0)
-    tol = check_positive("tol", tol)
-    L = model.grad_lipschitz
-    if step is None:
-        if L is None:
-            raise ParameterError("step must be given (0 < step < 2/L) when model.grad_lipschitz is unknown")
-        step = 1.0 / L
-    step = check_positive("step", step)
-    if refine and L is None:
-        raise ParameterError("refine must be 0 when model.grad_lipschitz is unknown (the full-gradient step is 1/L)")
-    theta = np.zeros((1, model.dim)) if theta0 is None else model.check_theta(
-        np.atleast_2d(check_finite_array("theta0", theta0)), "theta0").copy()
-    if theta.shape[0] != 1:
-        raise ParameterError(f"theta0 must be one point of shape (d,), got {theta.shape}")
-    rng = np.random.default_rng(seed)
-    est = Minibatch(n, replace)
-    acc = np.zeros_like(theta)
-    half = n_iter // 2
-    for k in range(n_iter):
-        g, _ = est.estimate(model, theta, None, rng)
-        theta = theta + step * g
-        if k >= half:
-            acc += theta
-    if not np.all(np.isfinite(acc)):
-        raise ParameterError(f"SGD diverged with step = {step:.3g}; use a smaller step (< 2/L)")
-    theta = acc / (n_iter - half)
-    taken = 0
-    while taken < refine:
-        move = model.grad_log_post(theta) / L
-        theta = theta + move
-        taken += 1
-        if float(np.sqrt(L) * np.linalg.norm(move)) < tol:
-            break
-    return ModeEstimate(theta[0], step, n, n_iter, n * n_iter + model.n_data * taken, taken)
 
 
 @dataclass(frozen=True, eq=False)
@@ -191,4 +122,4 @@ def control_variate(model: Model, n: int, theta_hat=None, replace: bool = False,
     return ControlVariate.at(model, n, theta_hat, replace, mode)
 
 
-__all__ = ["ControlVariate", "ModeEstimate", "control_variate", "grad_log_lik_diff_sum", "sgd_mode"]
+__all__ = ["ControlVariate", "control_variate", "grad_log_lik_diff_sum"]

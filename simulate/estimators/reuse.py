@@ -1,7 +1,7 @@
 """A minibatch reused for K consecutive steps: the wrapper estimator ``Reused(inner, K)`` (new).
 
-Steps l = 0, 1, 2, ... (shared by all chains, counted as in :mod:`simulate.vr`): at every l with l mod K == 0 the
-inner estimator draws a fresh minibatch (its random indices), and the steps l + 1, ..., l + K - 1 apply the inner
+Steps l = 0, 1, 2, ... (shared by all chains, counted as in :mod:`simulate.estimators.vr`): at every l with l mod K == 0
+the inner estimator draws a fresh minibatch (its random indices), and the steps l + 1, ..., l + K - 1 apply the inner
 estimator to the current theta with those same indices:
 
     g_l(theta) = inner.apply(model, theta, state, draws_{K floor(l/K)}).

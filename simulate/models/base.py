@@ -1,4 +1,5 @@
-"""The base class of the models (the :class:`simulate.contracts.Model` contract with generic defaults).
+"""The base class of the models: :class:`ModelBase` satisfies the :class:`simulate.contracts.Model` contract with
+generic defaults (a subclass defines the per-datum gradients and the prior's).
 
 Shapes: ``theta`` is ``(M, d)`` (M chains); minibatch indices are ``(n, M)`` (one column per chain,
 so each row is contiguous); per-datum gradients are ``(n, M, d)``.
@@ -11,8 +12,9 @@ import numpy as np
 from ..validation import ParameterError, check_finite_array
 
 
-class Model:
-    """Base class of a Bayesian model with N data and a d-dimensional parameter."""
+class ModelBase:
+    """Base class of a Bayesian model with N data and a d-dimensional parameter: the full-data sums and the gradient
+    covariance from the per-datum gradients, and the check of a chain state (:class:`simulate.contracts.Model`)."""
 
     n_data: int
     dim: int
@@ -62,4 +64,4 @@ class Model:
         return arr
 
 
-__all__ = ["Model"]
+__all__ = ["ModelBase"]

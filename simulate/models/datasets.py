@@ -1,7 +1,7 @@
 """Real data sets for the logistic-regression model, loaded offline from installed packages (new).
 
 Vollmer et al. (2016, Section 7) use synthetic data only (d = 3, N = 1000; see
-:meth:`simulate.logistic.LogisticRegressionModel.paper_synthetic`). As a real-data counterpart we use the
+:meth:`simulate.models.logistic.LogisticRegressionModel.paper_synthetic`). As a real-data counterpart we use the
 Wisconsin diagnostic breast-cancer data (569 tumours, 30 features; Street, Wolberg & Mangasarian 1993) shipped
 with scikit-learn (``sklearn.datasets.load_breast_cancer``, no download), standardised, with an intercept column.
 """

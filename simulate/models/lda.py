@@ -9,8 +9,8 @@ sec. 1), in the workbench step convention (h = their eps):
                   + sqrt(h theta_kw) xi_kw |,        xi_kw ~ N(0, 1),
 
 where the documents d and their weights w_d come from the gradient estimator: SGRLD is the plain minibatch
-(w_d = D/|D_t|, :class:`simulate.stratified.Strata` with one cluster), CP-SGRLD the stratified estimator eq. (10)
-(w_d = n_i/b_i for a document of cluster i, documents clustered by k-means on their word-count vectors). The
+(w_d = D/|D_t|, :class:`simulate.estimators.strata.Strata` with one cluster), CP-SGRLD the stratified estimator eq.
+(10) (w_d = n_i/b_i for a document of cluster i, documents clustered by k-means on their word-count vectors). The
 expectation is estimated by Gibbs sampling of each document's topic assignments with the document-topic
 proportions integrated out: p(z_dl = k | rest) proportional to (alpha + n_dk^{-l}) pi_{k w_dl}; ``sweeps`` sweeps per
 step, the first ``burn_sweeps`` discarded, the counts of the others averaged (Patterson & Teh Sec. 4). Everything
@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..estimators.stratified import Strata, kmeans_strata
+from ..estimators.strata import Strata, kmeans_strata
 from ..validation import ParameterError, check_int, check_positive
-from .base import Model
+from .base import ModelBase
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def synthetic_lda_corpus(n_docs: int = 300, n_topics: int = 4, vocab: int = 30, 
 
 
 @dataclass
-class LDAModel(Model):
+class LDAModel(ModelBase):
     """LDA in the expanded-mean parameterisation (Patterson & Teh 2013): theta (M, K*V), row-major (k, w)."""
 
     corpus: LDACorpus

@@ -24,11 +24,11 @@ import numpy as np
 from .._fast import kernels
 from ..affine import AffineParts
 from ..validation import ParameterError, check_finite_array, check_int, check_positive
-from .base import Model
+from .base import ModelBase
 
 
 @dataclass
-class LinearRegressionModel(Model):
+class LinearRegressionModel(ModelBase):
     """y_i ~ N(z_i^T theta, sigma^2), theta ~ N(0, sigma0^2 I); ``Z`` (N, d) design, ``y`` (N,) responses."""
 
     Z: np.ndarray

@@ -17,7 +17,7 @@ from scipy.special import expit
 
 from .._fast import kernels
 from ..validation import ParameterError, check_finite_array, check_int, check_positive
-from .base import Model
+from .base import ModelBase
 
 #: The paper does not state how its labels were drawn (Vollmer et al. Sec. 7; docs/papers/vollmer.md sec. 9); this is
 #: our choice.
@@ -45,7 +45,7 @@ def log_sigmoid(s: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class LogisticRegressionModel(Model):
+class LogisticRegressionModel(ModelBase):
     """Bayesian logistic regression, Vollmer et al. (2016) eq. (73): p(y|x, beta) = sigma(y beta^T x).
 
     ``X``: (N, d) design (include a column of ones for an intercept); ``y``: (N,) labels in {-1, +1};

@@ -1,6 +1,6 @@
 """1-D targets pi ∝ exp(-U(theta)) given by a sympy potential (new).
 
-``PotentialModel(U)`` is a :class:`simulate.models.Model` with ``dim = 1`` whose ``grad_log_post`` is -U'(theta)
+``PotentialModel(U)`` is a :class:`simulate.contracts.Model` with ``dim = 1`` whose ``grad_log_post`` is -U'(theta)
 (lambdified; polynomial U is evaluated by Horner's rule in place).  With
 :class:`simulate.estimators.additive_noise.AdditiveNoise` (``AdditiveNoise(V)``), which returns
 g = grad log pi(theta) + sqrt(V(theta)) N(0, 1), an unbiased gradient estimate with exact variance V, so that
@@ -26,7 +26,7 @@ import sympy as sp
 from scipy import integrate as spi
 
 from ..validation import ChainDivergedError, ParameterError, check_int, check_positive
-from .base import Model
+from .base import ModelBase
 
 #: The parameter symbol of every potential (the same symbol as theory.weak_order.theta).
 theta = sp.Symbol("theta", real=True)
@@ -79,7 +79,7 @@ def compile_expr(expr: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
 
 
 @dataclass(eq=False)
-class PotentialModel(Model):
+class PotentialModel(ModelBase):
     """Target pi(theta) ∝ exp(-U(theta)) on R, theta of shape (M, 1) (new; a 'model' with no data).
 
     grad_log_post = -U'.  ``grad_lipschitz`` is sup ``|U''|`` when U'' is bounded (quadratic U), else None (the

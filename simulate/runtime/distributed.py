@@ -32,7 +32,8 @@ def _distributed():
     try:
         import distributed
     except ImportError as e:  # pragma: no cover - a declared dependency
-        raise ImportError("simulate.distributed needs dask[distributed] (pip install 'dask[distributed]')") from e
+        raise ImportError("simulate.runtime.distributed needs dask[distributed] "
+                          "(pip install 'dask[distributed]')") from e
     return distributed
 
 

@@ -246,8 +246,8 @@ class _BlockSpec:
             from .pipeline import DrawAhead
 
             with DrawAhead(lambda k: s.draw(stop - start, k, rng), self.total) as ahead:
-                return self._steps(state, lambda st: s.apply(st, ahead.next()), start, stop, rng, None)
-        return self._steps(state, lambda st: s.step(st, rng), start, stop, rng, hook)
+                return self._steps(state, lambda st: s.apply(st, ahead.next(), inplace=True), start, stop, rng, None)
+        return self._steps(state, lambda st: s.step(st, rng, inplace=True), start, stop, rng, hook)
 
     def _steps(self, state, step, start, stop, rng, hook):
         sampler, burn_in, n_steps, total, phis = self.sampler, self.burn_in, self.n_steps, self.total, self.phis

@@ -1,18 +1,11 @@
-"""Theorems 1-3 of Baker, Fearnhead, Fox & Nemeth (2019) made exact on linear-Gaussian models, and the exact
-stationary covariance of SGLD and SGLD-CV on linear regression (docs/papers/baker.md secs. 2-4).
+"""Theorems 1-3 of Baker, Fearnhead, Fox & Nemeth (2019) made exact on linear-Gaussian models (docs/papers/baker.md
+secs. 2-4).
 
 Workbench convention theta' = theta + (h/2) g + sqrt(h) xi. On linear regression (posterior N(mu, P^{-1}), per-datum
-gradients g_i = r_i - A_i theta) both samplers are u' = F u + (h/2) eps(theta) + sqrt(h) xi with u = theta - mu,
-F = I - h P/2, and a gradient error eps of conditional covariance quadratic in theta (theory.noise.minibatch):
-
-    SGLD:    Cov(eps | theta) = K sum_i (c_i - B_i u)(c_i - B_i u)^T,  c_i = g_i(mu) - g_bar(mu), B_i = A_i - A_bar
-    SGLD-CV: Cov(eps | theta) = K sum_i B_i (u - e)(u - e)^T B_i,      e = theta_hat - mu.
-
-Stationary law (new): E u = 0 exactly, and S = E u u^T solves the linear fixed point
-S = F S F^T + (h^2/4) K [C + sum_i B_i S B_i] + h I (C = sum c_i c_i^T for SGLD, sum B_i e e^T B_i for CV), solved
-exactly by vectorisation: (I - F (x) F - (h^2/4) K sum_i B_i (x) B_i) vec S = vec((h^2/4) K C + h I).
-SAGA's stationary law: the joint second moments of theta and the N table anchors, exactly for small N by
-enumerating the minibatches (:func:`saga_stationary_cov_linreg`); SGHMC-CV: :func:`sghmc_cv_stationary_cov_linreg`.
+gradients g_i = r_i - A_i theta) SGLD and SGLD-CV are u' = F u + (h/2) eps(theta) + sqrt(h) xi with u = theta - mu,
+F = I - h P/2, and a gradient error eps of conditional covariance quadratic in theta
+(:func:`theory.chains.linear_regression.noise_parts`); their stationary laws are the exact engine's
+(``theory.exact_law(sampler)``).
 
 Theorem 1 (strong error vs the coupled diffusion, phi = sqrt(N)(theta - mu), phi-step eps, theta-step h = eps/N):
 the exact moment recursion of docs/papers/baker.md sec. 4 for d = 1 (linear regression; the location model is z_i = 1):
@@ -30,8 +23,9 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
+from simulate.models.linear_regression import LinearRegressionModel
 from simulate.validation import ParameterError, check_finite_array, check_int, check_positive
-from theory.chains.linear_regression import METHODS
+from theory.chains.linear_regression import LINREG_METHODS
 from theory.noise.minibatch import k_factor, linreg_parts
 
 
@@ -50,11 +44,12 @@ class Scalar1D:
 
     @classmethod
     def linreg(cls, z, y, sigma: float, sigma0: float) -> Scalar1D:
-        z = check_finite_array("z", z, ndim=(1,))
-        A, r = linreg_parts(z[:, None], y, sigma)
+        """The sums of the regression y_i ~ N(z_i theta, sigma^2), theta ~ N(0, sigma0^2) (its posterior is
+        :class:`simulate.LinearRegressionModel`'s)."""
+        model = LinearRegressionModel(check_finite_array("z", z, ndim=(1,))[:, None], y, sigma, sigma0)
+        A, r = linreg_parts(model.Z, model.y, model.sigma)
         A, r = A[:, 0, 0], r[:, 0]
-        p = A.sum() + 1.0 / check_positive("sigma0", sigma0) ** 2
-        mu = r.sum() / p
+        p, mu = float(model.precision[0, 0]), float(model.posterior_mean[0])
         g = r - A * mu
         c = g - g.mean()
         B = A - A.mean()
@@ -76,8 +71,8 @@ def strong_error(s: Scalar1D, n: int, eps: float, T: int, phi0: float, method: s
                  phi_hat: float = 0.0, replace: bool = False) -> float:
     """E |phi_T - phi_bar_T|^2 of SGLD / SGLD-CV vs the diffusion (8) with the same Brownian motion, both started at
     phi_0; theta_hat = mu + phi_hat/sqrt(N) (Assumption 3 when phi_hat = O(1)). Exact (docs/papers/baker.md sec. 4)."""
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
+    if method not in LINREG_METHODS:
+        raise ParameterError(f"method must be one of {LINREG_METHODS}, got {method!r}")
     T = check_int("T", T, 1)
     eps = check_positive("eps", eps)
     N = s.N

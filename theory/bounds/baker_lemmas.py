@@ -75,7 +75,7 @@ def lemma2_bound(model: LinearRegressionModel, phi0, phi_hat) -> float:
 
 def expected_sgld_noise_cov(model: LinearRegressionModel, n: int, replace: bool = False) -> np.ndarray:
     """E_theta Cov(xi | theta) over the posterior for SGLD's minibatch noise: K (C + sum_i B_i H^-1 B_i) (Lemma 3)."""
-    _, _, K, B, C = noise_parts(model.Z, model.y, model.sigma, model.sigma0, n, "sgld", None, replace)
+    _, _, K, B, C = noise_parts(model, n, "sgld", None, replace)
     S = np.linalg.inv(model.precision)
     return K * (C + np.einsum("nij,jk,nkl->il", B, S, B))
 

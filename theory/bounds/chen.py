@@ -53,22 +53,22 @@ def budget_bound(printed_factor_2: bool = False, with_c1: bool = False) -> sp.Ex
     return sp.expand(e)
 
 
-def optimal_step() -> sp.Expr:
+def budget_optimal_step() -> sp.Expr:
     """h* = argmin_h [n/(T h) + h^2] = (n/(2T))^(1/3) in the paper's convention (new derivation of V1 eq. 9)."""
     sol = sp.solve(sp.diff(n / (T * h) + h**2, h), h)
     return sp.simplify(sol[0])
 
 
-def optimal_step_wb() -> sp.Expr:
+def budget_optimal_step_wb() -> sp.Expr:
     """The budget-optimal step in the workbench convention theta + (h/2) g + sqrt(h) xi: h_wb* = 2 (n/(2T))^(1/3)."""
-    return 2 * optimal_step()
+    return 2 * budget_optimal_step()
 
 
 def optimised_bound(exact_constant: bool = False) -> sp.Expr:
     """min_h of the budget bound: (N - n) N^2 Gamma/T + c n^(2/3)/T^(2/3), V1 eq. (9) / V2 (O-form: c = 1;
     ``exact_constant``: c = 3/2^(2/3), the exact minimum of n/(T h) + h^2)."""
-    c = (n / (T * h) + h**2).subs(h, optimal_step()) if exact_constant else n ** sp.Rational(2, 3) / T ** sp.Rational(
-        2, 3)
+    c = ((n / (T * h) + h**2).subs(h, budget_optimal_step()) if exact_constant
+         else n ** sp.Rational(2, 3) / T ** sp.Rational(2, 3))
     return (N - n) * N**2 * Gamma / T + sp.simplify(c)
 
 
@@ -158,8 +158,8 @@ def vr_bound(K_: int = 1) -> sp.Expr:
 
 
 __all__ = [
-    "C", "C1", "Gamma", "K", "L", "N", "T", "best_n_of_bound", "bound_value", "budget_bound", "corollary_case",
-    "critical_point", "critical_point_kind", "endpoint_tie", "eq7_noise", "h", "lemma1_bias_bound",
-    "lemma1_mse_bound", "m", "n", "optimal_step", "optimal_step_wb", "optimised_bound", "regime_thresholds",
+    "C", "C1", "Gamma", "K", "L", "N", "T", "best_n_of_bound", "bound_value", "budget_bound", "budget_optimal_step",
+    "budget_optimal_step_wb", "corollary_case", "critical_point", "critical_point_kind", "endpoint_tie", "eq7_noise",
+    "h", "lemma1_bias_bound", "lemma1_mse_bound", "m", "n", "optimised_bound", "regime_thresholds",
     "second_derivative_in_n", "theorem3_bound", "vr_bound",
 ]

@@ -1,24 +1,13 @@
-"""Exact variance theory of Fu & Zhang's clustering-based (stratified) gradient estimator (AISTATS 2017).
+"""Fu & Zhang's (AISTATS 2017) bounds for the clustering-based (stratified) gradient estimator.
 
-Digest: docs/papers/fu_zhang.md; sections and equations cited per function. Notation: g_j = grad log p(x_j | theta)
-(rows of an (N, d) array), clusters C_i of sizes n_i with sample sizes b_i, s_i^2 = (1/n_i) sum_{j in C_i}
-||g_j - gbar_i||^2, "variance" = E||S_hat - S||^2 (trace), f_i = (n_i - b_i)/(n_i - 1) the finite-population factor.
+Digest: docs/papers/fu_zhang.md. Notation: clusters C_i of sizes n_i with sample sizes b_i, v_i a cluster's variance
+term; sections and equations cited per function.
 
-* :func:`stratified_variance` -- Lemma 3.4 (exact with replacement) and its without-replacement form
-  (docs/papers/fu_zhang.md sec. 5: the paper's Algorithm 1 draws without replacement and Lemma 3.4 then over-states the
-  variance).
-* :func:`lemma34_printed` -- the formula as printed (with-replacement form, used for Algorithm 1 by the paper).
-* :func:`uniform_variance` -- plain SGLD minibatches (k = 1).
 * :func:`thm31_bound` -- Theorem 3.1 (eq. 12), L^2 sum_i (n_i/b_i) sum_{j in C_i} ||x_j - mu_i||^2.
-* :func:`thm32_allocation`, :func:`thm32_min_objective`, :func:`thm32_lagrange_sympy` -- Theorem 3.2 (eq. 14).
-* :func:`is_variance`, :func:`is_optimal_probabilities` -- Lemma 3.2 (eq. 8) and its variance (docs/papers/fu_zhang.md
-  sec. 2).
-* Gaussian mean model (theta-free, docs/papers/fu_zhang.md sec. 5): :func:`gaussian_noise_cov`.
-* Logistic regression (numeric in theta): :func:`logistic_grads`, :func:`logistic_lipschitz`.
-* Stationary laws of fixed-step SGLD and SGHMC under a theta-free gradient noise of covariance Sigma on the
-  Gaussian mean model (new, docs/papers/fu_zhang.md sec. 5): the chains are linear recursions with constant noise,
-  solved by the discrete Lyapunov equation (:func:`sgld_stationary_cov`, :func:`sghmc_stationary_cov`) and in closed
-  form (:func:`sgld_stationary_cov_closed`, :func:`sghmc_stationary_cov_closed`; sympy: :func:`sympy_stationary_vars`).
+* :func:`thm32_allocation`, :func:`thm32_min_objective`, :func:`thm32_lagrange_sympy` -- Theorem 3.2 (eq. 14);
+  :func:`surrogate_objective` the objective it minimises.
+* :func:`thm33_bias_bound_constants` -- the explicit constants of Theorem 3.3 (eq. 17) for CP-SGLD on the Gaussian
+  mean model (its exact bias: :func:`theory.chains.stratified.time_average_bias`).
 """
 
 from __future__ import annotations
@@ -28,7 +17,7 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
-from theory.chains.stratified import check_cp_step, sgld_stationary_cov_closed, start_deviation
+from theory.chains.stratified import _sigma_inf, check_cp_step, start_deviation
 from theory.noise.stratified import cluster_sq_dev
 
 
@@ -83,7 +72,7 @@ def thm33_bias_bound_constants(a: float, h: float, Sigma, mu, theta0) -> tuple[f
     and K_h = (tr Sigma + d a)/(2 a)."""
     a, h, _ = check_cp_step(a, h, 1)
     Sigma, mu, e0 = start_deviation(Sigma, mu, theta0)
-    tr_inf = float(np.trace(sgld_stationary_cov_closed(a, h, Sigma)))
+    tr_inf = float(np.trace(_sigma_inf(a, h, Sigma)))
     K_T = 2 / a * (2 * abs(float(mu @ e0)) + float(e0 @ e0) + tr_inf + float(np.abs(e0).max()))
     K_h = (float(np.trace(Sigma)) + mu.size * a) / (2 * a)
     return K_T, K_h

@@ -53,7 +53,7 @@ def asymptotic_variance_expr(method: str) -> sp.Expr:
 @cache
 def theorem52_constants(method: str) -> tuple[sp.Expr, sp.Expr]:
     """(c1, C_v) with MSE2 = c1^2 h^2 + C_v/(M h) + lower order (Theorem 5.2 on the toy; new)."""
-    c1 = tm.leading_bias_coefficient(method)
+    c1 = tm.toy_leading_bias_coefficient(method)
     cv = sp.simplify(sp.limit(sp.simplify(h * asymptotic_variance_expr(method)), h, 0))
     return c1, cv
 
@@ -123,7 +123,7 @@ def fitted_exponent(x, y) -> float:
 def excess_scaling_exponent(method: str, p: sp.Expr) -> sp.Expr:
     """Exponent e with asymptotic excess bias over Euler ~ const * N^e for n = N^p at fixed r (Section 6.2).
 
-    Without replacement, sigma_x = sigma_theta = 1: A = (1 + N)/2, h = r/A, Var(B) = N (N - n)/(4 n) VarX (eq. 16).
+    Without replacement, sigma_x = sigma0 = 1: A = (1 + N)/2, h = r/A, Var(B) = N (N - n)/(4 n) VarX (eq. 16).
     SGLD: e = -p (vanishes iff n -> inf); mSGLD: e = 1 - 2p (bounded iff n >~ N^(1/2)).
     """
     exc = tm.excess_over_euler(method)

@@ -1,10 +1,6 @@
-"""Chen, Wang, Zhang, Su & Carin (vrSG-MCMC): the quantities of Lemma 2, Proposition 10 and Theorem 6 for given
-per-datum gradients, exact enumeration of the estimators' moments, and the exact finite-L MSE of SGLD and vrSGLD on
-the Gaussian mean model (docs/papers/chen.md secs. 3-6).
-
-Numbering: V1 = arXiv version, V2 = SCIS 2019 (docs/papers/chen.md sec. 1).  alpha_i = grad log p(d_i | theta_l)
-(current state), beta_i = grad log p(d_i | theta_tilde) (anchor); arrays of shape (N, d).  s^2(v) =
-sum_i ||v_i - v_bar||^2 / (N - 1) and X_k = N (N - n_k)/(n_k (N - 1)).
+"""The exact finite-L MSE of time averages of SGLD and vrSGLD (Chen, Wang, Zhang, Su & Carin, vrSG-MCMC) on the
+Gaussian mean model, in closed form (docs/papers/chen.md secs. 5-6); the gradient-noise quantities are
+:mod:`theory.noise.vr`'s.
 
 **Workbench convention.**  theta' = theta + (h/2) g + sqrt(h) xi (the paper writes theta - h grad U + sqrt(2h) zeta,
 so the paper's h is eps = h_wb/2).  On the Gaussian mean model (posterior N(mu, 1/P)) both SGLD and vrSGLD are
@@ -190,7 +186,7 @@ def sgld_mse(gd: GaussianData, h: float, L: int, n: int, phi: str = "theta", the
         _check_1d(gd)
         from theory.toy.finite_time import toy_finite_time
 
-        ch = toy_finite_time("sgld", gd.x[:, 0], n, replace=replace, h=h, sigma_x=gd.sigma, sigma_theta=gd.sigma0,
+        ch = toy_finite_time("sgld", gd.x[:, 0], n, replace=replace, h=h, sigma_x=gd.sigma, sigma0=gd.sigma0,
                              theta0=theta0)
         return float(ch.mse2(L))
     raise ParameterError(f"phi must be 'theta' or 'theta2', got {phi!r}")

@@ -1,5 +1,5 @@
 """Exact stationary moments of fixed-step SGHMC on a Gaussian target (new; the recursion is Chen, Fox & Guestrin
-2014 eq. 15 with M = I, beta_hat = 0, as implemented in simulate.sghmc).
+2014 eq. 15 with M = I, beta_hat = 0, as implemented in simulate.integrators.sghmc).
 
 On a Gaussian posterior with precision P (gradient g(theta) = -P (theta - mu) + e, e the gradient-estimator noise,
 independent of the state, with covariance Sigma_g) one step is linear in X = (theta - mu, v):
@@ -9,7 +9,8 @@ independent of the state, with covariance Sigma_g) one step is linear in X = (th
 i.e. X' = F X + (1, 1)^T (x) w with F = [[I - eta P, (1 - alpha) I], [-eta P, (1 - alpha) I]] and
 Cov w = eta^2 Sigma_g + 2 alpha eta I.  The stationary mean is exactly mu (no bias in the mean) and the stationary
 covariance solves the discrete Lyapunov equation Sigma = F Sigma F^T + Q (for any d: the exact engine,
-:func:`stationary_covariance`).  In 1-D (symbols below, the paper-style closed form) it is
+``theory.exact_law(additive_noise_sampler(P, eta, Sigma_g, SGHMC(alpha))).stationary_cov(whole_state=True)``,
+:mod:`theory.chains.additive_noise`).  In 1-D (symbols below, the closed form solved by sympy) it is
 
     Var theta = (2 - alpha)(2 alpha + eta s2) / (P alpha (4 - 2 alpha - eta P)),
     Cov(theta, v) = eta (2 alpha + eta s2) / (alpha (4 - 2 alpha - eta P)) ,  Var v = 2 Cov(theta, v),
@@ -28,7 +29,6 @@ import numpy as np
 import sympy as sp
 
 from simulate.validation import ParameterError, check_positive
-from theory.chains._engine import sghmc_law
 
 P, alpha, eta, s2 = sp.symbols("P alpha eta s2", positive=True)
 
@@ -71,23 +71,6 @@ def stationary_var_theta(precision: float, a: float, h: float, noise_var: float)
     """Var theta of the stationary law in 1-D (closed form above); ``noise_var`` = Var of the gradient estimate."""
     _check(precision, a, h, noise_var)
     return float(_var_theta_numeric()(precision, a, h, noise_var))
-
-
-def stationary_covariance(precision, a: float, h: float, noise_cov) -> np.ndarray:
-    """Stationary covariance (2d x 2d) of X = (theta - mu, v) for any d: the solution of the Lyapunov equation above,
-    as the exact engine's stationary law (whole state) of SGHMC with additive gradient noise of covariance
-    ``noise_cov`` on N(mu, precision^{-1}) (:mod:`theory.chains._engine`; the friction must be a simulator one,
-    0 < alpha <= 1)."""
-    Pm = np.atleast_2d(np.asarray(precision, dtype=float))
-    Sg = np.atleast_2d(np.asarray(noise_cov, dtype=float))
-    d = Pm.shape[0]
-    if Pm.shape != (d, d) or Sg.shape != (d, d):
-        raise ParameterError(f"precision and noise_cov must both have shape (d, d); got {Pm.shape}, {Sg.shape}")
-    lam_max = float(np.max(np.linalg.eigvalsh((Pm + Pm.T) / 2)))
-    if np.min(np.linalg.eigvalsh((Sg + Sg.T) / 2)) < -1e-12 * max(1.0, np.abs(Sg).max()):
-        raise ParameterError("noise_cov must be positive semi-definite")
-    _check(lam_max, a, h, 0.0)
-    return sghmc_law(Pm, h, a, Sg).stationary_cov(whole_state=True)
 
 
 def transition(precision: np.ndarray, a: float, h: float, noise_cov: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

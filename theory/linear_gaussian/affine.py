@@ -19,7 +19,7 @@ import sympy as sp
 from simulate.affine import AffineParts
 from simulate.validation import ParameterError
 
-KINDS = ("float", "complex", "mp", "sympy")
+NUMBER_KINDS = ("float", "complex", "mp", "sympy")
 
 
 def number(x: Fraction | int | float, like: np.ndarray):
@@ -62,7 +62,7 @@ def converter(kind: str):
     elif kind == "sympy":
         f = np.vectorize(lambda x: sp.Rational(float(x)), otypes=[object])
     else:
-        raise ParameterError(f"kind must be one of {KINDS}, got {kind!r}")
+        raise ParameterError(f"kind must be one of {NUMBER_KINDS}, got {kind!r}")
     return lambda a: f(np.asarray(a, dtype=np.float64)) if np.size(a) else np.asarray(a, dtype=object)
 
 
@@ -187,4 +187,4 @@ def posterior(source: AffineParts) -> tuple[np.ndarray, np.ndarray]:
     return np.linalg.solve(P, r), 0.5 * (cov + cov.T)
 
 
-__all__ = ["KINDS", "Parts", "converter", "number", "posterior", "read_parts"]
+__all__ = ["NUMBER_KINDS", "Parts", "converter", "number", "posterior", "read_parts"]

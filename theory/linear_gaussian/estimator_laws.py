@@ -147,7 +147,7 @@ def additive_noise(est, ctx: Context) -> EstimatorLaw:
 
 @law_for(ControlVariate,
          examples=lambda model, s: [Example("control variate", ControlVariate.at(model, s.n, _centre(model, s)))])
-def control_variate(est, ctx: Context) -> EstimatorLaw:
+def control_variate_law(est, ctx: Context) -> EstimatorLaw:
     """g = G_0 x^_theta + ghat + (N/n) sum_{i in S} G_i (theta - theta_hat, 0) (Baker et al. 2019 Alg. 1)."""
     p = ctx.parts
     op = NoiseOperator(p, Scheme.minibatch(p.n_data, est.n, est.replace))
@@ -301,5 +301,5 @@ def reused(est, ctx: Context) -> EstimatorLaw:
     return EstimatorLaw((("frozen", d),), K, pre, core, _init_theta, inner.msgld_cov)
 
 
-__all__ = ["SAGA_MAX_ENTRIES", "additive_noise", "control_variate", "full_gradient",
+__all__ = ["SAGA_MAX_ENTRIES", "additive_noise", "control_variate_law", "full_gradient",
            "minibatch", "reused", "saga", "stratified", "vr_minibatch"]

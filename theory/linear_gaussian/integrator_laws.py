@@ -173,7 +173,7 @@ def _momentum(integ, ctx: Context, update, first=None) -> IntegratorLaw:
 @law_for(SGHMC, examples=lambda model, s: [
     Example("SGHMC", SGHMC(0.5), "sghmc", 0.2),
     Example(f"SGHMC, refresh every {s.period}", SGHMC(0.5, resample_every=s.period), "sghmc_refresh", 0.2)])
-def sghmc(integ, ctx: Context) -> IntegratorLaw:
+def sghmc_law(integ, ctx: Context) -> IntegratorLaw:
     """v' = (1 - alpha) v + h g + sqrt(2 alpha h T) xi, theta' = theta + v' (Chen et al. 2014 eq. 15)."""
     h, a, T = ctx.h, ctx.num(integ.alpha), ctx.num(integ.temperature)
 
@@ -234,4 +234,4 @@ def baoab(integ, ctx: Context) -> IntegratorLaw:
 
 
 __all__ = ["baoab", "explicit_euler_sghmc", "langevin", "modified_langevin", "noiseless_langevin",
-           "preconditioned_langevin", "sghmc"]
+           "preconditioned_langevin", "sghmc_law"]

@@ -62,7 +62,7 @@ class ExactLaw:
         return out
 
     def build(self, h, kind: str = "float") -> Kernel:
-        """The kernel of this sampler at step size ``h`` in the number type ``kind`` (:data:`.affine.KINDS`)."""
+        """The kernel of this sampler at step size ``h`` in the number type ``kind`` (:data:`.affine.NUMBER_KINDS`)."""
         conv = converter(kind)
         hh = h if isinstance(h, sp.Basic) else conv(np.asarray(h))[()]
         return build_kernel(self.sampler.estimator, self.sampler.integrator,

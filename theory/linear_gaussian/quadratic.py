@@ -11,8 +11,9 @@ both mean zero):
       E[Delta^(x)p] = sum_sigma c(sigma) T_sigma,   c(sigma) = sum_{pi <= sigma} f(pi) mu(pi, sigma),
   f(pi) = E[prod_{B in pi} c_{j_B}^{|B|}] for distinct j_B (without replacement (n)_r/(N)_r with r = |pi|; with
   replacement sum_k prod_B S(|B|, k_B) (n)_{sum k}/N^{sum k}: multinomial factorial moments), mu the Moebius function
-  of the partition lattice (the inversion of theory.subset_moments, here for matrices). Terms with a singleton block
-  vanish (sum V_i = 0); groups are independent, so their moments combine as sums of independent mean-zero matrices.
+  of the partition lattice (the inversion of theory.noise.subset_moments, here for matrices). Terms with a singleton
+  block vanish (sum V_i = 0); groups are independent, so their moments combine as sums of independent mean-zero
+  matrices.
 
 The matrices are (n^4, n^4) on row-major vec(x^^(x)4): small states only (n <= 4, i.e. d <= 3 for first-order
 integrators), plus isotropic models of any d through two-coordinate projections (:mod:`.time_average`).

@@ -12,7 +12,7 @@ z_k (first moments for linear phi, second moments for quadratic phi) and E z_k z
 and the backward recursion g_k = a_k + Psi_k^T (g_{k+1} + a_{k+1}), Y_k = vec(g_k a_k^T) + W_k^T Y_{k+1} (E A^2 =
 < Y_0, vec E z_0 z_0^T >) is linear in (Y, g, 1): one matrix per phase, composed over a period and raised to the
 number of whole periods by repeated squaring (O(log L) products of (m^2 + m + 1)-square matrices, m = dim z).
-MSE = E A^2 / L^2 (new; the 1-D closed forms of Chen et al. and theory.toy_finite_time are special cases).
+MSE = E A^2 / L^2 (new; the 1-D closed forms of Chen et al. and theory.toy.finite_time are special cases).
 States too large for explicit matrices use, for a chain of period 1 and linear phi, the closed stationary sum
 (doubling sums of powers of Phi) plus the transient summed until it is below double precision; a periodic chain of
 that size is summed forward step by step (cost O(b + L), :func:`_forward`).

@@ -26,7 +26,7 @@ TOL = 1e-14
 FLOOR = 1e-12
 
 
-def power_sums(Phi: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _power_sums(Phi: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(Phi^n, S_n, T_n) by binary doubling: P_2m = P_m^2, S_2m = S_m + P_m S_m, T_2m = T_m + P_m (T_m + m S_m)."""
     D = Phi.shape[0]
     P, S, T, m = np.eye(D), np.zeros((D, D)), np.zeros((D, D)), 0
@@ -57,11 +57,11 @@ def _large_time_average(law, a: np.ndarray, L: int, b: int, target: float):
     av[:d] = a
     c = float(a @ origins[0][:d]) - target
     e = b + L - 1
-    _, S, T = power_sums(Phi, L - 1)
+    _, S, T = _power_sums(Phi, L - 1)
     stat = L * av @ Cinf @ av + 2.0 * av @ (L * S - T) @ Cinf @ av
     m, Sh = K.initial(law.theta0, law.cov0)
     delta = m[:D].copy()
-    Pb, _, _ = power_sums(Phi, b)
+    Pb, _, _ = _power_sums(Phi, b)
     mean_sum = L * c + av @ Pb @ (delta + S @ delta)
     quiet, k, rows = 0, 0, []  # rows: (k, a^T Delta_k a, Delta_k a)
     scale = max(float(np.abs(Cinf).max()), 1e-300)
@@ -88,7 +88,7 @@ def _large_time_average(law, a: np.ndarray, L: int, b: int, target: float):
         G = np.linalg.solve(np.eye(D) - Phi, Phi)  # Phi (I - Phi)^{-1}: S_j = G - G Phi^j
         r = G.T @ av
         j_lo = e - rows[-1][0]
-        v = np.linalg.matrix_power(Phi.T, j_lo) @ r if j_lo < 64 else power_sums(Phi.T, j_lo)[0] @ r
+        v = np.linalg.matrix_power(Phi.T, j_lo) @ r if j_lo < 64 else _power_sums(Phi.T, j_lo)[0] @ r
         vs = {}
         for j in range(j_lo, e - rows[0][0] + 1):
             vs[j] = v
@@ -101,4 +101,4 @@ def _large_time_average(law, a: np.ndarray, L: int, b: int, target: float):
     return TimeAverage(mean, var / L**2, bias**2 + var / L**2, target)
 
 
-__all__ = ["MAX_TRANSIENT", "large_time_average", "power_sums"]
+__all__ = ["MAX_TRANSIENT", "large_time_average"]

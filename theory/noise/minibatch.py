@@ -67,7 +67,14 @@ def k_factor(N: int, n: int, replace: bool = False) -> float:
     return float(_k_num(bool(replace))(N, n))
 
 
-def _vectors(name: str, G) -> np.ndarray:
+def per_datum_rows(name: str, G) -> np.ndarray:
+    """``G`` as an (N, d) float array of per-datum vectors (gradients, features; a (N,) array is read as d = 1).
+
+    Raises
+    ------
+    ParameterError
+        Naming ``name``, unless it holds N >= 2 finite rows.
+    """
     a = check_finite_array(name, G, ndim=(1, 2))
     if a.ndim == 1:
         a = a[:, None]
@@ -78,7 +85,7 @@ def _vectors(name: str, G) -> np.ndarray:
 
 def minibatch_noise_cov(G, n: int, replace: bool = False) -> np.ndarray:
     """Cov of (N/n) sum_{i in S} G_i - sum_i G_i: K_n sum_i (G_i - G_bar)(G_i - G_bar)^T, shape (d, d)."""
-    G = _vectors("G", G)
+    G = per_datum_rows("G", G)
     Gc = G - G.mean(axis=0)
     return k_factor(G.shape[0], n, replace) * (Gc.T @ Gc)
 
@@ -88,7 +95,7 @@ def enumerate_noise(G, n: int, replace: bool = False) -> tuple[np.ndarray, np.nd
     ordered tuples, without: all C(N, n) subsets)."""
     import itertools
 
-    G = _vectors("G", G)
+    G = per_datum_rows("G", G)
     N = G.shape[0]
     n = check_int("n", n, 1, N)
     it = itertools.product(range(N), repeat=n) if replace else itertools.combinations(range(N), n)
@@ -102,7 +109,7 @@ def enumerate_noise(G, n: int, replace: bool = False) -> tuple[np.ndarray, np.nd
 # ------------------------------------------------------------------------------------------ models
 def linreg_parts(Z, y, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     """(A (N, d, d), r (N, d)): A_i = z_i z_i^T / sigma^2, r_i = z_i y_i / sigma^2."""
-    Z = _vectors("Z", Z)
+    Z = per_datum_rows("Z", Z)
     y = check_finite_array("y", y, ndim=(1,))
     s2 = check_positive("sigma", sigma) ** 2
     return np.einsum("ni,nj->nij", Z, Z) / s2, Z * (y / s2)[:, None]
@@ -121,7 +128,7 @@ def sgld_noise_cov_linreg(Z, y, sigma: float, theta, n: int, replace: bool = Fal
 
 def cv_noise_cov_linreg(Z, sigma: float, theta, theta_hat, n: int, replace: bool = False) -> np.ndarray:
     """SGLD-CV: K sum_i B_i delta delta^T B_i, delta = theta - theta_hat (docs/papers/baker.md sec. 2)."""
-    Z = _vectors("Z", Z)
+    Z = per_datum_rows("Z", Z)
     A, _ = linreg_parts(Z, np.zeros(Z.shape[0]), sigma)
     delta = np.asarray(theta, dtype=np.float64) - np.asarray(theta_hat, dtype=np.float64)
     return minibatch_noise_cov(-(A @ delta), n, replace)
@@ -134,8 +141,8 @@ def svrg_noise_cov_linreg(Z, sigma: float, theta, theta_tilde, n: int) -> np.nda
 
 def saga_noise_cov(grads_at_theta, table, n: int) -> np.ndarray:
     """SAGA at a table state: K sum_i (d_i - d_bar)(d_i - d_bar)^T, d_i = g_i(theta) - table_i (without repl.)."""
-    g = _vectors("grads_at_theta", grads_at_theta)
-    t = _vectors("table", table)
+    g = per_datum_rows("grads_at_theta", grads_at_theta)
+    t = per_datum_rows("table", table)
     if g.shape != t.shape:
         raise ParameterError(f"table must have the shape of grads_at_theta {g.shape}, got {t.shape}")
     return minibatch_noise_cov(g - t, n, False)
@@ -144,14 +151,14 @@ def saga_noise_cov(grads_at_theta, table, n: int) -> np.ndarray:
 def saga_noise_cov_linreg(Z, y, sigma: float, theta, anchors, n: int) -> np.ndarray:
     """SAGA on linear regression with table_i = g_i(alpha_i): d_i = -A_i (theta - alpha_i); anchors (N, d)."""
     A, _ = linreg_parts(Z, y, sigma)
-    al = _vectors("anchors", anchors)
+    al = per_datum_rows("anchors", anchors)
     d = -np.einsum("nij,nj->ni", A, np.asarray(theta, dtype=np.float64)[None, :] - al)
     return minibatch_noise_cov(d, n, False)
 
 
 def sgld_noise_cov_location(x, sigma: float, n: int, replace: bool = False) -> np.ndarray:
     """Gaussian location model: K sigma^{-4} sum_i (x_i - x_bar)(x_i - x_bar)^T, independent of theta."""
-    x = _vectors("x", x)
+    x = per_datum_rows("x", x)
     return minibatch_noise_cov(x, n, replace) / check_positive("sigma", sigma) ** 4
 
 
@@ -163,7 +170,7 @@ def cv_noise_cov_location(d: int) -> np.ndarray:
 def saga_noise_cov_location(anchors, sigma: float, n: int) -> np.ndarray:
     """Gaussian location model with anchors alpha_i: K sigma^{-4} sum (alpha_i - alpha_bar)(.)^T (docs/papers/baker.md
     sec. 2)."""
-    return minibatch_noise_cov(_vectors("anchors", anchors), n, False) / check_positive("sigma", sigma) ** 4
+    return minibatch_noise_cov(per_datum_rows("anchors", anchors), n, False) / check_positive("sigma", sigma) ** 4
 
 
 # ------------------------------------------------------------------------------------------ N-scaling
@@ -219,7 +226,7 @@ def dubey_bounds(sigma_bound: float, D: float, N: int, n: int, dist2: float) -> 
 __all__ = [
     "cv_noise_cov_linreg", "cv_noise_cov_location", "dubey_bounds", "enumerate_noise",
     "expected_cv_trace_gaussian_design", "expected_sgld_trace_gaussian_design", "k_factor", "k_factor_sympy",
-    "linreg_grads", "linreg_parts", "minibatch_noise_cov", "saga_noise_cov", "saga_noise_cov_linreg",
+    "linreg_grads", "linreg_parts", "minibatch_noise_cov", "per_datum_rows", "saga_noise_cov", "saga_noise_cov_linreg",
     "saga_noise_cov_location", "scalar_noise_sympy", "scalar_noise_var",
     "sgld_noise_cov_linreg", "sgld_noise_cov_location", "svrg_noise_cov_linreg",
 ]

@@ -1,24 +1,17 @@
-"""Exact variance theory of Fu & Zhang's clustering-based (stratified) gradient estimator (AISTATS 2017).
+"""The gradient noise of Fu & Zhang's (AISTATS 2017) clustering-based (stratified) gradient estimator, exactly.
 
-Digest: docs/papers/fu_zhang.md; sections and equations cited per function. Notation: g_j = grad log p(x_j | theta)
-(rows of an (N, d) array), clusters C_i of sizes n_i with sample sizes b_i, s_i^2 = (1/n_i) sum_{j in C_i}
-||g_j - gbar_i||^2, "variance" = E||S_hat - S||^2 (trace), f_i = (n_i - b_i)/(n_i - 1) the finite-population factor.
+Digest: docs/papers/fu_zhang.md. Notation: g_j = grad log p(x_j | theta) (rows of an (N, d) array), clusters C_i of
+sizes n_i with sample sizes b_i, s_i^2 = (1/n_i) sum_{j in C_i} ||g_j - gbar_i||^2, "variance" = E||S_hat - S||^2
+(trace), f_i = (n_i - b_i)/(n_i - 1) the finite-population factor; sections and equations cited per function.
 
-* :func:`stratified_variance` -- Lemma 3.4 (exact with replacement) and its without-replacement form
-  (docs/papers/fu_zhang.md sec. 5: the paper's Algorithm 1 draws without replacement and Lemma 3.4 then over-states the
-  variance).
-* :func:`lemma34_printed` -- the formula as printed (with-replacement form, used for Algorithm 1 by the paper).
+* :func:`stratified_variance` -- Lemma 3.4 (exact with replacement) and its without-replacement form (the paper's
+  Algorithm 1 draws without replacement, and Lemma 3.4 then over-states the variance; docs/papers/fu_zhang.md sec. 5;
+  as printed: :func:`theory.printed.fu_zhang.lemma34_printed`).
 * :func:`uniform_variance` -- plain SGLD minibatches (k = 1).
-* :func:`thm31_bound` -- Theorem 3.1 (eq. 12), L^2 sum_i (n_i/b_i) sum_{j in C_i} ||x_j - mu_i||^2.
-* :func:`thm32_allocation`, :func:`thm32_min_objective`, :func:`thm32_lagrange_sympy` -- Theorem 3.2 (eq. 14).
-* :func:`is_variance`, :func:`is_optimal_probabilities` -- Lemma 3.2 (eq. 8) and its variance (docs/papers/fu_zhang.md
-  sec. 2).
-* Gaussian mean model (theta-free, docs/papers/fu_zhang.md sec. 5): :func:`gaussian_noise_cov`.
+* :func:`is_variance`, :func:`is_optimal_probabilities`, :func:`is_min_variance` -- Lemma 3.2 (eq. 8) and its
+  variance.
+* Gaussian mean model (theta-free noise): :func:`gaussian_grads`, :func:`gaussian_noise_cov`.
 * Logistic regression (numeric in theta): :func:`logistic_grads`, :func:`logistic_lipschitz`.
-* Stationary laws of fixed-step SGLD and SGHMC under a theta-free gradient noise of covariance Sigma on the
-  Gaussian mean model (new, docs/papers/fu_zhang.md sec. 5): the chains are linear recursions with constant noise,
-  solved by the discrete Lyapunov equation (:func:`sgld_stationary_cov`, :func:`sghmc_stationary_cov`) and in closed
-  form (:func:`sgld_stationary_cov_closed`, :func:`sghmc_stationary_cov_closed`; sympy: :func:`sympy_stationary_vars`).
 """
 
 from __future__ import annotations
@@ -107,7 +100,7 @@ def gaussian_noise_cov(x: np.ndarray, labels: np.ndarray, b, sigma_x: float, rep
 
 def logistic_grads(X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Per-datum gradients for p(y|x, theta) = sigma(y theta^T x), y in {-1, +1}: g_j = y_j x_j sigma(-y_j x_j^T
-    theta), shape (N, d) (the model of simulate.logistic)."""
+    theta), shape (N, d) (the model of simulate.models.logistic)."""
     Z = np.asarray(y, dtype=np.float64)[:, None] * np.asarray(X, dtype=np.float64)
     return Z * expit(-(Z @ np.asarray(theta, dtype=np.float64)))[:, None]
 

@@ -1,17 +1,12 @@
-"""Chen, Wang, Zhang, Su & Carin (vrSG-MCMC): the quantities of Lemma 2, Proposition 10 and Theorem 6 for given
-per-datum gradients, exact enumeration of the estimators' moments, and the exact finite-L MSE of SGLD and vrSGLD on
-the Gaussian mean model (docs/papers/chen.md secs. 3-6).
+"""The gradient noise of Chen, Wang, Zhang, Su & Carin's variance-reduced SG-MCMC (vrSG-MCMC) for given per-datum
+gradients: the quantities of Lemma 2, Proposition 10 and Theorem 6 (Gamma, A, B, C, lambda), exact enumeration of the
+estimators' moments, and their values on the Gaussian mean model (:class:`GaussianData`) (docs/papers/chen.md
+secs. 3-6).
 
 Numbering: V1 = arXiv version, V2 = SCIS 2019 (docs/papers/chen.md sec. 1).  alpha_i = grad log p(d_i | theta_l)
 (current state), beta_i = grad log p(d_i | theta_tilde) (anchor); arrays of shape (N, d).  s^2(v) =
-sum_i ||v_i - v_bar||^2 / (N - 1) and X_k = N (N - n_k)/(n_k (N - 1)).
-
-**Workbench convention.**  theta' = theta + (h/2) g + sqrt(h) xi (the paper writes theta - h grad U + sqrt(2h) zeta,
-so the paper's h is eps = h_wb/2).  On the Gaussian mean model (posterior N(mu, 1/P)) both SGLD and vrSGLD are
-e' = rho e + (h/2) xi_l + sqrt(h) zeta_l with e = theta - mu, rho = 1 - h P / 2, and xi_l the gradient error:
-for SGLD a fresh (N/sigma^2)(x_bar - x_bar_batch) each step; for vrSGLD the correction term is exactly
-N (theta_tilde - theta)/sigma^2 whatever the n2-batch, so xi is the anchor batch's error, FROZEN for the m steps of
-an epoch (docs/papers/chen.md sec. 5).  Time averages are over theta_0 .. theta_{L-1} (README; theta_0 deterministic).
+sum_i ||v_i - v_bar||^2 / (N - 1) and X_k = N (N - n_k)/(n_k (N - 1)). The exact MSE of the chains these noises drive
+is :mod:`theory.chains.chen_mse`; the forms as printed are :mod:`theory.printed.chen`.
 """
 
 from __future__ import annotations
@@ -23,18 +18,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from simulate.validation import ParameterError, check_finite_array, check_int, check_positive
+from simulate.validation import ParameterError, check_int, check_positive
 from theory.noise import subset_moments as sm
-
-
-def _grads(name: str, v) -> np.ndarray:
-    """(N, d) float array of per-datum gradients (a (N,) array is read as d = 1); N >= 2."""
-    a = check_finite_array(name, v, ndim=(1, 2))
-    if a.ndim == 1:
-        a = a[:, None]
-    if a.shape[0] < 2:
-        raise ParameterError(f"{name} must hold N >= 2 per-datum gradients, got N = {a.shape[0]}")
-    return a
+from theory.noise.minibatch import per_datum_rows
 
 
 def _sizes(N: int, **ns: int) -> None:
@@ -55,14 +41,14 @@ def _sums(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
 def sample_var(v) -> float:
     """s^2(v) = sum_i ||v_i - v_bar||^2 / (N - 1) (trace of the unbiased sample covariance), docs/papers/chen.md
     sec. 3."""
-    a = _grads("v", v)
+    a = per_datum_rows("v", v)
     c = a - a.mean(0)
     return float(np.einsum("id,id->", c, c) / (a.shape[0] - 1))
 
 
 def gamma(alpha) -> float:
     """Gamma_l = (1/N^2) sum_{ij} a_i.a_j - sum_{i != j} a_i.a_j/(N(N-1)), Lemma 2 (V1, V2); equals s^2(alpha)/N."""
-    a = _grads("alpha", alpha)
+    a = per_datum_rows("alpha", alpha)
     N_ = a.shape[0]
     s_all, s_ne, _ = _sums(a, a)
     return s_all / N_**2 - s_ne / (N_ * (N_ - 1))
@@ -75,7 +61,7 @@ def _X(N_: int, k: int) -> float:
 
 def A_term(alpha, n2: int) -> float:
     """A_l = (N/n2 - 1) sum_{ij} a_i.a_j - 2 X2 sum_{i<j} a_i.a_j, Prop. 10 (V1 App. D) / Theorem 6 (V1) / 2 (V2)."""
-    a = _grads("alpha", alpha)
+    a = per_datum_rows("alpha", alpha)
     N_ = a.shape[0]
     _sizes(N_, n2=n2)
     s_all, _, s_lt = _sums(a, a)
@@ -84,7 +70,7 @@ def A_term(alpha, n2: int) -> float:
 
 def B_term(beta, n1: int, n2: int) -> float:
     """B_l = (N/n2 + N/n1 - 2) sum_{ij} b_i.b_j - 2 (X2 + X1) sum_{i<j} b_i.b_j, Prop. 10 (V1 App. D)."""
-    b = _grads("beta", beta)
+    b = per_datum_rows("beta", beta)
     N_ = b.shape[0]
     _sizes(N_, n1=n1, n2=n2)
     s_all, _, s_lt = _sums(b, b)
@@ -95,7 +81,7 @@ def C_term(alpha, beta, n2: int, printed: bool = False) -> float:
     """C_l of Prop. 10 (V1 App. D).  Corrected (docs/papers/chen.md secs. 3, 6): 2 (1 - N/n2) sum_{ij} a_i.b_j + 2 X2
     sum_{i != j} a_i.b_j. ``printed=True``: the paper's 2 (1 - N/n2) sum_{ij} a_i.b_j + 4 X2 sum_{i<j} a_i.b_j (valid
     only if symmetric)."""
-    a, b = _grads("alpha", alpha), _grads("beta", beta)
+    a, b = per_datum_rows("alpha", alpha), per_datum_rows("beta", beta)
     if a.shape != b.shape:
         raise ParameterError(f"alpha and beta must have the same shape, got {a.shape} and {b.shape}")
     N_ = a.shape[0]
@@ -108,7 +94,7 @@ def C_term(alpha, beta, n2: int, printed: bool = False) -> float:
 def lambda_corrected(beta, n1: int, n2: int) -> float:
     """lambda_l = (N/n2 - N/n1) sum_{ij} b_i.b_j - 2 (X2 - X1) sum_{i<j} b_i.b_j = N^3 (n1 - n2) Gamma^beta/(n1 n2)
     (Theorem 6 (V1) / 2 (V2) corrected; docs/papers/chen.md sec. 3)."""
-    b = _grads("beta", beta)
+    b = per_datum_rows("beta", beta)
     N_ = b.shape[0]
     _sizes(N_, n1=n1, n2=n2)
     s_all, _, s_lt = _sums(b, b)
@@ -118,7 +104,7 @@ def lambda_corrected(beta, n1: int, n2: int) -> float:
 def minibatch_noise(alpha, n: int, replace: bool = False) -> float:
     """Exact E||dV||^2 of the minibatch sum estimate of sum_i alpha_i: N (N - n) s^2/n without replacement
     (= (N - n) N^2 Gamma/n, V1 eq. 7) and N (N - 1) s^2/n with replacement (new)."""
-    a = _grads("alpha", alpha)
+    a = per_datum_rows("alpha", alpha)
     N_ = a.shape[0]
     _sizes(N_, n=n)
     s2 = sample_var(a)
@@ -128,7 +114,7 @@ def minibatch_noise(alpha, n: int, replace: bool = False) -> float:
 def vr_noise(alpha, beta, n1: int, n2: int) -> float:
     """Exact E||dV||^2 of the vr estimate (V1 eq. 10-11; z, b independent, without replacement):
     N (N - n2) s^2(alpha - beta)/n2 + N (N - n1) s^2(beta)/n1 (docs/papers/chen.md sec. 3)."""
-    a, b = _grads("alpha", alpha), _grads("beta", beta)
+    a, b = per_datum_rows("alpha", alpha), per_datum_rows("beta", beta)
     N_ = a.shape[0]
     _sizes(N_, n1=n1, n2=n2)
     return N_ * (N_ - n2) * sample_var(a - b) / n2 + N_ * (N_ - n1) * sample_var(b) / n1
@@ -144,7 +130,7 @@ def _subsets(N_: int, k: int) -> np.ndarray:
 
 def enumerate_minibatch(alpha, n: int) -> tuple[np.ndarray, float]:
     """(E g, E||g - sum_i alpha_i||^2) of g = (N/n) sum_i alpha_i z_i over all n-subsets (V1 App. B), N <= 16."""
-    a = _grads("alpha", alpha)
+    a = per_datum_rows("alpha", alpha)
     N_ = check_int("N", a.shape[0], 2, 16)
     _sizes(N_, n=n)
     Z = _subsets(N_, n)
@@ -158,7 +144,7 @@ def vr_estimates(alpha, beta, n1: int, n2: int, shared_batch: bool = False) -> n
     every pair (z, c) of an n2-subset and an independent n1-subset, shape (C(N,n2) C(N,n1), d), equally likely.
     ``shared_batch=True`` plants a bug: the correction batch is n2 of the anchor batch's indices (a uniform n2-subset
     of it, as the first n2 of a randomly ordered batch), so the two batches are not independent."""
-    a, b = _grads("alpha", alpha), _grads("beta", beta)
+    a, b = per_datum_rows("alpha", alpha), per_datum_rows("beta", beta)
     N_ = check_int("N", a.shape[0], 2, 12)
     _sizes(N_, n1=n1, n2=n2)
     Zb = _subsets(N_, n1)
@@ -178,7 +164,7 @@ def vr_estimates(alpha, beta, n1: int, n2: int, shared_batch: bool = False) -> n
 def enumerate_vr(alpha, beta, n1: int, n2: int, shared_batch: bool = False) -> tuple[np.ndarray, float]:
     """(E g, E||g - sum_i alpha_i||^2) of the vr estimate by exhaustive enumeration (see :func:`vr_estimates`)."""
     g = vr_estimates(alpha, beta, n1, n2, shared_batch)
-    a = _grads("alpha", alpha)
+    a = per_datum_rows("alpha", alpha)
     err = g - a.sum(0)
     return g.mean(0), float(np.mean(np.einsum("rd,rd->r", err, err)))
 
@@ -194,7 +180,7 @@ class GaussianData:
     @staticmethod
     def of(data, sigma: float = 1.0, sigma0: float = 1.0) -> GaussianData:
         """Validated constructor (data (N,) or (N, d), N >= 2; sigma, sigma0 > 0)."""
-        x = _grads("data", data)
+        x = per_datum_rows("data", data)
         return GaussianData(x, check_positive("sigma", sigma), check_positive("sigma0", sigma0))
 
     @property

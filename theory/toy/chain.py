@@ -8,6 +8,7 @@ import numpy as np
 
 from simulate.validation import ParameterError, check_step_size
 from theory.numeric import evaluate_mp, lambdify_toy
+from theory.schemes import METHODS
 from theory.symbols import EB, VB, A, h, k, m0, v0
 from theory.toy import moments as tm
 from theory.toy.constants import ToyConstants, toy_constants
@@ -22,8 +23,8 @@ class ToyChain:
     h: float
 
     def __post_init__(self) -> None:
-        if self.method not in tm.METHODS:
-            raise ParameterError(f"method must be one of {tm.METHODS}, got {self.method!r}")
+        if self.method not in METHODS:
+            raise ParameterError(f"method must be one of {METHODS}, got {self.method!r}")
         check_step_size(self.h, 2.0 / self.constants.A, "stability of the toy chain, h < 2/A")
 
     def _args(self, kk=0, mm0=0.0, vv0=0.0):
@@ -66,7 +67,7 @@ class ToyChain:
         return np.asarray(p2 * float(theta0_var) + q * one_minus / (x * (2.0 - x)))
 
     def stationary_mean(self) -> float:
-        return float(lambdify_toy(tm.stationary_mean(self.method))(*self._args()))
+        return float(lambdify_toy(tm.toy_stationary_mean(self.method))(*self._args()))
 
     def stationary_variance(self) -> float:
         return float(lambdify_toy(tm.stationary_variance(self.method))(*self._args()))
@@ -104,7 +105,7 @@ def method_of(sampler) -> str:
 
 def toy_chain(sampler) -> ToyChain:
     """The toy theory of a simulate sampler on a 1-D GaussianMeanModel (reads the same description): Vollmer et al.'s
-    closed forms. ``theory.chain_for(sampler)`` is the exact engine's law of any sampler, equal to these on the toy."""
+    closed forms. ``theory.exact_law(sampler)`` is the exact engine's law of any sampler, equal to these on the toy."""
     from simulate.models.gaussian import GaussianMeanModel
 
     model = sampler.model
@@ -114,5 +115,5 @@ def toy_chain(sampler) -> ToyChain:
     est = sampler.estimator
     n = model.n_data if method == "euler" else est.n
     replace = False if method == "euler" else est.replace
-    consts = toy_constants(model.data, n, replace, model.sigma_x, model.sigma_theta)
+    consts = toy_constants(model.data, n, replace, model.sigma_x, model.sigma0)
     return ToyChain(method, consts, sampler.h)

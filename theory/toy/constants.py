@@ -1,6 +1,6 @@
 """Constants of the 1-D Gaussian toy model (Vollmer, Zygalakis & Teh 2016, eqs. 11-16).
 
-Model: theta ~ N(0, sigma_theta^2), x_i | theta ~ N(theta, sigma_x^2), i = 1..N.  In the workbench
+Model: theta ~ N(0, sigma0^2), x_i | theta ~ N(theta, sigma_x^2), i = 1..N.  In the workbench
 convention an SGLD step on this model is (eq. 14)
 
     theta' = (1 - A h) theta + h B + sqrt(h) xi,   B = (N/n) sum_{j in tau} x_j / (2 sigma_x^2),
@@ -20,8 +20,8 @@ from theory import symbols as s
 
 
 def A_expr() -> sp.Expr:
-    """A = (1/2)(1/sigma_theta^2 + N/sigma_x^2), eq. (15)."""
-    return (1 / s.sigma_theta**2 + s.N / s.sigma_x**2) / 2
+    """A = (1/2)(1/sigma0^2 + N/sigma_x^2), eq. (15)."""
+    return (1 / s.sigma0**2 + s.N / s.sigma_x**2) / 2
 
 
 def var_B_expr(replace: bool) -> sp.Expr:
@@ -55,25 +55,37 @@ class ToyConstants:
         return {s.A: self.A, s.EB: self.EB, s.VB: self.VB}
 
 
-def toy_constants(
-    data, n: int, replace: bool = False, sigma_x: float = 1.0, sigma_theta: float = 1.0
-) -> ToyConstants:
-    """A, E(B), Var(B) of eqs. (15)-(16) for a 1-D data set, subset size n and sampling scheme.
+def check_toy_data(data) -> np.ndarray:
+    """The toy model's data as a 1-D float array (an (N, 1) array is accepted).
 
-    n = N without replacement gives Var(B) = 0 (Euler).
+    Raises
+    ------
+    ParameterError
+        Unless ``data`` holds N >= 2 finite numbers of dimension 1.
     """
     x = check_finite_array("data", data, ndim=(1, 2))
     if x.ndim == 2:
         if x.shape[1] != 1:
             raise ParameterError(f"data must be 1-D for the toy model, got shape {x.shape}")
         x = x[:, 0]
+    if x.size < 2:
+        raise ParameterError(f"data must hold N >= 2 points, got N = {x.size}")
+    return x
+
+
+def toy_constants(
+    data, n: int, replace: bool = False, sigma_x: float = 1.0, sigma0: float = 1.0
+) -> ToyConstants:
+    """A, E(B), Var(B) of eqs. (15)-(16) for a 1-D data set, subset size n and sampling scheme.
+
+    n = N without replacement gives Var(B) = 0 (Euler).
+    """
+    x = check_toy_data(data)
     N = x.size
-    if N < 2:
-        raise ParameterError(f"data must hold N >= 2 points, got N = {N}")
     n = check_int("n", n, 1, N)
     sigma_x = check_positive("sigma_x", sigma_x)
-    sigma_theta = check_positive("sigma_theta", sigma_theta)
-    vals = {s.N: N, s.n: n, s.var_x: float(np.var(x, ddof=1)), s.sigma_x: sigma_x, s.sigma_theta: sigma_theta}
+    sigma0 = check_positive("sigma0", sigma0)
+    vals = {s.N: N, s.n: n, s.var_x: float(np.var(x, ddof=1)), s.sigma_x: sigma_x, s.sigma0: sigma0}
     A = float(A_expr().subs(vals))
     VB = float(var_B_expr(bool(replace)).subs(vals))
     EB = float(x.sum() / (2.0 * sigma_x**2))

@@ -21,12 +21,12 @@ import sympy as sp
 
 from simulate.validation import ParameterError, check_int, check_positive, check_step_size
 from theory.noise import subset_moments as sm
+from theory.schemes import check_method
 from theory.toy.finite_time import _A_float, step_size, toy_finite_time
 from theory.toy.finite_time_sympy import (
     DEFAULT_DPS,
     _check_dps,
     _check_M,
-    _check_method,
     _check_quantity,
     _gauss_moment,
     _mpf,
@@ -126,7 +126,7 @@ def _data_polys(method: str, N: int, n: int, replace: bool, h: mpmath.mpf, A: mp
 
 def expected_over_data(quantity: str, method: str, N: int, n: int | None, M_: int, *, replace: bool = False,
                        h: float | None = None, r: float | None = None, theta_dagger: float = 1.0,
-                       sigma_X: float | None = None, sigma_x: float = 1.0, sigma_theta: float = 1.0,
+                       sigma_X: float | None = None, sigma_x: float = 1.0, sigma0: float = 1.0,
                        theta0: float = 0.0, dps: int = 80) -> mpmath.mpf:
     """EXACT E_X of a finite-time quantity over data x_i ~ iid N(theta_dagger, sigma_X^2) (Appendix 10.2).
 
@@ -134,17 +134,17 @@ def expected_over_data(quantity: str, method: str, N: int, n: int | None, M_: in
     mu_p, the minibatch cumulants and (mSGLD) the noise scale all depend on the data and sit inside the expectation.
     """
     _check_quantity(quantity)
-    _check_method(method)
+    check_method(method)
     N = check_int("N", N, 2)
     M_ = _check_M(M_)
     sigma_x = check_positive("sigma_x", sigma_x)
-    sigma_theta = check_positive("sigma_theta", sigma_theta)
+    sigma0 = check_positive("sigma0", sigma0)
     sigma_X = sigma_x if sigma_X is None else check_positive("sigma_X", sigma_X)
     if (h is None) == (r is None):
         raise ParameterError("give exactly one of h (0 < h < 2/A) and r = A h (0 < r < 2)")
     if h is None:
-        h = step_size(r, N, sigma_x, sigma_theta)
-    check_step_size(h, 2.0 / _A_float(N, sigma_x, sigma_theta), "stability of the toy chain, h < 2/A")
+        h = step_size(r, N, sigma_x, sigma0)
+    check_step_size(h, 2.0 / _A_float(N, sigma_x, sigma0), "stability of the toy chain, h < 2/A")
     if method == "euler":
         n, replace = N, False
     elif n is None:
@@ -152,7 +152,7 @@ def expected_over_data(quantity: str, method: str, N: int, n: int | None, M_: in
     n = check_int("n", n, 1, N)
     dps = _check_dps(dps)
     with mpmath.workdps(dps):
-        A = _mpf((Fraction(1) / Fraction(sigma_theta) ** 2 + Fraction(N) / Fraction(sigma_x) ** 2) / 2)
+        A = _mpf((Fraction(1) / Fraction(sigma0) ** 2 + Fraction(N) / Fraction(sigma_x) ** 2) / 2)
         hh = _mpf(float(h))
         polys = _data_polys(method, N, n, bool(replace), hh, A, sigma_x)
         aa = 1 - A * hh
@@ -172,7 +172,7 @@ def expected_over_data(quantity: str, method: str, N: int, n: int | None, M_: in
 def expected_over_data_mc(quantity: str, method: str, N: int, n: int | None, M_: int, n_datasets: int, seed: int,
                           *, replace: bool = False, h: float | None = None, r: float | None = None,
                           theta_dagger: float = 1.0, sigma_X: float | None = None, sigma_x: float = 1.0,
-                          sigma_theta: float = 1.0, theta0: float = 0.0, dps: int = DEFAULT_DPS
+                          sigma0: float = 1.0, theta0: float = 0.0, dps: int = DEFAULT_DPS
                           ) -> tuple[float, float]:
     """Monte Carlo E_X: the exact fixed-data quantity averaged over ``n_datasets`` simulated data sets
     (Appendix 10.2; docs/papers/vollmer.md sec. 4.6).  Returns (mean, standard error)."""
@@ -181,12 +181,12 @@ def expected_over_data_mc(quantity: str, method: str, N: int, n: int | None, M_:
     N = check_int("N", N, 2)
     sigma_X = sigma_x if sigma_X is None else check_positive("sigma_X", sigma_X)
     if h is None and r is not None:
-        h, r = step_size(r, N, sigma_x, sigma_theta), None
+        h, r = step_size(r, N, sigma_x, sigma0), None
     rng = np.random.default_rng(seed)
     vals = []
     for _ in range(n_datasets):
         xd = theta_dagger + sigma_X * rng.standard_normal(N)
-        ch = toy_finite_time(method, xd, n, replace=replace, h=h, r=r, sigma_x=sigma_x, sigma_theta=sigma_theta,
+        ch = toy_finite_time(method, xd, n, replace=replace, h=h, r=r, sigma_x=sigma_x, sigma0=sigma0,
                              theta0=theta0, dps=dps)
         vals.append(float(ch.evaluate(quantity, M_)))
     v = np.array(vals)

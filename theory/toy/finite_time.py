@@ -44,11 +44,12 @@ from numpy.typing import ArrayLike
 
 from simulate.validation import ParameterError, check_finite_array, check_int, check_positive, check_step_size
 from theory.noise import subset_moments as sm
+from theory.schemes import check_method
+from theory.toy.constants import check_toy_data
 from theory.toy.finite_time_sympy import (
     DEFAULT_DPS,
     _check_dps,
     _check_M,
-    _check_method,
     _check_quantity,
     _gauss_moment,
     _lambdified_expansion,
@@ -76,7 +77,7 @@ class ToyFiniteTime:
 
     def __post_init__(self) -> None:
         """Validate method, precision, moments, step size (h < 2/A) and theta0."""
-        _check_method(self.method)
+        check_method(self.method)
         _check_dps(self.dps)
         if len(self.b) != 5 or self.b[0] != 1:
             raise ParameterError("b must hold the raw moments (E B^0 = 1, E B^1, ..., E B^4)")
@@ -356,49 +357,43 @@ class ToyFiniteTime:
                 "ere_num": ere_num, "ere": ere_num / self.posterior_var - 1}
 
 
-def _A_float(N: int, sigma_x: float, sigma_theta: float) -> float:
+def _A_float(N: int, sigma_x: float, sigma0: float) -> float:
     """A as the simulator computes it (GaussianMeanModel.A), eq. (15)."""
-    return 0.5 * (1.0 / sigma_theta**2 + N / sigma_x**2)
+    return 0.5 * (1.0 / sigma0**2 + N / sigma_x**2)
 
 
-def step_size(r: float, N: int, sigma_x: float = 1.0, sigma_theta: float = 1.0) -> float:
+def step_size(r: float, N: int, sigma_x: float = 1.0, sigma0: float = 1.0) -> float:
     """h = r / A (float, as the verify claims build samplers), 0 < r < 2."""
     r = check_positive("r", r)
     if r >= 2.0:
         raise ParameterError(f"r must satisfy 0 < r < 2 (stability, r = A h), got {r}")
-    return r / _A_float(N, sigma_x, sigma_theta)
+    return r / _A_float(N, sigma_x, sigma0)
 
 
 def toy_finite_time(method: str, data: ArrayLike, n: int | None = None, *, replace: bool = False,
-                    h: float | None = None, r: float | None = None, sigma_x: float = 1.0, sigma_theta: float = 1.0,
+                    h: float | None = None, r: float | None = None, sigma_x: float = 1.0, sigma0: float = 1.0,
                     theta0: float = 0.0, dps: int = DEFAULT_DPS) -> ToyFiniteTime:
     """Exact finite-time theory for a data set, subset size n, sampling scheme and step h (or r = A h).
 
     Euler ignores n and replace (B is the constant sum_i x_i / (2 sigma_x^2)).  E B^p are exact (eqs. 14-16,
     App. 10.1, :mod:`theory.noise.subset_moments`).
     """
-    _check_method(method)
-    xd = check_finite_array("data", data, ndim=(1, 2))
-    if xd.ndim == 2:
-        if xd.shape[1] != 1:
-            raise ParameterError(f"data must be 1-D for the toy model, got shape {xd.shape}")
-        xd = xd[:, 0]
+    check_method(method)
+    xd = check_toy_data(data)
     N = xd.size
-    if N < 2:
-        raise ParameterError(f"data must hold N >= 2 points, got N = {N}")
     sigma_x = check_positive("sigma_x", sigma_x)
-    sigma_theta = check_positive("sigma_theta", sigma_theta)
+    sigma0 = check_positive("sigma0", sigma0)
     if (h is None) == (r is None):
         raise ParameterError("give exactly one of h (0 < h < 2/A) and r = A h (0 < r < 2)")
     if h is None:
-        h = step_size(r, N, sigma_x, sigma_theta)
+        h = step_size(r, N, sigma_x, sigma0)
     if method == "euler":
         n, replace = N, False
     elif n is None:
         raise ParameterError(f"n must be given for {method}: 1 <= n <= N = {N}")
     n = check_int("n", n, 1, N)
     b = sm.minibatch_term_moments(xd, n, bool(replace), sigma_x, 4)
-    A = (Fraction(1) / Fraction(sigma_theta) ** 2 + Fraction(N) / Fraction(sigma_x) ** 2) / 2
+    A = (Fraction(1) / Fraction(sigma0) ** 2 + Fraction(N) / Fraction(sigma_x) ** 2) / 2
     _check_dps(dps)
     th = check_finite_array("theta0", theta0, ndim=(0,))
     with mpmath.workdps(dps):
@@ -418,7 +413,7 @@ def from_sampler(sampler: Any, theta0: float = 0.0, dps: int = DEFAULT_DPS) -> T
     n = None if method == "euler" else est.n
     replace = False if method == "euler" else est.replace
     return toy_finite_time(method, model.data[:, 0], n, replace=replace, h=sampler.h, sigma_x=model.sigma_x,
-                           sigma_theta=model.sigma_theta, theta0=theta0, dps=dps)
+                           sigma0=model.sigma0, theta0=theta0, dps=dps)
 
 
 __all__ = ["ToyFiniteTime", "from_sampler", "step_size", "toy_finite_time"]

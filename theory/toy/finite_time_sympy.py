@@ -23,9 +23,6 @@ import sympy as sp
 
 from simulate.validation import ParameterError, check_int
 
-METHODS = ("euler", "sgld", "msgld")
-
-
 QUANTITIES = ("es2", "es2sq", "es1", "es1sq", "mse2", "mse1", "ere_num", "ere")
 
 
@@ -394,11 +391,6 @@ def _mpf(v: Any) -> mpmath.mpf:
     return mpmath.mpf(v)
 
 
-def _check_method(method: str) -> str:
-    """method in METHODS."""
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
-    return method
 
 
 def _check_M(M_: int) -> int:

@@ -16,21 +16,13 @@ from functools import cache
 
 import sympy as sp
 
-from simulate.validation import ParameterError
+from theory.schemes import check_method
 from theory.symbols import EB, VB, A, h, k, m0, v0
-
-METHODS = ("euler", "sgld", "msgld")
-
-
-def _check_method(method: str) -> str:
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
-    return method
 
 
 def one_step(method: str) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     """(a, c, q): theta' = a theta + (c + noise) with E noise = 0 and q = per-step variance added."""
-    _check_method(method)
+    check_method(method)
     a = 1 - A * h
     vb = 0 if method == "euler" else VB
     s2 = h * (1 - h * VB / 2) ** 2 if method == "msgld" else h
@@ -70,7 +62,7 @@ def variance_at_step(method: str) -> sp.Expr:
 
 
 @cache
-def stationary_mean(method: str) -> sp.Expr:
+def toy_stationary_mean(method: str) -> sp.Expr:
     """Fixed point of the mean recurrence (eq. 17: E_B/A = mu_p for every h and method)."""
     m = sp.Symbol("m")
     (sol,) = sp.solve(sp.Eq(m, mean_recurrence(method)(m)), m)
@@ -109,7 +101,7 @@ def bias_series(method: str, order: int = 2, expr: sp.Expr | None = None) -> sp.
 
 
 @cache
-def leading_bias_coefficient(method: str) -> sp.Expr:
+def toy_leading_bias_coefficient(method: str) -> sp.Expr:
     """c_1 in bias = c_1 h + O(h^2): 1/4 for Euler and mSGLD, 1/4 + V_B/(2A) for SGLD (eq. 19)."""
     return sp.simplify(sp.diff(asymptotic_bias_theta2(method), h).subs(h, 0))
 

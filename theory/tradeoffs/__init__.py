@@ -7,11 +7,11 @@ spot-check.
     >>> print(answer.table())                                      # doctest: +SKIP
 
 Every number comes from the exact engine (:func:`theory.exact_law`): the models are those with an affine gradient
-(``models``: the Gaussian toy, the Gaussian mean model, your linear regression, logistic regression through its
-Laplace approximation, labelled as such), the samplers one line each (``samplers``), the objective and budget
-in ``objective``, the surface, optimum, explanation and single points (:func:`time_average`) in
-``surface``, the spot-check in ``spotcheck``.
-``python -m theory.explore`` prints the table and writes the interactive page.
+(:mod:`.models`: the Gaussian toy, the Gaussian mean model, your linear regression, logistic regression through its
+Laplace approximation, labelled as such), the samplers one line each (:mod:`.samplers`), the objective and budget
+in :mod:`.objective`, the surface, optimum, explanation and single points (:func:`time_average_at`) in
+:mod:`.surface`, the spot-check in :mod:`.spotcheck`.
+``python -m verify.explore`` prints the table and writes the interactive page.
 """
 
 from .api import SamplerResult, Tradeoff, tradeoffs
@@ -38,12 +38,12 @@ from .surface import (
     optimum,
     stability_edge,
     surfaces,
-    time_average,
+    time_average_at,
 )
 
 __all__ = [
     "FRACTIONS", "PRESETS", "SAMPLERS", "Budget", "ModelSpec", "Objective", "Optimum", "Point", "SamplerOptions",
     "SamplerResult", "SamplerSpec", "SpotCheck", "Surface", "Tradeoff", "default_n_values", "explain",
     "gaussian_mean", "laplace_linearised", "linear_regression", "logistic_laplace", "optimum", "preset",
-    "sampler_spec", "spot_check", "stability_edge", "surfaces", "time_average", "toy", "tradeoffs",
+    "sampler_spec", "spot_check", "stability_edge", "surfaces", "time_average_at", "toy", "tradeoffs",
 ]

@@ -133,8 +133,8 @@ def toy(N: int = 1000, seed: int = TOY_SEED) -> ModelSpec:
 
 
 def gaussian_mean(N: int = 1000, dim: int = 2, seed: int = TOY_SEED, sigma_x: float = 1.0,
-                  sigma_theta: float = 1.0) -> ModelSpec:
-    """The Gaussian mean model x_i ~ N(theta, sigma_x^2 I_d), theta ~ N(0, sigma_theta^2 I_d), data drawn with
+                  sigma0: float = 1.0) -> ModelSpec:
+    """The Gaussian mean model x_i ~ N(theta, sigma_x^2 I_d), theta ~ N(0, sigma0^2 I_d), data drawn with
     theta = (1, ..., 1).
 
     Parameters
@@ -147,7 +147,7 @@ def gaussian_mean(N: int = 1000, dim: int = 2, seed: int = TOY_SEED, sigma_x: fl
         Seed of the data.
     sigma_x : float
         The data's standard deviation.
-    sigma_theta : float
+    sigma0 : float
         The prior's standard deviation.
 
     Returns
@@ -157,10 +157,10 @@ def gaussian_mean(N: int = 1000, dim: int = 2, seed: int = TOY_SEED, sigma_x: fl
     """
     N = check_int("N", N, 2)
     dim = check_int("dim", dim, 1, 16)
-    model = GaussianMeanModel.simulate_data(N, theta_true=np.ones(dim), sigma_x=sigma_x, sigma_theta=sigma_theta,
+    model = GaussianMeanModel.simulate_data(N, theta_true=np.ones(dim), sigma_x=sigma_x, sigma0=sigma0,
                                             dim=dim, seed=seed)
     return ModelSpec("gaussian", f"Gaussian mean model, d = {dim}", model,
-                     rebuild=lambda n: gaussian_mean(n, dim, seed, sigma_x, sigma_theta))
+                     rebuild=lambda n: gaussian_mean(n, dim, seed, sigma_x, sigma0))
 
 
 def linear_regression(Z=None, y=None, *, sigma: float = 1.0, sigma0: float = 10.0, N: int = 1000, dim: int = 2,
@@ -292,7 +292,7 @@ def logistic_laplace(model: LogisticRegressionModel | None = None, *, N: int = 1
                      rebuild=rebuild)
 
 
-#: The presets of ``python -m theory.explore --model``: name -> model constructor.
+#: The presets of ``python -m verify.explore --model``.
 PRESETS: dict[str, Callable[..., ModelSpec]] = {
     "toy": toy, "gaussian": gaussian_mean, "linreg": linear_regression, "logistic": logistic_laplace,
 }

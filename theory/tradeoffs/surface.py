@@ -255,7 +255,7 @@ def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budge
 
 @dataclass(frozen=True)
 class Point:
-    """Exact statistics of the time average at one (h, n) under a budget (:func:`time_average`).
+    """Exact statistics of the time average at one (h, n) under a budget (:func:`time_average_at`).
 
     Parameters
     ----------
@@ -289,7 +289,7 @@ class Point:
         return (self.mean - self.target) ** 2
 
 
-def time_average(spec: SamplerSpec, model, objective: Objective, budget: Budget, n: int, h: float, *,
+def time_average_at(spec: SamplerSpec, model, objective: Objective, budget: Budget, n: int, h: float, *,
                  options: SamplerOptions | None = None, theta0=None) -> Point | None:
     """The exact mean, variance and MSE of the time average of one sampler at one (h, n) under a budget.
 
@@ -466,4 +466,4 @@ def explain(opt: Optimum) -> str:
 
 
 __all__ = ["FRACTIONS", "Optimum", "Point", "Surface", "default_n_values", "explain", "optimum", "stability_edge",
-           "surfaces", "time_average"]
+           "surfaces", "time_average_at"]

@@ -24,6 +24,7 @@ Two modules: ``operators`` (the one-step operator expansions and the paper's pri
 ``bias`` (the leading invariant-measure bias via the Poisson equation, numerically or symbolically).
 """
 
+from ..schemes import METHODS
 from .bias import (
     BiasDensity,
     asymptotic_variance,
@@ -37,7 +38,6 @@ from .bias import (
     step_variance,
 )
 from .operators import (
-    METHODS,
     DiffOp,
     V_fn,
     drift,

@@ -23,10 +23,10 @@ from scipy import integrate as spi
 from scipy import linalg as sla
 
 from simulate.validation import ParameterError, check_int, check_positive
+from theory.schemes import check_method
 from theory.weak_order.operators import (
     ExprLike,
     _as_potential,
-    _check_method,
     _parameter_symbols,
     drift,
     error_operator,
@@ -58,7 +58,7 @@ def bias_density(U: ExprLike, phi: ExprLike, method: str, var_fhat: ExprLike = 0
     """
     U = _as_potential(U)
     phi = sp.sympify(phi)
-    E = error_operator(_check_method(method)).concrete(U, var_fhat)
+    E = error_operator(check_method(method)).concrete(U, var_fhat)
     if E.coeffs[0] != 0:
         raise AssertionError("the error operator must annihilate constants")
     f = drift(U)
@@ -345,7 +345,7 @@ def step_variance(method: str, h_val: float, var_g: float | np.ndarray) -> float
     """Conditional variance of theta_1 given theta_0 with Gaussian gradient noise of variance var_g = Var g (new):
     Euler h; SGLD h + h^2 var_g / 4; mSGLD h (1 - h var_g / 8)^2 + h^2 var_g / 4 (eqs. 42, 47, 51 with
     Var fhat = var_g / 4).  ``var_g`` may be an array (theta-dependent variance)."""
-    _check_method(method)
+    check_method(method)
     h_val = check_positive("h", h_val)
     v = np.asarray(var_g, dtype=np.float64)
     if np.any(v < 0) or not np.all(np.isfinite(v)):
@@ -361,8 +361,8 @@ def invariant_expectation(U: ExprLike, phis: list, method: str, h_val: float, va
                           params: Mapping | None = None) -> np.ndarray:
     """pi_h(phi) for the chain theta' ~ N(theta + h f(theta), step_variance) on R, by a Nystrom method (new).
 
-    With Gaussian gradient noise (simulate.potentials.AdditiveNoise) one step of Euler, SGLD and mSGLD is exactly
-    Gaussian.  The transition density is discretised on a uniform grid over the region where U - Umin < 60 with
+    With Gaussian gradient noise (simulate.estimators.additive_noise.AdditiveNoise) one step of Euler, SGLD and mSGLD is
+    exactly Gaussian.  The transition density is discretised on a uniform grid over the region where U - Umin < 60 with
     the trapezoid rule (spectrally accurate for these smooth, rapidly decaying kernels when the grid spacing is
     well below the step's standard deviation; rows renormalised, i.e. the chain is reflected at the grid edge);
     the invariant vector solves (P^T - I) p = 0, sum p = 1.  ``phis`` is a list of sympy expressions; ``var_g``

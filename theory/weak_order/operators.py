@@ -15,6 +15,7 @@ from functools import cache
 import sympy as sp
 
 from simulate.validation import ParameterError, check_int
+from theory.schemes import check_method
 from theory.symbols import h
 
 #: The 1-D parameter.
@@ -36,7 +37,6 @@ phi_fn = sp.Function("phi")
 pi_phi = sp.Symbol("pi_phi", real=True)
 
 
-METHODS = ("euler", "sgld", "msgld")
 
 
 #: Anything sympify turns into an expression in theta (a sympy expression, a number or a string).
@@ -47,11 +47,6 @@ ExprLike = sp.Expr | float | int | str
 _MAX_ORDER = 12
 
 
-def _check_method(method: str) -> str:
-    """``method`` if it is one of METHODS, else ParameterError."""
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {METHODS}, got {method!r}")
-    return method
 
 
 def noise_moment(k: int) -> sp.Expr:
@@ -155,7 +150,7 @@ def generator_squared() -> DiffOp:
 
 def noise_scale_squared(method: str) -> sp.Expr:
     """s^2, the variance of the injected noise s xi: h (Euler, SGLD, eqs. 42/47) or h (1 - (h/2) V)^2 (eq. 51)."""
-    _check_method(method)
+    check_method(method)
     if method == "msgld":
         return h * (1 - h * V_fn(theta) / 2) ** 2
     return h
@@ -170,7 +165,7 @@ def one_step_series(method: str, order: int = 2) -> sp.Expr:
     because odd moments of xi vanish and s^2 = O(h), so Taylor degree 2 order + 2 is more than enough (for
     order = 2 the degree-5 and -6 terms are included and truncated away).
     """
-    _check_method(method)
+    check_method(method)
     order = check_int("order", order, 0, 3)
     s2 = noise_scale_squared(method)
     f = f_fn(theta)
@@ -243,7 +238,7 @@ def eq53_msgld_error_operator() -> DiffOp:
 
 def printed_error_operator(method: str) -> DiffOp:
     """The paper's error operator of ``method``: eq. (50) for SGLD, eq. (53) for mSGLD and Euler."""
-    return eq50_sgld_error_operator() if _check_method(method) == "sgld" else eq53_msgld_error_operator()
+    return eq50_sgld_error_operator() if check_method(method) == "sgld" else eq53_msgld_error_operator()
 
 
 def _as_potential(U: ExprLike) -> sp.Expr:

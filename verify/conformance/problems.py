@@ -5,7 +5,7 @@ docs/papers/baker.md sec. 2; ``simulate.LinearRegressionModel``): per-datum grad
 A_i = z_i z_i^T / sigma^2, r_i = z_i y_i / sigma^2, posterior N(mu, P^{-1}), P = sum_i A_i + I / sigma0^2.
 
 * :func:`toy_problem`: the 1-D Gaussian toy of Vollmer et al. (2016), x_i ~ N(theta, sigma_x^2), prior
-  N(0, sigma_theta^2): the case z_i = 1, y_i = x_i, sigma = sigma_x, sigma0 = sigma_theta. Its gradient noise is
+  N(0, sigma0^2): the case z_i = 1, y_i = x_i, sigma = sigma_x (the same sigma0). Its gradient noise is
   additive (A_i does not depend on i).
 * :func:`linreg_problem`: a d-dimensional regression with a varied design (A_i varies with i, so control-variate
   and SVRG noise does not vanish; ``LinearRegressionModel.simulate_data``).
@@ -101,7 +101,7 @@ class Problem:
         """
         if self.kind != "toy":
             raise ParameterError(f"problem {self.name!r} is not the 1-D Gaussian toy (z_i = 1, d = 1)")
-        return GaussianMeanModel(self.y, sigma_x=self.sigma, sigma_theta=self.sigma0)
+        return GaussianMeanModel(self.y, sigma_x=self.sigma, sigma0=self.sigma0)
 
     def log_density_numpy(self):
         """The model's log density as numpy functions, for an adapter to write in its own library.
@@ -118,7 +118,7 @@ class Problem:
                 lambda th, z, y: -0.5 * (y - float(z @ th)) ** 2 / s2)
 
 
-def toy_problem(n_data: int = 100, theta_true: float = 1.0, sigma_x: float = 1.0, sigma_theta: float = 1.0,
+def toy_problem(n_data: int = 100, theta_true: float = 1.0, sigma_x: float = 1.0, sigma0: float = 1.0,
                 seed: int = 2016) -> Problem:
     """The 1-D Gaussian toy of Vollmer et al. as a test problem.
 
@@ -145,10 +145,10 @@ def toy_problem(n_data: int = 100, theta_true: float = 1.0, sigma_x: float = 1.0
     Vollmer, Zygalakis & Teh (2016), eq. (11).
     """
     n_data = check_int("n_data", n_data, 2)
-    m = GaussianMeanModel.simulate_data(n_data, theta_true=theta_true, sigma_x=sigma_x, sigma_theta=sigma_theta,
+    m = GaussianMeanModel.simulate_data(n_data, theta_true=theta_true, sigma_x=sigma_x, sigma0=sigma0,
                                         seed=seed)
     x = m.data[:, 0]
-    return Problem("toy", np.ones((n_data, 1)), x, m.sigma_x, m.sigma_theta)
+    return Problem("toy", np.ones((n_data, 1)), x, m.sigma_x, m.sigma0)
 
 
 def linreg_problem(n_data: int = 200, dim: int = 2, sigma: float = 1.0, sigma0: float = 10.0,

@@ -67,7 +67,7 @@ def problems(paper: str, registry: dict) -> list[str]:
     return out
 
 
-def verdict(claim) -> str:
+def registered_verdict(claim) -> str:
     """The verdict a claim is registered with: 'out of scope', 'erratum', 'holds as a bound', 'depends on reading'
     (with each reading's verdict) or 'holds'."""
     if claim.out_of_scope:
@@ -136,7 +136,7 @@ def render(paper: str, registry: dict) -> str:
         if "claims" in e:
             funcs = sorted({f for cid in e["claims"] for f in theory_functions(registry[cid].run)})
             claims = "<br>".join(f"`{cid}`" for cid in e["claims"])
-            verdicts = "<br>".join(verdict(registry[cid]) for cid in e["claims"])
+            verdicts = "<br>".join(registered_verdict(registry[cid]) for cid in e["claims"])
         else:
             funcs, claims = [], "none"
             verdicts = ("out of scope: " + e["out_of_scope"]) if "out_of_scope" in e else ("cited: " + e["cited"])
@@ -156,4 +156,4 @@ def write_all(out_dir: Path, registry: dict) -> list[Path]:
     return paths
 
 
-__all__ = ["PAPERS", "load", "problems", "render", "theory_functions", "verdict", "write_all"]
+__all__ = ["PAPERS", "load", "problems", "render", "registered_verdict", "theory_functions", "write_all"]

@@ -1,5 +1,5 @@
-"""Planted bugs in the Sec. 3 toy machinery of Baker et al. (simulate.divide_conquer, simulate.kl) and in the
-samplers as run on the Gaussian toy; each names the baker.sec3 claims that must turn to "fails" under it."""
+"""Planted bugs in the Sec. 3 toy machinery of Baker et al. (simulate.analysis.divide_conquer, simulate.analysis.kl) and
+in the samplers as run on the Gaussian toy; each names the baker.sec3 claims that must turn to "fails" under it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Default paths a user reaches without choosing: SGLD-CV's own centring value (Baker et al. 2019, Assumption 3).
 
 ``simulate.sgld_cv(model, h, n)`` and ``simulate.control_variate(model, n)`` without ``theta_hat`` find the centre
-themselves (minibatch SGD with Polyak-Ruppert averaging, :func:`simulate.control_variates.sgd_mode`). The paper's
-O(N/n) noise needs Assumption 3 (a): theta_hat within O(N^{-1/2}) of the mode, i.e. within a bounded number of
+themselves (minibatch SGD with Polyak-Ruppert averaging, :func:`simulate.estimators.mode.sgd_mode`). The
+paper's O(N/n) noise needs Assumption 3 (a): theta_hat within O(N^{-1/2}) of the mode, i.e. within a bounded number of
 posterior standard deviations. This claim checks that the default meets it on linear regression at N = 10^3..1.6e4
 and that the estimator built on it has the exact CV noise (theory.noise.minibatch, at the found centre).
 """

@@ -84,7 +84,7 @@ def lipschitz_checks(lip: dict, C: dict) -> list[ExactCheck]:
        statement="beta_N(phi) = N^(-1/2) grad log p(theta_0 + N^(-1/2) phi | x) is Lipschitz with a constant C that "
                  "does not depend on N, and |beta_N(phi)|^2 <= C^2 (1 + |phi|^2).",
        family="baker_lemmas")
-def beta_lipschitz(settings: Settings) -> ClaimResult:
+def beta_lipschitz_claim(settings: Settings) -> ClaimResult:
     lip = {N: baker_lemmas.beta_lipschitz(lr(N)) for N in BAKER_NS}
     C = {N: baker_lemmas.lemma1_constant(lr(N)) for N in BAKER_NS}
     out = ClaimResult().add(*lipschitz_checks(lip, C))

@@ -20,7 +20,9 @@ import sympy as sp
 from simulate import FullGradient, GaussianMeanModel, Minibatch, run
 from simulate.integrators.sghmc import SGHMC
 from simulate.samplers import sghmc
+from theory import exact_law
 from theory.chains import sghmc as sghmc_chain
+from theory.chains.additive_noise import additive_noise_sampler
 from verify.api import (
     Check,
     ClaimResult,
@@ -49,12 +51,12 @@ SOURCE = "Baker et al. 2019 Sec. 2.4; Chen et al. 2014 eq. (15); stationary law 
 
 
 @cache
-def default_model() -> GaussianMeanModel:
+def sghmc_model() -> GaussianMeanModel:
     return GaussianMeanModel.simulate_data(N_DATA, theta_true=THETA_TRUE, seed=DATA_SEED)
 
 
-def make_sampler(alpha: float | None, eta_p: float | None, eps_c, n: int | None):
-    model = default_model()
+def sghmc_sampler(alpha: float | None, eta_p: float | None, eps_c, n: int | None):
+    model = sghmc_model()
     P = model.grad_lipschitz
     estimator = FullGradient() if n is None else Minibatch(n, replace=False)
     if eps_c is not None:
@@ -69,16 +71,16 @@ def gradient_noise_var(n: int | None) -> float:
     independently of the simulator): (N^2/n) s_x^2 (N - n)/(N - 1), s_x^2 the divisor-N sample variance."""
     if n is None:
         return 0.0
-    x = default_model().data[:, 0]
+    x = sghmc_model().data[:, 0]
     N = x.size
     return N * N / n * float(x.var()) * (N - n) / (N - 1)
 
 
 @simulation_cache
-def stationary_estimates(label: str, chains: int, seed: int) -> dict:
+def sghmc_stationary_estimates(label: str, chains: int, seed: int) -> dict:
     """Stationary mean and variance (with s.e. across chains) of one configuration, and its (P, alpha, eta, s2)."""
     cfg = next(c for c in CONFIGS if c[0] == label)
-    sampler = make_sampler(*cfg[1:])
+    sampler = sghmc_sampler(*cfg[1:])
     model = sampler.model
     P = model.grad_lipschitz
     # theory's (alpha, eta) come from the configuration (eq. 15 substitution written out), not from the sampler
@@ -98,7 +100,7 @@ def stationary_estimates(label: str, chains: int, seed: int) -> dict:
 
 def all_estimates(settings: Settings) -> list[tuple[str, dict]]:
     """The (cached) simulation of every configuration, each with its own seed."""
-    return [(cfg[0], stationary_estimates(cfg[0], settings.chains, settings.seed_for("sghmc:" + cfg[0])))
+    return [(cfg[0], sghmc_stationary_estimates(cfg[0], settings.chains, settings.seed_for("sghmc:" + cfg[0])))
             for cfg in CONFIGS]
 
 
@@ -121,7 +123,7 @@ def small_step_checks() -> list[ExactCheck]:
     var = sghmc_chain.stationary_moments_1d()["var_theta"]
     lim = sp.simplify(sp.limit(var, eta, 0) - 1 / P)
     lead = sp.simplify(sghmc_chain.excess_variance_series(2) - eta * (s2 / (2 * a * P) + 1 / (2 * (2 - a))))
-    lyap = sghmc_chain.stationary_covariance(1001.0, 0.3, 1e-3, 2.5e4)[0, 0]
+    lyap = exact_law(additive_noise_sampler(1001.0, 1e-3, 2.5e4, SGHMC(0.3))).stationary_cov(whole_state=True)[0, 0]
     closed = sghmc_chain.stationary_var_theta(1001.0, 0.3, 1e-3, 2.5e4)
     return [
         ExactCheck("lim_{eta->0} Var theta = 1/P (sympy)", lim == 0, f"difference {lim}"),

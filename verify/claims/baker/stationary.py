@@ -12,6 +12,7 @@ import numpy as np
 
 import simulate.samplers as samplers_mod
 from simulate import run, sgld
+from theory import exact_law
 from theory.bounds import baker as baker_bounds
 from theory.chains import linear_regression as linreg_chains
 from theory.noise import minibatch as minibatch_noise
@@ -232,7 +233,7 @@ def sghmc_cv_run(settings: Settings):
     theta_hat = mu + np.array([0.03, -0.02])
     h, alpha = 0.1 / m.grad_lipschitz, 0.5
     sampler = sghmc_cv(m, h, alpha, ST_n, theta_hat=theta_hat)
-    _, S = linreg_chains.sghmc_cv_stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, alpha, ST_n, theta_hat)
+    S = exact_law(sampler).stationary_cov()
     r = run(sampler, settings.chains, ST_STEPS, burn_in=ST_BURN, theta0=mu, seed=settings.seed_for("baker.sghmc_cv"),
             test_functions={"uu": centred_moments(mu)})
     return sampler, S, r.time_averages["uu"], h, alpha

@@ -2,13 +2,14 @@
 divide-and-conquer and SG-MCMC.
 
 Exact checks with z-tests: consensus Monte Carlo is exact for Gaussian subposteriors (Scott et al. 2016), the
-fixed-step SGLD / SGHMC laws on the Gaussian toy (theory.chains.gaussian_targets, new), label symmetry of SGLD on the
-mixture.
+fixed-step SGLD / SGHMC laws on the Gaussian toy (the exact engine, theory.exact_law; new), label symmetry of SGLD on
+the mixture.
 Qualitative statements of Figs. 2-4 are one-sided tests in the Holm family (OneSidedCheck, Student t with R - 1
 degrees of freedom over R replicate experiments, Welch for two independent samples); the claim is the null
 hypothesis, so a check fails only when the data contradict the ordering. A statistic with no spread across the
 replicates is judged exactly and labelled "degenerate". Scales the paper omits are the workbench's
-(simulate.toy_targets); the mixture uses N = 2000 instead of 10^4 to fit the time budget.
+(simulate.models: bivariate_t, gaussian_mixture, warped_gaussian, gaussian); the mixture uses N = 2000 instead of 10^4
+to fit the time budget.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import numpy as np
 
 from simulate.analysis import divide_conquer
 from simulate.analysis.kl import gaussian_kl, knn_kl_divergence, knn_kl_replicates
-from simulate.models.toy_targets import GaussianLocation, GaussianMixtureLocation, WarpedGaussian
+from simulate.models.gaussian import GaussianMeanModel
+from simulate.models.gaussian_mixture import GaussianMixtureLocation
+from simulate.models.warped_gaussian import WarpedGaussian
 from simulate.runtime.runner import run
 from simulate.samplers import sgld
-from theory.chains import gaussian_targets
+from theory import exact_law
 from verify.api import (
     Check,
     ClaimResult,
@@ -52,9 +55,10 @@ def ordering(label: str, values: np.ndarray, bound: float, direction: str, param
 
 
 # ---------------------------------------------------------------------------------------- consensus exactness
-def consensus_model() -> GaussianLocation:
+def consensus_model() -> GaussianMeanModel:
     """d = 3 Gaussian location with an informative N(0, 0.1^2 I) prior (so the 1/S prior power matters)."""
-    return GaussianLocation.simulate_data(sum(CONSENSUS_SIZES), dim=3, theta_true=0.3, sigma0=0.1, seed=31)
+    return GaussianMeanModel.simulate_data(sum(CONSENSUS_SIZES), dim=3, theta_true=0.3,
+                                           Sigma=GaussianMeanModel.ar1_cov(3), sigma0=0.1, seed=31)
 
 
 def consensus_draws(settings: Settings) -> tuple[np.ndarray, int]:
@@ -71,7 +75,8 @@ def consensus_draws(settings: Settings) -> tuple[np.ndarray, int]:
 
 def consensus_checks(comb: np.ndarray, n_draws: int) -> list[Check]:
     """The combined draws' mean and covariance against the posterior's."""
-    mean, cov = consensus_model().posterior()
+    model = consensus_model()
+    mean, cov = model.posterior_mean, model.posterior_cov
     d = mean.size
     out = []
     for i in range(d):
@@ -213,20 +218,21 @@ def knn_kl_consistent(settings: Settings) -> ClaimResult:
 
 
 # ---------------------------------------------------------------------------------------- SGLD / SGHMC exact laws
-def sg_model() -> GaussianLocation:
-    return GaussianLocation.simulate_data(SG_N, dim=SG_DIM, theta_true=0.0, seed=34)
+def sg_model() -> GaussianMeanModel:
+    return GaussianMeanModel.simulate_data(SG_N, dim=SG_DIM, theta_true=0.0, Sigma=GaussianMeanModel.ar1_cov(SG_DIM),
+                                           sigma0=None, seed=34)
 
 
 def sg_exact_run(which: str, settings: Settings) -> tuple[np.ndarray, np.ndarray, str, int]:
     """SGLD or SGHMC (momentum redrawn every 3 steps) from the posterior mean: (states at the last step, exact
     stationary covariance, the parameters in words, the step)."""
     model = sg_model()
-    mean, _ = model.posterior()
+    mean = model.posterior_mean
     lam_max = float(np.linalg.eigvalsh(model.n_data * model.P)[-1])
     if which == "sgld":
         h = 0.5 / lam_max
         sampler = sgld(model, h, SG_n)
-        V = gaussian_targets.sgld_stationary_cov(model.data, model.Sigma, h, SG_n)
+        V = exact_law(sampler).stationary_cov()
         n_steps = 250
         params = f"h = 0.5/lambda_max(P) = {h:.3g}"
     else:
@@ -234,7 +240,7 @@ def sg_exact_run(which: str, settings: Settings) -> tuple[np.ndarray, np.ndarray
 
         h, alpha, L = 0.1 / lam_max, 0.3, 3
         sampler = sghmc(model, h, alpha, n=SG_n, resample_every=L)
-        V = gaussian_targets.sghmc_stationary_cov(model.data, model.Sigma, h, alpha, SG_n, resample_every=L)
+        V = exact_law(sampler).stationary_cov(phase=0)  # theta right after a momentum redraw
         n_steps = 252  # a multiple of L: the state right after a momentum redraw
         params = f"eta = 0.1/lambda_max(P) = {h:.3g}, alpha = {alpha}, momentum redrawn every L = {L} steps"
     chains = max(100, settings.chains // 2)
@@ -261,7 +267,8 @@ def moment_checks(theta: np.ndarray, mean: np.ndarray, V: np.ndarray, tag: str) 
 def sg_exact_result(which: str, settings: Settings) -> ClaimResult:
     """The moment checks of SGLD or SGHMC and the step-size bias they resolve."""
     theta, V, params, n_steps = sg_exact_run(which, settings)
-    mean, post_cov = sg_model().posterior()
+    model = sg_model()
+    mean, post_cov = model.posterior_mean, model.posterior_cov
     rel = np.trace(V) / np.trace(post_cov) - 1
     return ClaimResult(checks=moment_checks(theta, mean, V, which), notes=[
         f"d = {SG_DIM}, N = {SG_N}, n = {SG_n} without replacement, Sigma_ij = 0.5^|i-j|, flat prior; {params}; state "
@@ -270,7 +277,7 @@ def sg_exact_result(which: str, settings: Settings) -> ClaimResult:
 
 
 @claim("baker.sec3.sgld_exact_gaussian", paper=PAPER,
-       source="Baker et al. Sec. 3.4 toy; SGLD eq. (5); exact Lyapunov law new (theory.chains.gaussian_targets)",
+       source="Baker et al. Sec. 3.4 toy; SGLD eq. (5); exact Lyapunov law new (the exact engine)",
        statement="Fixed-step SGLD (minibatch n = 50 without replacement) on the d-dim Gaussian location toy has mean "
                  "xbar and covariance V = A V A^T + (h^2/4) Q + h I (new): the simulator is checked on this target.",
        family="baker_toys")
@@ -376,7 +383,8 @@ def dimension_sim(seed: int) -> dict:
     R, M = 10, 500
     out = {}
     for d in DIMS:
-        model = GaussianLocation.simulate_data(800, dim=d, seed=36 + d)
+        model = GaussianMeanModel.simulate_data(800, dim=d, theta_true=0.0, Sigma=GaussianMeanModel.ar1_cov(d),
+                                                sigma0=None, seed=36 + d)
         draws = divide_conquer.subposterior_draws(model, S_SUB, R, M, rng)
         ref = divide_conquer.reference_draws(model, 5000, seed + d)
         out[d] = dict(cons=knn_kl_replicates(divide_conquer.consensus(draws), ref, KL_K),

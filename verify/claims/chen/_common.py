@@ -37,7 +37,7 @@ def default_model() -> GaussianMeanModel:
 def gdata() -> vr_noise.GaussianData:
     """The same data for theory.noise.vr."""
     m = default_model()
-    return vr_noise.GaussianData.of(m.data, m.sigma_x, m.sigma_theta)
+    return vr_noise.GaussianData.of(m.data, m.sigma_x, m.sigma0)
 
 
 def step() -> float:

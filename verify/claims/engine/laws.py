@@ -54,12 +54,12 @@ def linreg() -> LinearRegressionModel:
 
 
 @cache
-def toy() -> GaussianMeanModel:
+def toy_model() -> GaussianMeanModel:
     return GaussianMeanModel.simulate_data(20, theta_true=1.0, seed=DATA_SEED)
 
 
 def model_of(name: str):
-    return linreg() if name == "linreg" else toy()
+    return linreg() if name == "linreg" else toy_model()
 
 
 def settings_of(name: str) -> ExampleSettings:

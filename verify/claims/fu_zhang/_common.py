@@ -1,12 +1,12 @@
 """Shared setting of the Fu & Zhang claims: "CPSG-MCMC: clustering-based preprocessing for SG-MCMC" (AISTATS 2017);
 digest: docs/papers/fu_zhang.md.
 
-Exact checks enumerate every minibatch of the simulator's own stratified estimator (simulate.stratified.Stratified
-.combine) on small data, so a bug in the estimator is judged, not re-derived; closed forms come from
-theory.noise.stratified, theory.bounds.fu_zhang and theory.chains.stratified (typed from the paper). Statistical
-checks (z-tests, s.e. across independent chains) compare one-step gradient draws with Lemma 3.4 and the stationary
-variance of CP-SGLD and CP-SGHMC with the exact discrete Lyapunov solution on the Gaussian mean model (theta-free
-gradient noise).
+Exact checks enumerate every minibatch of the simulator's own stratified estimator
+(simulate.estimators.stratified.Stratified.combine) on small data, so a bug in the estimator is judged, not re-derived;
+closed forms come from theory.noise.stratified, theory.bounds.fu_zhang and theory.chains.stratified (typed from the
+paper). Statistical checks (z-tests, s.e. across independent chains) compare one-step gradient draws with Lemma 3.4
+and the stationary variance of CP-SGLD and CP-SGHMC with the exact discrete Lyapunov solution on the Gaussian mean
+model (theta-free gradient noise).
 Data: a 2-D Gaussian mean model on four Gaussian blobs (N = 500, sigma_x = 1, prior N(0, 10^2 I)), k-means with
 k = 4 stopped after 10 Lloyd iterations, b = 20; scikit-learn's breast-cancer data for logistic regression.
 """
@@ -17,13 +17,13 @@ from functools import cache
 
 import numpy as np
 
-from simulate.estimators.stratified import Strata, kmeans_strata
+from simulate.estimators.strata import Strata, kmeans_strata
 from simulate.models.gaussian import GaussianMeanModel
 
 PAPER = "fu_zhang"
 DATA_SEED, KMEANS_SEED, K, B, KMEANS_ITER = 2017, 3, 4, 20, 10
 BLOBS = (((0.0, 0.0), 0.5, 150), ((6.0, 0.0), 1.0, 100), ((0.0, 6.0), 2.0, 200), ((6.0, 6.0), 0.3, 50))
-SIGMA_X, SIGMA_THETA = 1.0, 10.0
+SIGMA_X, SIGMA0 = 1.0, 10.0
 
 
 @cache
@@ -36,7 +36,7 @@ def blob_data() -> np.ndarray:
 @cache
 def gauss_model() -> GaussianMeanModel:
     """The 2-D Gaussian mean model on :func:`blob_data` (sigma_x = 1, prior N(0, 10^2 I))."""
-    return GaussianMeanModel(blob_data(), sigma_x=SIGMA_X, sigma_theta=SIGMA_THETA)
+    return GaussianMeanModel(blob_data(), sigma_x=SIGMA_X, sigma0=SIGMA0)
 
 
 @cache

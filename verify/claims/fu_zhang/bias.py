@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulate.estimators.stratified import allocate
+from simulate.estimators.allocation import allocate
 from simulate.runtime.runner import run
 from simulate.samplers import cp_sgld, sgld
 from theory import exact_law
 from theory.bounds.fu_zhang import thm33_bias_bound_constants
-from theory.chains.stratified import leading_bias_coefficient, time_average_bias
+from theory.chains.stratified import cp_sgld_leading_bias_coefficient, time_average_bias
 from theory.noise.stratified import gaussian_noise_cov
 from verify.api import Check, ClaimResult, ExactCheck, Settings, claim, mean_and_se, simulation_cache
 
@@ -107,7 +107,7 @@ def bound_checks() -> list[ExactCheck]:
     theta0 = mu + THM33_E0
     configs = _configs(THM33_HA / a)
     ok, worst = _bound_grid(a, mu, theta0, configs)
-    coef = {label: leading_bias_coefficient(a, Sigma, d) for label, (_, Sigma) in configs.items()}
+    coef = {label: cp_sgld_leading_bias_coefficient(a, Sigma, d) for label, (_, Sigma) in configs.items()}
     Sigma = configs[CP][1]
     th_lim = 10**8 * (1e-3 / a) * abs(time_average_bias(a, 1e-3 / a, Sigma, mu, theta0, 10**8)["theta"][0])
     h_lim = time_average_bias(a, 1e-4 / a, Sigma, mu, theta0, 10**12)["sq_norm"] / (1e-4 / a)

@@ -1,9 +1,10 @@
 """Fu & Zhang Sec. 3 and appendix: the clustered (stratified) gradient estimator eq. (10) and importance sampling.
 
-Exact checks enumerate every equally likely draw of the simulator's own estimator (simulate.stratified.Stratified
-.combine) on small Gaussian and logistic problems: unbiasedness (Lemma 3.3), the variance (Lemma 3.4, as printed and
-with Algorithm 1's finite-population factors), the optimal importance-sampling probabilities (Lemmas 3.1-3.2);
-one-step draws at a fixed theta check Lemma 3.4 on the blob data and on breast cancer (z-tests).
+Exact checks enumerate every equally likely draw of the simulator's own estimator
+(simulate.estimators.stratified.Stratified.combine) on small Gaussian and logistic problems: unbiasedness (Lemma 3.3),
+the variance (Lemma 3.4, as printed and with Algorithm 1's finite-population factors), the optimal
+importance-sampling probabilities (Lemmas 3.1-3.2); one-step draws at a fixed theta check Lemma 3.4 on the blob data
+and on breast cancer (z-tests).
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from functools import cache
 
 import numpy as np
 
-from simulate.estimators.stratified import Strata, Stratified, allocate, kmeans_strata
+from simulate.estimators.allocation import allocate
+from simulate.estimators.strata import Strata, kmeans_strata
+from simulate.estimators.stratified import Stratified
 from simulate.models.datasets import breast_cancer_design
 from simulate.models.gaussian import GaussianMeanModel
 from simulate.models.logistic import LogisticRegressionModel
@@ -31,7 +34,7 @@ def _small_gauss(N: int = 10, seed: int = 5) -> tuple[GaussianMeanModel, Strata]
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((N, 2)) * np.array([1.0, 2.0]) + rng.integers(0, 3, size=(N, 1)) * 3.0
     labels = np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2][:N])
-    return GaussianMeanModel(x, sigma_x=1.3, sigma_theta=2.0), Strata.from_labels(labels, x)
+    return GaussianMeanModel(x, sigma_x=1.3, sigma0=2.0), Strata.from_labels(labels, x)
 
 
 def _small_logistic(seed: int = 6) -> tuple[LogisticRegressionModel, Strata]:

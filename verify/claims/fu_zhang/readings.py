@@ -17,7 +17,8 @@ from functools import cache
 
 import numpy as np
 
-from simulate.estimators.stratified import allocate, continuous_allocation, kmeans_strata, round_allocation
+from simulate.estimators.allocation import allocate, continuous_allocation, round_allocation
+from simulate.estimators.strata import kmeans_strata
 from simulate.models.datasets import breast_cancer_design
 from theory.bounds.fu_zhang import thm31_bound, thm32_min_objective
 from theory.noise.stratified import cluster_sq_dev, logistic_grads, stratified_variance, uniform_variance

@@ -11,11 +11,16 @@ from functools import partial
 
 import numpy as np
 
+from simulate.estimators.allocation import allocate
 from simulate.estimators.minibatch import Minibatch
-from simulate.estimators.stratified import Strata, allocate
+from simulate.estimators.strata import Strata
+from simulate.integrators.langevin import Langevin
+from simulate.integrators.sghmc import SGHMC
 from simulate.runtime.runner import run
 from simulate.samplers import cp_sghmc, cp_sgld, sgld
+from theory import exact_law
 from theory.chains import stratified as stratified_chains
+from theory.chains.additive_noise import additive_noise_sampler
 from theory.noise import stratified as stratified_noise
 from verify.api import (
     Check,
@@ -74,9 +79,11 @@ def _theory_cov(kind: str, rule: str, replace: bool) -> np.ndarray:
     a = posterior_precision()
     bi = allocate(strata, B, rule)
     Sigma = stratified_noise.gaussian_noise_cov(model.data, strata.labels, bi, SIGMA_X, replace)
+    P = a * np.eye(Sigma.shape[0])
     if kind == "sgld":
-        return stratified_chains.sgld_stationary_cov(a, SGLD_HA / a, Sigma)
-    return stratified_chains.sghmc_stationary_cov(a, SGHMC_HA / a, SGHMC_ALPHA, Sigma)[:2, :2]
+        return exact_law(additive_noise_sampler(P, SGLD_HA / a, Sigma, Langevin())).stationary_cov()
+    sampler = additive_noise_sampler(P, SGHMC_HA / a, Sigma, SGHMC(SGHMC_ALPHA))
+    return exact_law(sampler).stationary_cov(whole_state=True)[:2, :2]
 
 
 @simulation_cache

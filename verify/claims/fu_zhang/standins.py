@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulate.estimators.stratified import allocate, kmeans_strata
+from simulate.estimators.allocation import allocate
+from simulate.estimators.strata import kmeans_strata
 from simulate.models.datasets import breast_cancer_design, standardise_with_intercept
 from simulate.models.logistic import LogisticRegressionModel
 from theory.noise.stratified import logistic_grads, stratified_variance, uniform_variance

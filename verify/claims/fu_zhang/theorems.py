@@ -15,7 +15,9 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import minimize
 
-from simulate.estimators.stratified import Strata, Stratified, allocate, kmeans_strata
+from simulate.estimators.allocation import allocate
+from simulate.estimators.strata import Strata, kmeans_strata
+from simulate.estimators.stratified import Stratified
 from simulate.models.datasets import breast_cancer_design
 from simulate.models.gaussian import GaussianMeanModel
 from theory.bounds import fu_zhang as fu_zhang_bounds

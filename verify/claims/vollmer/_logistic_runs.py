@@ -4,16 +4,16 @@ Bayesian logistic regression (this module registers no claim).
 Setting (the paper's Section 7; docs/papers/vollmer.md secs. 8-9): d = 3, N = 1000, rows (x_i1, x_i2, 1),
 x_ij ~ N(0, 1), prior N(0, I), h = 0.002 (workbench convention, the paper's own), minibatches without replacement.
 Labels: the paper does not say how they were drawn; ours are y_i ~ sigma(y beta_true^T x_i) with
-beta_true = (1, -1, 0.5) (simulate.logistic.PAPER_BETA_TRUE, seed 2016).
+beta_true = (1, -1, 0.5) (simulate.models.logistic.PAPER_BETA_TRUE, seed 2016).
 
 Reference posterior moments: tensor Gauss-Hermite quadrature in Laplace-whitened coordinates
-(simulate.logistic.posterior_moments_quadrature); its error, max |K=20 vs K=12 nodes|, is ~1e-14, so every s.e.
-below that combines a simulation s.e. with the reference error "in quadrature" (sqrt(se^2 + err^2)) is in
+(simulate.analysis.reference.posterior_moments_quadrature); its error, max |K=20 vs K=12 nodes|, is ~1e-14, so every
+s.e. below that combines a simulation s.e. with the reference error "in quadrature" (sqrt(se^2 + err^2)) is in
 practice the simulation s.e. The reference itself is checked against full-gradient MALA (claim a).
 
 Asymptotic (stationary) biases of the posterior mean are per-chain time averages (eq. 7) after a burn-in, with the
-Laplace-linear control variate of simulate.logistic.laplace_cv_run (same expectation, ~20x smaller s.e. for SGLD);
-s.e. across independent chains. Samplers compared at the same n share the seed, hence the minibatches and the
+Laplace-linear control variate of simulate.analysis.reference.laplace_cv_run (same expectation, ~20x smaller s.e. for
+SGLD); s.e. across independent chains. Samplers compared at the same n share the seed, hence the minibatches and the
 injected noise (common random numbers), and their differences are formed chain by chain.
 
 Ordering statements ("grows", "better", "worse") are one-sided tests (:class:`OneSidedCheck`): the claim is

@@ -3,8 +3,9 @@ asymptotic bias in n, mSGLD against SGLD under the two readings of Section 7's c
 covariance (the setting and the simulations are in :mod:`verify.claims.vollmer._logistic_runs`).
 
 Asymptotic (stationary) biases of the posterior mean are per-chain time averages (eq. 7) after a burn-in, with the
-Laplace-linear control variate of simulate.logistic.laplace_cv_run; s.e. across independent chains. Samplers compared
-at the same n share the seed (common random numbers), and their differences are formed chain by chain. Ordering
+Laplace-linear control variate of simulate.analysis.reference.laplace_cv_run; s.e. across independent chains.
+Samplers compared at the same n share the seed (common random numbers), and their differences are formed chain by
+chain. Ordering
 statements ("grows", "better", "worse") are one-sided tests (:class:`OneSidedCheck`): the claim is rejected only when
 the data contradict it significantly; the z in favour is reported.
 """

@@ -1,8 +1,8 @@
 """Vollmer, Zygalakis & Teh (2016), Section 7: the reference posterior mean of the logistic regression (d = 3,
 N = 1000) is pinned down three ways: Gauss-Hermite quadrature in Laplace-whitened coordinates
-(simulate.logistic.posterior_moments_quadrature; its error, max |K=20 vs K=12 nodes|, is ~1e-14 and enters every s.e.
-in quadrature), full-gradient MALA, and the Richardson (h -> 0) limit of Euler. The setting and the simulations are in
-:mod:`verify.claims.vollmer._logistic_runs`.
+(simulate.analysis.reference.posterior_moments_quadrature; its error, max |K=20 vs K=12 nodes|, is ~1e-14 and enters
+every s.e. in quadrature), full-gradient MALA, and the Richardson (h -> 0) limit of Euler. The setting and the
+simulations are in :mod:`verify.claims.vollmer._logistic_runs`.
 """
 
 from __future__ import annotations

@@ -312,7 +312,7 @@ def dissipativity_check() -> ExactCheck:
     """(A.1) and (A.2) on the toy with alpha = 1/(2 sigma_x^2), beta = max_i x_i^2/(2 sigma_x^2), on a grid."""
     model = default_model()
     x = _data()
-    sx2, st2 = model.sigma_x**2, model.sigma_theta**2
+    sx2, st2 = model.sigma_x**2, model.sigma0**2
     alpha, beta = 1 / (2 * sx2), float(np.max(x**2)) / (2 * sx2)
     th = np.linspace(-50, 50, 2001)
     prior_ok = np.all(-th**2 / st2 <= -min(alpha, 1 / st2) * th**2 + beta)

@@ -1,7 +1,7 @@
 """Vollmer, Zygalakis & Teh (2016), Section 2: Euler, SGLD and mSGLD on the 1-D Gaussian toy model.
 
 Default data (the paper's Fig. 1 setting, docs/papers/vollmer.md sec. 9): N = 1000, x_i ~ N(1, 1),
-sigma_x = sigma_theta = 1, one data set drawn from a fixed seed.  Step sizes are given as r = A h (< 1 as in the
+sigma_x = sigma0 = 1, one data set drawn from a fixed seed.  Step sizes are given as r = A h (< 1 as in the
 paper).  Stationary quantities come from per-chain time averages over L = 25/r steps after a burn-in that
 leaves a transient below 1e-12 of the initial deviation (computed exactly from the mean/variance contraction),
 starting from the exact posterior N(mu_p, sigma_p^2).

@@ -79,7 +79,7 @@ def model_for(potential: str) -> PotentialModel:
     return POTENTIALS[_check("potential", potential, POTENTIALS)]()
 
 
-def make_sampler(potential: str, method: str, h_val: float) -> Sampler:
+def potential_sampler(potential: str, method: str, h_val: float) -> Sampler:
     """Euler: FullGradient x Langevin; SGLD: AdditiveNoise(VAR_G) x Langevin; mSGLD: the same x ModifiedLangevin."""
     model = model_for(potential)
     _check("method", method, weak_order.METHODS)
@@ -126,7 +126,7 @@ def richardson_c1(potential: str, method: str) -> tuple[float, ...]:
 
 
 @cache
-def asymptotic_variance(potential: str, phi_name: str) -> float:
+def asymptotic_variance_of(potential: str, phi_name: str) -> float:
     """pi(psi'^2): a time average over T time units has variance ~ this / T (used to predict the s.e.)."""
     return weak_order.asymptotic_variance(model_for(potential).U, TEST_FUNCTIONS[phi_name])
 
@@ -134,7 +134,7 @@ def asymptotic_variance(potential: str, phi_name: str) -> float:
 def predicted_se_c1(potential: str, phi_name: str, chains: int) -> float:
     """s.e. of the fitted c1 predicted from the diffusion's asymptotic variance (equal T at every h)."""
     hs = np.array(SWEEP_H[potential])
-    se = np.full(hs.size, math.sqrt(asymptotic_variance(potential, phi_name) / (chains * HORIZON[potential])))
+    se = np.full(hs.size, math.sqrt(asymptotic_variance_of(potential, phi_name) / (chains * HORIZON[potential])))
     _, cov = weighted_polyfit(hs, np.zeros(hs.size), se, FIT_DEGREE)
     return float(math.sqrt(cov[0, 0]))
 
@@ -142,7 +142,7 @@ def predicted_se_c1(potential: str, phi_name: str, chains: int) -> float:
 @simulation_cache
 def simulate_h(potential: str, method: str, h_val: float, chains: int, seed: int) -> dict:
     """Per-chain time averages of every test function at one h: (bias estimate, s.e.) across chains."""
-    sampler = make_sampler(potential, method, h_val)
+    sampler = potential_sampler(potential, method, h_val)
     model = sampler.model
     tfs = {name: compile_expr(phi) for name, phi in TEST_FUNCTIONS.items()}
     res = run(sampler, chains, math.ceil(HORIZON[potential] / h_val), seed=seed,
@@ -262,7 +262,7 @@ def gaussian_exact_checks() -> list[ExactCheck]:
         vf = 0 if m == "euler" else VB
         c_sq = weak_order.leading_bias_coefficient(U, th**2, m, vf, route="symbolic")
         c_lin = weak_order.leading_bias_coefficient(U, th, m, vf, route="symbolic")
-        toy = toy_moments.leading_bias_coefficient(m)
+        toy = toy_moments.toy_leading_bias_coefficient(m)
         out.append(ExactCheck(f"{m}: c1(theta^2) = toy recurrences (eqs. 18-21)", sp.simplify(c_sq - toy) == 0,
                               f"Theorem 6: {c_sq}; recurrences: {toy}", kind="consistency"))
         out.append(ExactCheck(f"{m}: c1(theta^2) = printed eq. ({'21' if m == 'msgld' else '18'}) slope",
@@ -349,5 +349,5 @@ def gaussian_exact(settings: Settings) -> ClaimResult:
         "counterparts are vollmer.eq18.* and vollmer.eq19.sgld_leading_coefficient"])
 
 
-__all__ = ["asymptotic_variance", "exact_bias", "make_sampler", "model_for", "predicted_se_c1", "richardson_c1",
+__all__ = ["asymptotic_variance_of", "exact_bias", "model_for", "potential_sampler", "predicted_se_c1", "richardson_c1",
            "simulate_h", "sweep", "theory_c1"]

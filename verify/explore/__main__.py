@@ -1,13 +1,13 @@
-"""``python -m theory.explore``: the exact optimal (h, n) of every sampler under a budget, printed as a table, and the
+"""``python -m verify.explore``: the exact optimal (h, n) of every sampler under a budget, printed as a table, and the
 interactive explorer page (one self-contained HTML file).
 
-    python -m theory.explore                                   # the toy, 1e5 gradient evaluations, both pages' grids
-    python -m theory.explore --objective quadratic --budget 1e6 --N 1000
-    python -m theory.explore --model linreg --data my.csv      # your linear regression (last column: y)
-    python -m theory.explore --model logistic                  # logistic regression, Laplace approximation
+    python -m verify.explore                                   # the toy, 1e5 gradient evaluations, both pages' grids
+    python -m verify.explore --objective quadratic --budget 1e6 --N 1000
+    python -m verify.explore --model linreg --data my.csv      # your linear regression (last column: y)
+    python -m verify.explore --model logistic                  # logistic regression, Laplace approximation
 
 The table comes from :func:`theory.tradeoffs.tradeoffs` (optimum refined in h, with a simulation spot-check); the
-page from :func:`theory.explore.grid.explorer_data` (a grid over N, budget, n, h, objective and sampler).
+page from :func:`verify.explore.grid.explorer_data` (a grid over N, budget, n, h, objective and sampler).
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ import numpy as np
 
 from simulate.models.logistic import LogisticRegressionModel
 from simulate.validation import ParameterError
-
-from ..tradeoffs import (
+from theory.tradeoffs import (
     SAMPLERS,
     Budget,
     Objective,
@@ -32,7 +31,8 @@ from ..tradeoffs import (
     preset,
     tradeoffs,
 )
-from ..tradeoffs.objective import KINDS, UNITS
+from theory.tradeoffs.objective import KINDS, UNITS
+
 from .grid import PAGE_BUDGETS, PAGE_N_DATA, PAGE_OBJECTIVES, GridSpec, explorer_data
 from .page import MAX_BYTES, write_page
 
@@ -40,7 +40,7 @@ DEFAULT_OUT = Path("output/explore/explorer.html")
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m theory.explore", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m verify.explore", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default="toy", choices=["toy", "gaussian", "linreg", "logistic"])
     p.add_argument("--data", help="CSV of your data for --model linreg / logistic: features, then y in the last "

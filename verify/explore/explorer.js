@@ -1,5 +1,5 @@
 // The trade-off explorer page: every number is looked up in the grid the exact engine precomputed (DATA, embedded
-// as JSON by theory/explore/page.py); moving a control only redraws. Plain JavaScript, SVG drawn as markup.
+// as JSON by verify/explore/page.py); moving a control only redraws. Plain JavaScript, SVG drawn as markup.
 "use strict";
 
 const DATA = JSON.parse(document.getElementById("explorer-data").textContent);

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simulate.validation import ParameterError
-
-from ..tradeoffs import (
+from theory.tradeoffs import (
     SAMPLERS,
     Budget,
     ModelSpec,
@@ -30,7 +29,8 @@ from ..tradeoffs import (
     sampler_spec,
     surfaces,
 )
-from ..tradeoffs.api import slow_reason
+from theory.tradeoffs.api import slow_reason
+
 from . import regimes
 
 #: The page's default grid (written in well under 30 s on a 2-core machine).
@@ -124,7 +124,7 @@ def explorer_data(grid: GridSpec, workers: int = 2) -> dict:
         results = map(_task, tasks)
     else:
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["theory.explore.grid"])
+        ctx.set_forkserver_preload(["verify.explore.grid"])
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
         results = pool.map(_task, tasks)
     seconds = {}

@@ -6,7 +6,7 @@
   (:func:`theory.noise.vr.gaussian_gamma`), so the overlay is drawn there, for SGLD with and without replacement.
 * Vollmer et al. Theorem 5.2 with the toy's constants and Remark 8 (the ingredients of Section 6.1's cost
   analysis), :func:`theory.bounds.vollmer.asymptotic_mse_constants`: MSE2(L, h) ~ c1^2 h^2 + C_v/(L h), minimised at
-  h* = (C_v / (2 c1^2 L))^(1/3); for the time average of theta^2 on the Gaussian toy (sigma_x = sigma_theta = 1)
+  h* = (C_v / (2 c1^2 L))^(1/3); for the time average of theta^2 on the Gaussian toy (sigma_x = sigma0 = 1)
   with SGLD (with and without replacement) and mSGLD.
 """
 
@@ -15,10 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from simulate.models.gaussian import GaussianMeanModel
-
-from ..bounds import chen as cb
-from ..bounds.vollmer import asymptotic_mse_constants
-from ..noise import vr as vr_noise
+from theory.bounds import chen as cb
+from theory.bounds.vollmer import asymptotic_mse_constants
+from theory.noise import vr as vr_noise
 
 #: Samplers each overlay applies to.
 CHEN_SAMPLERS = ("sgld", "sgld_wr")
@@ -27,7 +26,7 @@ VOLLMER_SAMPLERS = {"sgld": ("sgld", False), "sgld_wr": ("sgld", True), "msgld":
 
 def _toy(model) -> bool:
     m = model.model
-    return isinstance(m, GaussianMeanModel) and m.dim == 1 and m.sigma_x == 1.0 and m.sigma_theta == 1.0
+    return isinstance(m, GaussianMeanModel) and m.dim == 1 and m.sigma_x == 1.0 and m.sigma0 == 1.0
 
 
 def chen_overlay(models: list, budgets) -> list[dict | None]:

@@ -22,7 +22,7 @@ def _script_json(data: dict) -> str:
 
 
 def render_page(data: dict) -> str:
-    """The explorer page for ``data`` (:func:`theory.explore.grid.explorer_data`)."""
+    """The explorer page for ``data`` (:func:`verify.explore.grid.explorer_data`)."""
     approx = (f'<p class="sub"><b>Approximation:</b> {html.escape(data["approximation"])}</p>'
               if data.get("approximation") else "")
     t = data["timing"]

@@ -1,0 +1,112 @@
+"""The warped Gaussian model of Baker, Fearnhead, Fox & Nemeth (2019), Sec. 3.3 (a toy target).
+
+x_i ~ N(theta_1 + theta_2^2, sigma_x^2), theta_k ~ N(0, sigma0^2). The paper omits the scales; the workbench chooses
+(the defaults of ``simulate_data``) sigma_x = 2, sigma0 = 1 (both standard deviations; the paper's N(., sigma) is
+read as a scale), theta_true = (0, 1), N = 800.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..validation import ParameterError, check_finite_array, check_int, check_positive
+from .log_density import LogDensityModel
+
+
+@dataclass
+class WarpedGaussian(LogDensityModel):
+    """x_i ~ N(theta_1 + theta_2^2, sigma_x^2), theta_k ~ N(0, sigma0^2) (Baker et al. Sec. 3.3).
+
+    grad log p(x | theta) = ((x - theta_1 - theta_2^2)/sigma_x^2) (1, 2 theta_2). The tempered posterior
+    pi(theta) propto p(theta)^lam prod_{i in B} p(x_i | theta) is sampled exactly (new): given theta_2, theta_1 is
+    Gaussian with precision a = n/sigma_x^2 + lam/sigma0^2 and mean (n/sigma_x^2)(xbar - theta_2^2)/a, and
+    theta_2 has the 1-D marginal log pi(theta_2) = -lam theta_2^2/(2 sigma0^2)
+    - (xbar - theta_2^2)^2 / (2 (sigma0^2/lam + sigma_x^2/n)), drawn by inverse CDF on a fine grid.
+    """
+
+    sigma_x: float = 2.0
+    sigma0: float = 1.0
+
+    def __post_init__(self) -> None:
+        self._set_data(self.data, 1)
+        self.dim = 2
+        self.sigma_x = check_positive("sigma_x", self.sigma_x)
+        self.sigma0 = check_positive("sigma0", self.sigma0)
+        self.grad_lipschitz = None
+
+    @classmethod
+    def simulate_data(cls, n_data: int = 800, theta_true=(0.0, 1.0), sigma_x: float = 2.0,
+                      sigma0: float = 1.0, seed: int = 0) -> WarpedGaussian:
+        n_data = check_int("n_data", n_data, 1)
+        sigma_x = check_positive("sigma_x", sigma_x)
+        t = check_finite_array("theta_true", theta_true, ndim=(1,))
+        if t.shape != (2,):
+            raise ParameterError(f"theta_true must have shape (2,), got {t.shape}")
+        rng = np.random.default_rng(seed)
+        return cls(t[0] + t[1] ** 2 + sigma_x * rng.standard_normal((n_data, 1)), sigma_x=sigma_x,
+                   sigma0=sigma0)
+
+    def terms(self, theta, x):
+        r = x[..., 0] - theta[..., 0] - theta[..., 1] ** 2
+        s2 = self.sigma_x ** 2
+        lp = -0.5 * r * r / s2
+        g = np.stack(np.broadcast_arrays(r / s2, 2.0 * theta[..., 1] * r / s2), axis=-1)
+        return lp, g
+
+    def prior_terms(self, theta):
+        s2 = self.sigma0 ** 2
+        return -0.5 * np.einsum("...i,...i->...", theta, theta) / s2, -theta / s2
+
+    def approx_cov(self, n_data: int, prior_power: float = 1.0) -> np.ndarray:
+        return np.diag([self.sigma_x ** 2 / max(n_data, 1), self.sigma0 ** 2 / max(prior_power, 1e-12)])
+
+    def init_draws(self, rng: np.random.Generator, shape: tuple[int, ...], xb: np.ndarray) -> np.ndarray:
+        """Starts drawn from the prior N(0, sigma0^2 I)."""
+        return self.sigma0 * rng.standard_normal(shape + (2,))
+
+    def theta2_log_marginal(self, t2: np.ndarray, xbar: float, n: int, prior_power: float = 1.0) -> np.ndarray:
+        """log pi(theta_2) of the tempered block posterior, up to a constant (formula in the class docstring)."""
+        lam = prior_power
+        s_th2, s_x2 = self.sigma0 ** 2, self.sigma_x ** 2
+        if lam > 0:
+            v = s_th2 / lam + s_x2 / n
+            return -0.5 * lam * t2 ** 2 / s_th2 - 0.5 * (xbar - t2 ** 2) ** 2 / v
+        # no prior: theta_1 flat, the theta_2 marginal is flat too (improper)
+        raise ParameterError("prior_power must be > 0 for the warped Gaussian (its marginal is otherwise improper)")
+
+    def exact_draws(self, rng: np.random.Generator, shape: tuple[int, ...], xbar: float, n: int,
+                    prior_power: float = 1.0, grid: int = 20001) -> np.ndarray:
+        """Exact draws (shape + (2,)) from the tempered posterior of a block with n data of mean xbar."""
+        lam = check_positive("prior_power", prior_power)
+        n = check_int("n", n, 1)
+        half = self.sigma0 / np.sqrt(lam) * 8.0 + np.sqrt(abs(xbar)) + 1.0
+        t = np.linspace(-half, half, grid)
+        lp = self.theta2_log_marginal(t, xbar, n, lam)
+        p = np.exp(lp - lp.max())
+        cdf = np.concatenate([[0.0], np.cumsum(0.5 * (p[1:] + p[:-1]) * np.diff(t))])
+        cdf /= cdf[-1]
+        u = rng.random(shape)
+        t2 = np.interp(u, cdf, t)
+        a = n / self.sigma_x ** 2 + lam / self.sigma0 ** 2
+        m1 = (n / self.sigma_x ** 2) * (xbar - t2 ** 2) / a
+        t1 = m1 + rng.standard_normal(shape) / np.sqrt(a)
+        return np.stack([t1, t2], axis=-1)
+
+    def posterior_moment_theta2_sq(self, xbar: float | None = None, n: int | None = None,
+                                   prior_power: float = 1.0) -> float:
+        """E[theta_2^2] under the (tempered block) posterior by quadrature of the 1-D marginal (new)."""
+        from scipy.integrate import quad
+
+        xbar = float(self.data.mean()) if xbar is None else xbar
+        n = self.n_data if n is None else n
+        grid = np.linspace(-10, 10, 4001)
+        ref = self.theta2_log_marginal(grid, xbar, n, prior_power).max()
+        f = lambda t, k: t ** k * np.exp(self.theta2_log_marginal(t, xbar, n, prior_power) - ref)  # noqa: E731
+        z = quad(f, -np.inf, np.inf, args=(0,), epsabs=0, epsrel=1e-12, limit=500)[0]
+        m2 = quad(f, -np.inf, np.inf, args=(2,), epsabs=0, epsrel=1e-12, limit=500)[0]
+        return m2 / z
+
+
+__all__ = ["WarpedGaussian"]

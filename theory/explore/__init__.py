@@ -1,1 +1,0 @@
-"""The step-size / minibatch explorer page (``python -m theory.explore``)."""
