@@ -138,7 +138,7 @@ def small_step_checks() -> list[ExactCheck]:
        statement="Fixed-step SGHMC (beta_hat = 0) on a Gaussian target has the exact posterior mean as stationary "
                  "mean.",
        family="baker.sghmc")
-def stationary_mean(settings: Settings) -> ClaimResult:
+def sghmc_stationary_mean(settings: Settings) -> ClaimResult:
     return ClaimResult(checks=mean_checks(all_estimates(settings)))
 
 
@@ -146,7 +146,7 @@ def stationary_mean(settings: Settings) -> ClaimResult:
        statement="Stationary Var theta = (2 - alpha)(2 alpha + eta s2) / (P alpha (4 - 2 alpha - eta P)) for SGHMC "
                  "with learning rate eta, friction alpha and gradient-noise variance s2.",
        family="baker.sghmc")
-def stationary_variance(settings: Settings) -> ClaimResult:
+def sghmc_stationary_variance(settings: Settings) -> ClaimResult:
     return ClaimResult(checks=variance_checks(all_estimates(settings)))
 
 

@@ -44,7 +44,7 @@ def _rel(x: float, y: float) -> float:
 
 
 # ------------------------------------------------------------------------------------------ App. B-C: eq. (7)
-def unbiased_checks() -> list[ExactCheck]:
+def eq7_unbiased_checks() -> list[ExactCheck]:
     """Enumeration: unbiasedness of the minibatch and vr gradients and eq. (7) (V1 App. B-C)."""
     out = []
     N, d = 7, 2
@@ -74,7 +74,7 @@ def unbiased_checks() -> list[ExactCheck]:
                  "for minibatches drawn without replacement (eq. 7).",
        family="chen_algebra")
 def unbiased_and_eq7(settings: Settings) -> ClaimResult:
-    return ClaimResult(exact=unbiased_checks(),
+    return ClaimResult(exact=eq7_unbiased_checks(),
                        notes=["enumeration over all C(N, n) minibatches (and all independent (z, b) pairs for vr), "
                               "without replacement; with replacement eq. (7) would read N(N-1)s^2/n instead"])
 

@@ -86,7 +86,7 @@ def gap_checks(m: int, D: np.ndarray) -> list[Check]:
     return out
 
 
-def engine_check() -> ExactCheck:
+def lemma5_engine_check() -> ExactCheck:
     """The closed form (E D_l, E D_l^2) against the exact engine's whole-state law, l < 3m."""
     gd, hh = gdata(), step()
     worst = 0.0
@@ -141,4 +141,4 @@ def anchor_gap_notes() -> list[str]:
 def anchor_gap(settings: Settings) -> ClaimResult:
     checks = [c for m in LEMMA5_MS
               for c in gap_checks(m, anchor_gap_run(m, settings.chains, settings.seed_for(f"fidelity2.lemma5.{m}")))]
-    return ClaimResult(checks=checks, exact=[engine_check(), bound_check()], notes=anchor_gap_notes())
+    return ClaimResult(checks=checks, exact=[lemma5_engine_check(), bound_check()], notes=anchor_gap_notes())

@@ -116,7 +116,7 @@ def _bc_setup() -> tuple[LogisticRegressionModel, Strata, np.ndarray]:
 
 
 # ------------------------------------------------------------------------------------------ checks
-def unbiased_checks() -> list[ExactCheck]:
+def lemma33_unbiased_checks() -> list[ExactCheck]:
     """E[eq. 10] = grad U by enumeration, with and without replacement, for three allocations."""
     out = []
     for name, model, strata, theta in _cases():
@@ -149,7 +149,7 @@ def lemma34_enumeration_checks(replace: bool) -> list[ExactCheck]:
     return out
 
 
-def one_step_checks(replace: bool, settings: Settings) -> list[Check]:
+def lemma34_one_step_checks(replace: bool, settings: Settings) -> list[Check]:
     """Simulated one-step squared errors against the exact variance, on the blobs and on breast cancer."""
     out = []
     for kind in ("gaussian", "breast_cancer"):
@@ -226,7 +226,7 @@ def is_least_variance_check() -> ExactCheck:
                  "with or without replacement inside clusters.",
        family="fu_zhang_exact")
 def lemma33_unbiased(settings: Settings) -> ClaimResult:
-    return ClaimResult(exact=unbiased_checks())
+    return ClaimResult(exact=lemma33_unbiased_checks())
 
 
 @claim("fu_zhang.lemma34.with_replacement", paper=PAPER, source="Fu & Zhang Lemma 3.4",
@@ -234,7 +234,7 @@ def lemma33_unbiased(settings: Settings) -> ClaimResult:
                  "replacement inside clusters).",
        family="fu_zhang_variance")
 def lemma34_with_replacement(settings: Settings) -> ClaimResult:
-    return ClaimResult(exact=lemma34_enumeration_checks(True), checks=one_step_checks(True, settings))
+    return ClaimResult(exact=lemma34_enumeration_checks(True), checks=lemma34_one_step_checks(True, settings))
 
 
 @claim("fu_zhang.lemma34.without_replacement_corrected", paper=PAPER,
@@ -243,7 +243,7 @@ def lemma34_with_replacement(settings: Settings) -> ClaimResult:
                  "||g_j - gbar_i||^2 with f_i = (n_i - b_i)/(n_i - 1).",
        family="fu_zhang_variance")
 def lemma34_without_replacement(settings: Settings) -> ClaimResult:
-    return ClaimResult(exact=lemma34_enumeration_checks(False), checks=one_step_checks(False, settings))
+    return ClaimResult(exact=lemma34_enumeration_checks(False), checks=lemma34_one_step_checks(False, settings))
 
 
 @claim("fu_zhang.lemma34.printed_for_algorithm1", paper=PAPER, source="Fu & Zhang Lemma 3.4 with Algorithm 1",

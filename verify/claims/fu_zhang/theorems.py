@@ -186,7 +186,7 @@ def rounding_excess(case: dict) -> float:
 @claim("fu_zhang.thm31.bound", paper=PAPER, source="Fu & Zhang Theorem 3.1, eq. (12), Assumption 3.1",
        statement="Under Assumption 3.1, V(grad U_bar | C, b) <= L^2 sum_i (n_i/b_i) sum_{j in C_i} ||x_j - mu_i||^2.",
        family="fu_zhang_exact")
-def thm31_bound(settings: Settings) -> ClaimResult:
+def thm31_bound_claim(settings: Settings) -> ClaimResult:
     rng = np.random.default_rng(settings.seed_for("fu_zhang.thm31"))
     identity, draws = gaussian_bound_checks(settings, rng)
     return ClaimResult(checks=[draws], exact=[identity, breast_cancer_bound_check(rng)])

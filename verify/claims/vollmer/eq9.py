@@ -50,14 +50,14 @@ def first_order_check() -> ExactCheck:
         f"(SGLD's is +V_B/(2A), eq. 19; eqs. 20/51/54 give 0)")
 
 
-def toy_constants() -> tuple[float, float, float]:
+def eq9_toy_constants() -> tuple[float, float, float]:
     """(A, Var(B), h) of the toy at n = EQ9_n, r = EQ9_R."""
     ch = toy_finite_time("sgld", default_model().data[:, 0], EQ9_n, r=EQ9_R)
     A_, V_ = float(ch.A), float(ch.var_B)
     return A_, V_, EQ9_R / A_
 
 
-def engine_check(exact: float) -> ExactCheck:
+def eq9_engine_check(exact: float) -> ExactCheck:
     """The closed form against the exact engine's stationary variance of the same sampler."""
     engine = float(exact_law(printed_eq9_sampler()).stationary_cov()[0, 0])
     return ExactCheck(
@@ -77,7 +77,7 @@ def simulated_check(exact: float, settings: Settings) -> Check:
 
 def variance_note(exact: float) -> str:
     """The stationary variances of eq. (9), Euler, SGLD, eq. (20) and the posterior."""
-    A_, V_, hh = toy_constants()
+    A_, V_, hh = eq9_toy_constants()
     euler_v = 1 / (A_ * (2 - EQ9_R))
     return (f"stationary variance: eq. (9) printed {exact:.5g}, Euler {euler_v:.5g}, SGLD "
             f"{(1 + hh * V_) * euler_v:.5g}, eq. (20) {(1 + hh * hh * V_ * V_ / 4) * euler_v:.5g}; posterior "
@@ -98,7 +98,7 @@ def variance_note(exact: float) -> str:
                "the posterior variance 1.0e-3 (SGLD 1.49e-3, eq. 20 1.08e-3). Eq. (9) needs Cov fhat = "
                "Cov[gradhat log pi]/4, i.e. I - (h/8) Cov[gradhat log pi].")
 def printed_first_order(settings: Settings) -> ClaimResult:
-    A_, V_, hh = toy_constants()
+    A_, V_, hh = eq9_toy_constants()
     exact = eq9_printed_variance_value(A_, hh, V_)
-    return ClaimResult(checks=[simulated_check(exact, settings)], exact=[first_order_check(), engine_check(exact)],
+    return ClaimResult(checks=[simulated_check(exact, settings)], exact=[first_order_check(), eq9_engine_check(exact)],
                        notes=[variance_note(exact)])

@@ -126,7 +126,7 @@ def reading_table_notes(table: dict) -> list[str]:
     return notes
 
 
-def one_step_checks(settings: Settings, chains: int) -> list[Check]:
+def remark7_one_step_checks(settings: Settings, chains: int) -> list[Check]:
     """Remark 7 at one step: E g = grad log pi and E Covhat = Cov g, at beta = 0 and at the posterior mode."""
     out = []
     for n in ONE_STEP_NS:
@@ -254,10 +254,10 @@ def msgld_vs_sgld(settings: Settings) -> ClaimResult:
                  "estimate is unbiased, so mSGLD with Covhat keeps the O(h) bias of exact-covariance mSGLD: at n = 150 "
                  "their stationary biases differ by less than an O(h^2) remainder of SGLD's O(h) term.",
        family="logistic_remark7")
-def estimated_covariance(settings: Settings) -> ClaimResult:
+def remark7_estimated_covariance(settings: Settings) -> ClaimResult:
     """Claim (d): Remark 7 one-step unbiasedness and the stationary exact-vs-estimated covariance comparison."""
     chains = _chains(settings, 1, 100)
-    zs = one_step_checks(settings, chains)
+    zs = remark7_one_step_checks(settings, chains)
     ratio, note = estimated_covariance_check(settings)
     return ClaimResult(checks=[*zs, ratio], figure=partial(draw_remark7, zs=zs, ratio=ratio), notes=[
         note, f"one-step checks: {chains} independent minibatches at beta = 0 and at the posterior mode."])

@@ -83,7 +83,7 @@ def draw_thm52(ax, rows: list[tuple]) -> None:
        statement="MSE of the time average = O(h^2 + 1/(M h)); on the toy exactly c1^2 h^2 + C_v/(M h) to leading "
                  "order, with c1 the bias coefficient and C_v = 4 mu^2/A^2 + 1/(2A^3).",
        family="sections56")
-def toy_constants(settings: Settings) -> ClaimResult:
+def thm52_toy_constants(settings: Settings) -> ClaimResult:
     out, rows = ClaimResult(), []
     for method, n in (("euler", None), ("sgld", 100), ("msgld", 100)):
         method_rows, gaps, constants = thm52_rows(method, n)
@@ -160,7 +160,7 @@ def draw_remark8(ax, optima: dict) -> None:
 @claim("vollmer.remark8.optimal_step", paper=PAPER, source="Vollmer et al. 2016, Remark 8 (Section 5)",
        statement="Minimising h^2 + 1/(M h): h* ~ M^(-1/3) and MSE ~ M^(-2/3) (checked on the exact MSE2 of the toy).",
        family="sections56")
-def optimal_step(settings: Settings) -> ClaimResult:
+def remark8_optimal_step(settings: Settings) -> ClaimResult:
     optima = {method: optimal_steps(method, n) for method, n in (("euler", None), ("sgld", 100))}
     return ClaimResult(exact=[optimal_step_check(method, opts) for method, opts in optima.items()],
                        figure=partial(draw_remark8, optima=optima)).add(*remark8_simulated_checks(settings))
