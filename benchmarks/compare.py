@@ -33,7 +33,10 @@ numba's threads (all cores) and its random numbers in one stream per chain block
 Timings on a shared machine are noisy: compare the ratios within one run.
 Last line: ``min_ratio_vs_blackjax=<r>`` (minimum over W1-W3 rows where blackjax has the sampler).
 
-    python benchmarks/compare.py [--quick] [--budget S] [--repeats R] [--only W1,W2,...]
+    python benchmarks/compare.py [--quick] [--budget S] [--repeats R] [--only W1,W2,...] [--backend jax]
+
+``--backend jax`` runs the workbench's JAX backend and the JAX peers on the same device instead
+(benchmarks/compare_jax.py).
 """
 
 from __future__ import annotations
@@ -412,9 +415,10 @@ def workload_exact(args) -> list[Row]:
 # ----------------------------------------------------------------------------------------------------- report
 
 
-def table(rows: list[Row]) -> tuple[str, float]:
-    """The printed table and min over W1-W3 of (workbench rate) / (blackjax rate) where blackjax ran."""
-    ours = {(r.workload, r.sampler): r.rate for r in rows if r.impl == "workbench" and r.seconds == r.seconds}
+def table(rows: list[Row], ours_impl: str = "workbench") -> tuple[str, float]:
+    """The printed table and min over W1-W3 of (workbench rate) / (blackjax rate) where blackjax ran; ``ours_impl``
+    names the workbench's rows (the ratio column divides their rate by each row's)."""
+    ours = {(r.workload, r.sampler): r.rate for r in rows if r.impl == ours_impl and r.seconds == r.seconds}
     bj = {(r.workload, r.sampler): r.rate for r in rows if r.impl == "blackjax" and r.seconds == r.seconds}
     rng = {r.workload: r.rate for r in rows if r.impl.startswith("rng only")}
     lines = [f"{'workload':8s} {'sampler':14s} {'implementation':24s} {'M':>7s} {'L':>9s} {'seconds':>9s} "
@@ -429,7 +433,7 @@ def table(rows: list[Row]) -> tuple[str, float]:
             lines.append(f"{r.workload:8s} {r.sampler:14s} {r.impl:24s} {'-':>7s} {'-':>9s} {'-':>9s} {'-':>10s} "
                          f"{'-':>9s}  {r.note}")
             continue
-        ratio = ours[key] / r.rate if key in ours and r.impl != "workbench" else math.nan
+        ratio = ours[key] / r.rate if key in ours and r.impl != ours_impl else math.nan
         note = r.note
         if r.impl == "workbench" and r.workload in rng:
             note = (note + "; " if note else "") + f"rng_only_fraction={r.rate / rng[r.workload]:.3f}"
@@ -487,11 +491,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", type=lambda s: set(s.upper().split(",")), default=None,
                    help="comma-separated workloads, e.g. W1,W4")
     p.add_argument("--jax-float32", action="store_true", help="JAX peers in float32 (default: float64 as ours)")
+    p.add_argument("--backend", choices=("numpy", "jax"), default="numpy",
+                   help="the workbench's backend: numpy (W1-W4 against the peers, this table) or jax (W1-W3 on the "
+                        "device JAX sees, against the JAX peers on the same device: benchmarks/compare_jax.py)")
     args = p.parse_args(argv)
     global X32
     X32 = args.jax_float32
     args.budget = args.budget if args.budget is not None else (2.0 if args.quick else 20.0)
     args.repeats = args.repeats if args.repeats is not None else (1 if args.quick else 3)
+    if args.backend == "jax":
+        import compare_jax
+
+        X32 = args.jax_float32
+        return compare_jax.main(args)
     sizes = QUICK if args.quick else FULL
     tune_allocator()
     # measured first, before JAX has started its thread pool in this process

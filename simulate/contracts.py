@@ -138,9 +138,10 @@ class Integrator(Protocol):
         """The integrator's state at theta_0 (:data:`simulate.integrators.base.EMPTY` for first-order ones)."""
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float | np.ndarray,
-               state: Any, rng: np.random.Generator) -> Any:
-        """Advance theta in place (grad and xi may be overwritten) and return the new integrator state (the
-        sampler's :meth:`~simulate.sampler.Sampler.step` copies the state first unless ``inplace=True``)."""
+               state: Any, rng: np.random.Generator) -> tuple[np.ndarray, Any]:
+        """(theta', the new integrator state): numpy advances theta in place and returns it (grad and xi may be
+        overwritten; the sampler's :meth:`~simulate.sampler.Sampler.step` copies the state first unless
+        ``inplace=True``), an immutable array is returned anew (written once against :mod:`simulate.arrays`)."""
 
     def draws_in_update(self) -> bool:
         """True when :meth:`update` takes random numbers from rng itself (e.g. a momentum refresh)."""

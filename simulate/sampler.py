@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._fast import draws as fast_draws
+from .arrays import is_backend_stream, namespace_of
 from .contracts import GradientEstimator, Integrator, Model
 from .integrators.base import EMPTY
 from .validation import ParameterError, check_step_size
@@ -43,6 +44,14 @@ class SamplerState(NamedTuple):
     estimator_state: Any
     integrator_state: Any = EMPTY
     step: int = 0
+
+
+def _standard_normal(rng, shape: tuple[int, ...]):
+    """xi ~ N(0, I) of ``shape``: ``rng.standard_normal(shape)`` bit for bit (numba, for a numpy generator), or the
+    stream's own ``standard_normal`` (another backend's, :mod:`simulate.arrays`)."""
+    if is_backend_stream(rng):
+        return rng.standard_normal(shape)
+    return fast_draws.standard_normal(rng, shape)
 
 
 def _fresh_state(state: SamplerState) -> SamplerState:
@@ -84,7 +93,8 @@ class Sampler:
 
     def init(self, theta0, rng: np.random.Generator) -> SamplerState:
         """States at theta0 (M, d): the estimator's initial state first, then the integrator's (e.g. a momentum)."""
-        theta = np.array(self.model.check_theta(theta0, "theta0"), dtype=np.float64, copy=True)
+        theta = self.model.check_theta(theta0, "theta0")
+        theta = namespace_of(theta).copy(theta)
         est_state = self.estimator.init(self.model, theta.shape[0], rng)
         int_state = self.integrator.init_state(theta, self.h, rng)
         return SamplerState(theta, est_state, int_state, 0)
@@ -113,7 +123,7 @@ class Sampler:
         theta = state.theta
         draws = self.estimator.draw(self.model, theta.shape[0], state.step, rng)
         grad, est_state = self.estimator.apply(self.model, theta, state.estimator_state, draws)
-        xi = fast_draws.standard_normal(rng, theta.shape)  # rng.standard_normal(theta.shape), bit for bit
+        xi = _standard_normal(rng, theta.shape)
         return self._update(state, grad, est_state, xi, rng)
 
     @property
@@ -130,7 +140,7 @@ class Sampler:
             raise ParameterError(f"sampler {self.name!r}: its draws depend on the state (draws_ahead is False); "
                                  "use step")
         est = self.estimator.draw(self.model, n_chains, step, rng)
-        return StepDraws(est, fast_draws.standard_normal(rng, (n_chains, self.model.dim)))
+        return StepDraws(est, _standard_normal(rng, (n_chains, self.model.dim)))
 
     def apply(self, state: SamplerState, draws: StepDraws, *, inplace: bool = False) -> SamplerState:
         """The step that consumes ``draws`` (from :meth:`draw` for step ``state.step``): step(state, rng) split.
@@ -173,7 +183,7 @@ class Sampler:
             if cov is None:
                 cov = self.estimator.noise_cov(self.model, theta)
             noise = self.integrator.noise_matrix(self.h, cov)
-        int_state = self.integrator.update(theta, grad, xi, self.h, noise, state.integrator_state, rng)
+        theta, int_state = self.integrator.update(theta, grad, xi, self.h, noise, state.integrator_state, rng)
         return SamplerState(theta, est_state, int_state, state.step + 1)
 
     def grads_per_step(self) -> float:

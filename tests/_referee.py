@@ -183,7 +183,7 @@ class _Prober:
         theta, est_state, int_state = st.rebuild(X)
         g, est_state = s.estimator.apply(s.model, theta, est_state, draws)
         noise = self._noise_matrix(est_state, theta)
-        int_state = s.integrator.update(theta, g, xi, s.h, noise, int_state, _Normals(normals))
+        theta, int_state = s.integrator.update(theta, g, xi, s.h, noise, int_state, _Normals(normals))
         new = _State(theta, est_state, int_state, M)
         out = new.X
         a = out[0]

@@ -26,7 +26,7 @@ def _update(noise_preconditioned=True, drift_preconditioned=True, gbar_scaled=Tr
         G = self.preconditioner(V)
         theta += 0.5 * h * (G * grad if drift_preconditioned else grad)
         theta += noise * (np.sqrt(G) * xi if noise_preconditioned else xi)
-        return PSGLDState(V, state.step + 1)
+        return theta, PSGLDState(V, state.step + 1)
 
     return update
 

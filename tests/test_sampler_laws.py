@@ -193,7 +193,7 @@ class _Halving:
 
     def update(self, theta, grad, xi, h, noise, state, rng=None):
         theta += 0.5 * h * grad
-        return state
+        return theta, state
 
     def draws_in_update(self):
         return False

@@ -66,7 +66,7 @@ class HeavyBallLangevin:
         v = self.beta * state.v + (0.5 * h) * grad
         theta += v
         theta += noise * xi
-        return HeavyBallState(v, state.step + 1)
+        return theta, HeavyBallState(v, state.step + 1)
 
 
 @law_for(HeavyBallLangevin,

@@ -16,6 +16,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from simulate.runtime.backends import jax_module
 from simulate.validation import ParameterError, check_int
 
 from .environment import differences
@@ -90,6 +91,10 @@ def parser() -> argparse.ArgumentParser:
                    help="choose the chains of each claim so that every check detects a relative deviation R (e.g. "
                         "0.01) with 90%% power; a pilot run (or the report in --out) sets the scale, and the plan "
                         "with its estimated time is printed before the run starts")
+    p.add_argument("--backend", choices=("numpy", "jax"), default=Settings.backend,
+                   help="where the simulations run: numpy (bit for bit, the default) or jax (simulate.run(..., "
+                        "backend='jax') on the device JAX sees; a run it does not cover runs on numpy, and the "
+                        "claim's notes say so)")
     p.add_argument("--rerun", metavar="REPORT",
                    help="re-run the claims of a report (its results.json or folder) with its settings and compare "
                         "every number; writes a new report folder, never over the one it reruns")
@@ -120,7 +125,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{c.id:45s} {det:16s} {c.source}")
         return 0
     settings = Settings(chains=args.chains, seed=args.seed, alpha=args.alpha, progress=not args.no_progress,
-                        workers=args.workers, scheduler=args.scheduler)
+                        workers=args.workers, scheduler=args.scheduler, backend=args.backend)
+    if args.backend != "numpy":
+        try:
+            jax_module()
+        except ParameterError as e:
+            print(f"error: --backend {args.backend}: {e}", file=sys.stderr)
+            return 2
     if args.target_mde is not None:
         settings = plan_for_target(claims, settings, args.target_mde, out)
     rows = run_claims(claims, settings)
@@ -164,13 +175,17 @@ def _last_mdes(out: Path) -> dict[str, float | None]:
 def plan_for_target(claims, settings: Settings, target: float, out: Path) -> Settings:
     """Chains per claim so that its least sensitive check detects a relative deviation ``target`` with 90% power:
     chains ~ pilot chains (pilot mde / target)^2, from the report in ``out`` when it has the claims at this seed, else
-    from a pilot run at 2000 chains. Prints the plan and its estimated time; returns the settings to run with."""
+    from a pilot run at 2000 chains, on the run's backend. Its time estimate scales the pilot's seconds apart from
+    compilation (a JAX program compiles once whatever the chains) by the chains. Prints the plan and its estimated
+    time; returns the settings to run with."""
     from .report import claim_mde, claim_record
 
     try:
         old = json.loads((out / "results.json").read_text())
         assert old["settings"]["seed"] == settings.seed
-        pilot = {c["id"]: (claim_mde(c), c["seconds"] or 0.0) for c in old["claims"]}
+        assert old["settings"].get("backend", "numpy") == settings.backend  # the pilot's seconds are the backend's
+        pilot = {c["id"]: (claim_mde(c), c["seconds"] or 0.0, c.get("compile_seconds") or 0.0)
+                 for c in old["claims"]}
         base = int(old["settings"]["chains"])
         assert all(c.id in pilot for c in claims)
         source = f"the report in {out} ({base} chains)"
@@ -179,18 +194,19 @@ def plan_for_target(claims, settings: Settings, target: float, out: Path) -> Set
         print(f"--target-mde: pilot run of {len(claims)} claims at {base} chains ...")
         rows = run_claims(claims, dataclasses.replace(settings, chains=base, progress=False))
         m = sum(len(r.checks) for _, r in rows if r is not None and not r.error)
-        pilot = {c.id: (claim_mde(claim_record(c, r, None, (settings.alpha, m))), r.seconds if r else 0.0)
-                 for c, r in rows}
+        pilot = {c.id: (claim_mde(claim_record(c, r, None, (settings.alpha, m))), r.seconds if r else 0.0,
+                        r.compile_seconds if r else 0.0) for c, r in rows}
         source = f"a pilot run at {base} chains"
     plan, total = [], 0.0
     for c in claims:
-        mde, secs = pilot.get(c.id, (None, 0.0))
+        mde, secs, fixed = pilot.get(c.id, (None, 0.0, 0.0))
         chains = settings.chains if mde is None else max(4, math.ceil(base * (mde / target) ** 2))
-        est = secs * chains / base
+        est = fixed + (secs - fixed) * chains / base  # the backend's measured rate; compilation does not scale
         total += est
         plan.append((c.id, chains))
         print(f"  {c.id:45s} {'-' if mde is None else f'{100 * mde:.2g}%':>8s} -> {chains:>10d} chains  ~{est:8.1f} s")
-    print(f"--target-mde {target:g}: scale from {source}; estimated time {total / 60:.1f} min (linear in chains)")
+    print(f"--target-mde {target:g}: scale from {source}; estimated time {total / 60:.1f} min (linear in chains, "
+          f"compilation apart; backend {settings.backend})")
     return dataclasses.replace(settings, chains_by_claim=tuple(plan))
 
 
@@ -280,7 +296,7 @@ def rerun(report: str, out: str | None, progress: bool, workers: int = 1, schedu
         print("same environment as the report (every entry that can change a number)")
     st = old["settings"]
     settings = Settings(chains=st["chains"], seed=st["seed"], alpha=st["alpha"], progress=progress,
-                        workers=max(1, workers), scheduler=scheduler)
+                        workers=max(1, workers), scheduler=scheduler, backend=st.get("backend", "numpy"))
     rows = run_claims(claims, settings)
     diffs, worst, changed = _compare(old, rows)
     n_old = sum(len(c["checks"]) for c in old["claims"])

@@ -7,7 +7,9 @@ it compares numbers. What each entry can change (README, "Reproducibility"):
   with FMA; checked by tests/test_bits.py under other targets);
 * the BLAS library, its version and core type, numpy's SIMD dispatch and the CPU model and flags: LAPACK/BLAS-based
   theory values, reference samplers and analysis tools, and numpy's transcendental functions, within rounding;
-* numpy, scipy, sympy, mpmath, scikit-learn, arviz, dask: any number they compute, if their algorithms change.
+* numpy, scipy, sympy, mpmath, scikit-learn, arviz, dask: any number they compute, if their algorithms change;
+* jax, jaxlib, XLA_FLAGS and the device JAX runs on: the numbers of ``--backend jax`` (reproducible per device and
+  seed), recorded when the process has used JAX.
 """
 
 from __future__ import annotations
@@ -15,16 +17,17 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+import sys
 from importlib import metadata
 from pathlib import Path
 
 #: Python packages whose versions are recorded.
 PACKAGES = ("sgmcmc-workbench", "numpy", "scipy", "sympy", "mpmath", "numba", "llvmlite", "matplotlib",
-            "scikit-learn", "arviz", "dask", "distributed", "threadpoolctl")
+            "scikit-learn", "arviz", "dask", "distributed", "threadpoolctl", "jax", "jaxlib")
 
 #: Environment variables that select code paths or kernels.
 VARIABLES = ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUMBA_NUM_THREADS", "OPENBLAS_CORETYPE",
-             "NPY_DISABLE_CPU_FEATURES", "OMP_NUM_THREADS", "GLIBC_TUNABLES")
+             "NPY_DISABLE_CPU_FEATURES", "OMP_NUM_THREADS", "GLIBC_TUNABLES", "XLA_FLAGS")
 
 #: Entries that never change a number (a rerun does not mention them).
 NEUTRAL = frozenset({"git", "matplotlib", "threadpoolctl", "platform"})
@@ -108,6 +111,8 @@ def environment() -> dict[str, str]:
                 "cpu_flags": flags})
     for var in VARIABLES:
         out[f"env {var}"] = os.environ.get(var, "")
+    if "jax" in sys.modules:  # the device of --backend jax (not asked otherwise: it would start JAX)
+        out["jax_devices"] = ", ".join(sorted({d.device_kind for d in sys.modules["jax"].devices()}))
     out["git"] = git_commit()
     return out
 

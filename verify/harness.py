@@ -17,6 +17,7 @@ import traceback
 
 import numpy as np
 
+from simulate.runtime.backends import using_backend
 from simulate.validation import ParameterError
 
 from .registry import Claim, ClaimResult, Settings, clear_caches
@@ -45,7 +46,8 @@ def run_one(claim: Claim, settings: Settings) -> ClaimResult:
     t0 = time.perf_counter()
     settings = settings.for_claim(claim.id)
     try:
-        res = claim.run(settings)
+        with using_backend(settings.backend, fallback=True) as record:
+            res = claim.run(settings)
         if not isinstance(res, ClaimResult):
             raise TypeError(f"claim {claim.id!r}: run(settings) must return a ClaimResult, got {type(res).__name__}")
         problems = part_problems(claim, res)
@@ -55,7 +57,20 @@ def run_one(claim: Claim, settings: Settings) -> ClaimResult:
         return ClaimResult(error=traceback.format_exc(), seconds=time.perf_counter() - t0)
     if not res.seconds:
         res.seconds = time.perf_counter() - t0
+    res.notes += backend_notes(settings.backend, record.fell_back)
+    res.compile_seconds = record.compile_seconds
     return res
+
+
+def backend_notes(backend: str, fell_back: list[tuple[str, str]]) -> list[str]:
+    """The notes that say which of a claim's runs did not run on the run's backend, and why (one per reason)."""
+    if backend == "numpy" or not fell_back:
+        return []
+    reasons: dict[str, list[str]] = {}
+    for name, why in fell_back:
+        reasons.setdefault(why, []).append(name)
+    return [f"backend: {len(names)} run(s) on numpy, not {backend} ({', '.join(sorted(set(names)))}): {why}"
+            for why, names in reasons.items()]
 
 
 def _claim_task(claim_id: str, settings: Settings) -> ClaimResult | bytes:

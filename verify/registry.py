@@ -53,6 +53,9 @@ class ClaimResult:
         checks as theory against simulation.
     seconds : float
         Filled by the harness: the claim's run time.
+    compile_seconds : float
+        Filled by the harness: the part of ``seconds`` a backend spent compiling (JAX; it does not grow with the
+        chains, so ``--target-mde`` scales only the rest).
     error : str, optional
         Filled by the harness: the traceback when the claim raised (its verdict is then "error").
     """
@@ -62,6 +65,7 @@ class ClaimResult:
     notes: list[str] = field(default_factory=list)
     figure: Callable | None = None  # figure(ax_or_fig) draws this claim's figure
     seconds: float = 0.0
+    compile_seconds: float = 0.0
     error: str | None = None  # the traceback, when the claim raised (verdict "error")
 
     def add(self, *checks: Check | OneSidedCheck | ExactCheck) -> ClaimResult:
@@ -103,6 +107,10 @@ class Settings:
         The address of an existing Dask scheduler.
     chains_by_claim : tuple of (str, int)
         (claim id, chains) pairs overriding ``chains`` for single claims (``--target-mde``).
+    backend : str
+        Where the claims' simulations run: "numpy" (bit for bit) or "jax" (``simulate.run(..., backend="jax")`` for
+        every run of a claim, through ``simulate.runtime.backends.using_backend``; a run the backend does not cover,
+        e.g. one with a step hook, runs on numpy and the claim's notes say so).
     """
 
     chains: int = 10_000
@@ -112,6 +120,7 @@ class Settings:
     workers: int = 1
     scheduler: str | None = None
     chains_by_claim: tuple[tuple[str, int], ...] = ()
+    backend: str = "numpy"
 
     def for_claim(self, claim_id: str) -> Settings:
         """These settings with the chain count chosen for one claim.

@@ -59,6 +59,7 @@ def claim_record(claim: Claim, res: ClaimResult | None, figure: str | None = Non
         "parts": {("" if p is None else p): v for p, v in parts.items()} if claim.parts else {},
         "out_of_scope": claim.out_of_scope, "verdict": verdict(claim, res),
         "seconds": None if res is None else res.seconds, "error": None if res is None else res.error,
+        "compile_seconds": None if res is None else res.compile_seconds,
         "figure": figure, "check_figure": check_figure, "notes": [] if res is None else list(res.notes),
         "checks": [] if res is None else [_check_record(k, family) for k in res.checks],
         "exact": [] if res is None else [dict(label=e.label, passed=e.passed, detail=e.detail, kind=e.kind,
@@ -160,7 +161,8 @@ def console_table(rows: list[tuple[Claim, ClaimResult | None]], settings: Settin
     lines.append("-" * len(head))
     s = summary([claim_record(c, r) for c, r in rows])
     lines.append(f"{summary_line(s)}; {n_checks} statistical checks, Holm family-wise level alpha = "
-                 f"{settings.alpha}; {settings.chains} chains per simulation; seed {settings.seed}")
+                 f"{settings.alpha}; {settings.chains} chains per simulation; seed {settings.seed}"
+                 + ("" if settings.backend == "numpy" else f"; simulations on {settings.backend}"))
     return "\n".join(lines)
 
 
@@ -235,7 +237,8 @@ def render_markdown(results: dict) -> str:
     env = results.get("environment", results.get("versions", {}))
     md = ["# SG-MCMC workbench: verification report", ""]
     md.append(f"Command: `python -m verify {' '.join(results['argv'])}`  ")
-    md.append(f"Chains per simulation: {st['chains']}; base seed: {st['seed']}; family-wise level alpha = "
+    on = "" if st.get("backend", "numpy") == "numpy" else f"simulations on {st['backend']}; "
+    md.append(f"Chains per simulation: {st['chains']}; base seed: {st['seed']}; {on}family-wise level alpha = "
               f"{st['alpha']} (Holm over all {s['statistical_checks']} statistical checks of this run, so the chance "
               "of any false 'fails' verdict is at most alpha).  ")
     md.append("'detects': the smallest deviation from theory a check would detect with 90% power at the family's "

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..arrays import namespace_of
 from ..contracts import Model, SupportsDiffSum
 from ..validation import ParameterError, check_finite_array
 from .base import EstimatorBase
@@ -80,7 +81,7 @@ class ControlVariate(EstimatorBase):
 
     def anchor(self, theta: np.ndarray) -> np.ndarray:
         """theta_hat broadcast to the chains, (M, d)."""
-        return np.broadcast_to(self.theta_hat, theta.shape)
+        return namespace_of(theta).broadcast_to(self.theta_hat, theta.shape)
 
     draw = Minibatch.draw  # the minibatch indices (n, M)
     draw_support = Minibatch.draw_support  # every minibatch with its probability

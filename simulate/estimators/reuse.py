@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..arrays import draw_when, namespace_of
 from ..contracts import GradientEstimator, Model, SupportsDrawEnumeration
 from ..validation import ParameterError, check_int
 from .base import EstimatorBase
@@ -72,9 +73,7 @@ class Reused(EstimatorBase):
 
     def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator):
         """Step ``step``'s random numbers: the inner draws when step mod K == 0, else None (reuse)."""
-        if step % self.K == 0:
-            return self.inner.draw(model, n_chains, 0, rng)
-        return None
+        return draw_when(rng, step % self.K == 0, lambda: self.inner.draw(model, n_chains, 0, rng))
 
     def draw_support(self, model: Model, n_chains: int, step: int) -> list[tuple[Any, float]]:
         """Every value :meth:`draw` can return at step ``step``: the inner estimator's at a block start, else
@@ -89,10 +88,11 @@ class Reused(EstimatorBase):
     def apply(self, model: Model, theta: np.ndarray, state: ReuseState, draws):
         """The inner estimate on the block's draws (``draws`` at a block start, else the stored ones)."""
         stored, step = state
-        if (draws is None) != (step % self.K != 0) and not isinstance(self.inner, FullGradient):
+        if isinstance(step, int) and (draws is None) != (step % self.K != 0) and \
+                not isinstance(self.inner, FullGradient):
             raise ParameterError(f"draws for the wrong step: fresh draws come exactly at the steps l with l mod K = 0 "
                                  f"(K = {self.K}, l = {step})")
-        use = stored if draws is None else draws
+        use = namespace_of(theta).cond(step % self.K == 0, lambda: draws, lambda: stored)
         return self.inner.apply(model, theta, None, use)[0], ReuseState(use, step + 1)
 
     def noise_cov(self, model: Model, theta: np.ndarray | None = None) -> np.ndarray:

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._fast import kernels
+from ..arrays import namespace_of
 from ..contracts import Model, SupportsGradientTable
 from ..memory import available_memory
 from ..validation import ParameterError, check_int
@@ -79,18 +79,19 @@ class SAGA(EstimatorBase):
             table, total = np.empty((M, N, model.dim)), np.empty((M, model.dim))
             model.fill_gradient_table(theta0, table, total)
             return SAGAState(table, total)
-        idx = np.broadcast_to(np.arange(N)[:, None], (N, M))
-        table = np.ascontiguousarray(np.swapaxes(model.grad_log_lik(theta0, idx), 0, 1))  # (M, N, d)
+        xp = namespace_of(theta0)
+        g = model.grad_log_lik(theta0, xp.all_indices(N, M))
+        table = xp.ascontiguousarray(xp.swapaxes(g, 0, 1))  # (M, N, d)
         return SAGAState(table, table.sum(axis=1))
 
     def update(self, state: SAGAState, rows: np.ndarray, idx: np.ndarray, g_new: np.ndarray,
                g_old: np.ndarray) -> SAGAState:
         """Table entries of the minibatch <- g_new; total += sum (g_new - g_old) (the invariant total = sum G).
 
-        ``rows`` (1, M) = chain numbers (kept for the interface); only the n rows per chain in ``idx`` are touched.
+        ``rows`` (1, M) = chain numbers (kept for the interface); only the n rows per chain in ``idx`` are touched
+        (numpy: in place).
         """
-        kernels.saga_scatter_total(state.table, idx, g_new, g_old, state.total)
-        return state
+        return SAGAState(*namespace_of(g_new).saga_scatter_total(state.table, idx, g_new, g_old, state.total))
 
     def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator) -> np.ndarray:
         """The minibatch indices (n, M), without replacement (the table fill at step 0 draws nothing)."""
@@ -105,12 +106,12 @@ class SAGA(EstimatorBase):
         filled at theta on the first call)."""
         if state is None or state.table is None:
             state = self.initial_table(model, theta)
+        xp = namespace_of(theta)
         M, N = theta.shape[0], model.n_data
-        idx = idx.astype(np.intp)  # (n, M)
+        idx = xp.indices(idx)  # (n, M)
         rows = np.arange(M)[None, :]
-        g_new = np.ascontiguousarray(model.grad_log_lik(theta, idx), dtype=np.float64)  # (n, M, d)
-        g_old, g = np.empty_like(g_new), np.empty((M, model.dim))
-        kernels.saga_gather_diff(state.table, idx, g_new, g_old, g)  # g_old = table[m, idx[j, m]], g = sum(new - old)
+        g_new = xp.ascontiguousarray(model.grad_log_lik(theta, idx))  # (n, M, d)
+        g_old, g = xp.saga_gather_diff(state.table, idx, g_new)  # g_old = table[m, idx[j, m]], g = sum(new - old)
         g *= N / self.n
         g += state.total
         g += model.grad_log_prior(theta)

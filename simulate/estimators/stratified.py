@@ -24,7 +24,7 @@ from ..validation import ParameterError, check_int
 from .allocation import allocate
 from .base import EstimatorBase
 from .strata import Strata
-from .subsample import index_support, sample_indices
+from .subsample import index_support, relabel, sample_indices
 
 
 class StratifiedDraws(NamedTuple):
@@ -73,8 +73,7 @@ class Stratified(EstimatorBase):
         """Global indices of B_i, one (b_i, M) array per cluster (drawn cluster by cluster)."""
         out = []
         for members, bi in zip(self.strata.members, self.sizes, strict=True):
-            local = sample_indices(rng, members.size, bi, n_chains, self.replace)
-            out.append(members.take(local))
+            out.append(relabel(members, sample_indices(rng, members.size, bi, n_chains, self.replace)))
         return out
 
     def draws_ahead(self, model: Model) -> bool:

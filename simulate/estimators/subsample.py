@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from .._fast import draws as fast_draws
+from ..arrays import is_backend_stream
 from ..validation import ParameterError, check_int
 
 #: Largest n for which whole-column rejection is used (larger n: the sequential bitmap).
@@ -124,10 +125,21 @@ def without_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains:
 def sample_indices(
     rng: np.random.Generator, n_data: int, n: int, n_chains: int, replace: bool
 ) -> np.ndarray:
-    """Minibatch indices (n, M), with or without replacement."""
+    """Minibatch indices (n, M), with or without replacement (another backend's stream, :mod:`simulate.arrays`,
+    draws its own: ``rng.minibatch_indices(n_data, n, n_chains, replace)``)."""
+    if is_backend_stream(rng):
+        return rng.minibatch_indices(n_data, n, n_chains, replace)
     if replace:
         return with_replacement(rng, n_data, n, n_chains)
     return without_replacement(rng, n_data, n, n_chains)
+
+
+def relabel(labels: np.ndarray, idx):
+    """``labels[idx]``: indices into a subset (e.g. a stratum's members) as indices of the data set; indices drawn
+    by another backend's stream say how themselves (``idx.relabel(labels)``)."""
+    if isinstance(idx, np.ndarray):
+        return labels.take(idx)
+    return idx.relabel(labels)
 
 
 def support_size(n_data: int, n: int, replace: bool) -> int:

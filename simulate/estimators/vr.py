@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..arrays import draw_when, namespace_of
 from ..contracts import Model
 from ..validation import ParameterError
 from .base import EstimatorBase
@@ -146,10 +147,9 @@ class VRMinibatch(EstimatorBase):
     def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator) -> VRDraws:
         """Step ``step``'s indices: at an epoch start (step mod m = 0) the anchor's n1-minibatch (None when n1 = N
         without replacement: the full sum, no draw), then the n2-minibatch."""
-        anchor = None
-        if step % self.m == 0:
-            N, n1 = model.n_data, self.anchor_size(model)
-            anchor = () if self.anchor_is_full(model) else sample_indices(rng, N, n1, n_chains, self.replace)
+        N, n1 = model.n_data, self.anchor_size(model)
+        anchor = draw_when(rng, step % self.m == 0, lambda: () if self.anchor_is_full(model)
+                           else sample_indices(rng, N, n1, n_chains, self.replace))
         return VRDraws(anchor, sample_indices(rng, model.n_data, self.n2, n_chains, self.replace))
 
     def draw_support(self, model: Model, n_chains: int, step: int) -> list[tuple[VRDraws, float]]:
@@ -168,12 +168,16 @@ class VRMinibatch(EstimatorBase):
         theta_tilde = theta_l (a copy) and g_tilde from the anchor indices; then
         g = g_tilde + grad log p(theta_l) + (N/n2) sum_{i in pi2} (grad_i(theta_l) - grad_i(theta_tilde))."""
         theta_tilde, g_tilde, step = state
-        if (draws.anchor is None) != (step % self.m != 0):
+        if isinstance(step, int) and (draws.anchor is None) != (step % self.m != 0):
             raise ParameterError("draws for the wrong step: anchor draws must come exactly at the steps l with "
                                  f"l mod m = 0 (m = {self.m}, l = {step})")
-        if draws.anchor is not None:
-            theta_tilde = np.array(theta, dtype=np.float64, copy=True)
-            g_tilde = self.anchor_gradient_at(model, theta_tilde, draws.anchor)
+        xp = namespace_of(theta)
+
+        def refresh():
+            anchor = xp.copy(theta)
+            return anchor, self.anchor_gradient_at(model, anchor, draws.anchor)
+
+        theta_tilde, g_tilde = xp.cond(step % self.m == 0, refresh, lambda: (theta_tilde, g_tilde))
         N = model.n_data
         idx = draws.minibatch
         corr = grad_log_lik_diff_sum(model, theta, theta_tilde, idx)  # one pass over pi2 for both points

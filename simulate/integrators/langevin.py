@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._fast import kernels
+from ..arrays import namespace_of
 from .base import EMPTY, IntegratorBase, check_temperature
 
 
@@ -40,16 +40,8 @@ class Langevin(IntegratorBase):
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise, state=EMPTY,
                rng: np.random.Generator | None = None):
-        """theta <- (theta + grad (h/2)) + xi noise, elementwise in that order (grad and xi may be overwritten)."""
-        if (grad.shape == theta.shape == xi.shape and theta.dtype == grad.dtype == xi.dtype == np.float64
-                and theta.flags.c_contiguous and np.ndim(noise) == 0):
-            kernels.langevin_step(theta.reshape(-1), grad.reshape(-1), xi.reshape(-1), 0.5 * h, float(noise))
-            return state
-        grad *= 0.5 * h
-        theta += grad
-        xi *= noise
-        theta += xi
-        return state
+        """theta' = (theta + grad (h/2)) + xi noise, elementwise in that order (grad and xi may be overwritten)."""
+        return namespace_of(theta).langevin_step(theta, grad, 0.5 * h, xi, noise), state
 
 
 @dataclass(frozen=True)
@@ -76,17 +68,18 @@ class ModifiedLangevin(IntegratorBase):
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise, state=EMPTY,
                rng: np.random.Generator | None = None):
-        """theta <- theta + (h/2) grad + noise xi, noise (d, d) or per chain (M, d, d)."""
+        """theta' = theta + (h/2) grad + noise xi, noise (d, d) or per chain (M, d, d)."""
+        xp = namespace_of(theta)
         grad *= 0.5 * h
         theta += grad
         if noise.ndim == 2 and noise.shape == (1, 1):
             xi *= noise[0, 0]
             theta += xi
         elif noise.ndim == 2:
-            theta += kernels.matmul(xi, np.ascontiguousarray(noise.T))  # fixed order, no BLAS
+            theta += xp.matmul(xi, xp.ascontiguousarray(noise.T))  # fixed order, no BLAS
         else:
-            theta += np.einsum("mij,mj->mi", noise, xi)
-        return state
+            theta += xp.einsum("mij,mj->mi", noise, xi)
+        return theta, state
 
 
 class PrintedEq9Langevin(ModifiedLangevin):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._fast import kernels
+from ..arrays import namespace_of
 from ..validation import ParameterError, check_finite_array
 from .base import EMPTY, IntegratorBase
 
@@ -81,15 +82,16 @@ class PreconditionedLangevin(IntegratorBase):
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: np.ndarray,
                state=EMPTY, rng: np.random.Generator | None = None):
-        """theta <- theta + (h/2) G g + noise xi, in place (theta (M, d), noise the (d, d) matrix sqrt(h) L;
-        grad is overwritten)."""
+        """theta' = theta + (h/2) G g + noise xi (theta (M, d), noise the (d, d) matrix sqrt(h) L; numpy advances
+        theta in place and overwrites grad)."""
         if theta.shape[1:] != self.G.shape[:1]:
             raise ParameterError(f"G is ({self.G.shape[0]}, {self.G.shape[0]}) but the model has dimension "
                                  f"{theta.shape[1]}")
+        xp = namespace_of(theta)
         grad *= 0.5 * h
-        theta += kernels.matmul(np.ascontiguousarray(grad), self.G)  # fixed order, no BLAS (G symmetric)
-        theta += kernels.matmul(np.ascontiguousarray(xi), np.ascontiguousarray(noise.T))
-        return state
+        theta += xp.matmul(xp.ascontiguousarray(grad), self.G)  # fixed order, no BLAS (G symmetric)
+        theta += xp.matmul(xp.ascontiguousarray(xi), xp.ascontiguousarray(noise.T))
+        return theta, state
 
 
 __all__ = ["PreconditionedLangevin", "spd_root"]

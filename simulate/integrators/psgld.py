@@ -92,9 +92,9 @@ class AdaptivePreconditionedLangevin(IntegratorBase):
         return 1.0 / (self.lam + np.sqrt(V))
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float,
-               state: PSGLDState, rng: np.random.Generator | None = None) -> PSGLDState:
+               state: PSGLDState, rng: np.random.Generator | None = None) -> tuple[np.ndarray, PSGLDState]:
         """V <- alpha V + (1 - alpha) (g/N)^2; theta <- theta + (h/2) G g + noise G^{1/2} xi, in place (grad and xi
-        are overwritten); returns the new state."""
+        are overwritten); returns (theta, the new state)."""
         if not isinstance(state, PSGLDState):
             raise ParameterError("pSGLD needs its second moment V: build the state with Sampler.init")
         V = state.V
@@ -108,7 +108,7 @@ class AdaptivePreconditionedLangevin(IntegratorBase):
         xi *= np.sqrt(G)
         xi *= noise
         theta += xi
-        return PSGLDState(V, state.step + 1)
+        return theta, PSGLDState(V, state.step + 1)
 
 
 __all__ = ["AdaptivePreconditionedLangevin", "PSGLDState"]

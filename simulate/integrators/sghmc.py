@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..arrays import namespace_of
 from ..validation import ParameterError, check_int, check_positive
 from .base import IntegratorBase, check_temperature, check_variance
 
@@ -107,8 +108,8 @@ class SGHMC(IntegratorBase):
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float,
                state: SGHMCState, rng: np.random.Generator | None) -> SGHMCState:
-        """v <- (1 - alpha) v + h g + noise xi, theta <- theta + v (in place); the momentum redrawn after every
-        ``resample_every`` steps."""
+        """v <- (1 - alpha) v + h g + noise xi, theta <- theta + v (numpy: in place); the momentum redrawn after
+        every ``resample_every`` steps. Returns (theta, state)."""
         if not isinstance(state, SGHMCState):
             raise ParameterError("SGHMC needs its momentum: build the state with Sampler.init (integrator_state)")
         v = state.v
@@ -118,14 +119,20 @@ class SGHMC(IntegratorBase):
         xi *= noise
         v += xi
         theta += v
-        return self._after_step(v, state.step + 1, h, rng)
+        return theta, self._after_step(v, state.step + 1, h, rng)
 
     def _after_step(self, v: np.ndarray, k: int, h: float, rng: np.random.Generator | None) -> SGHMCState:
-        """The state after step k (1-based): v redrawn from N(0, redraw_var) (in place) when L divides k."""
-        if self.resample_every is not None and k % self.resample_every == 0:
-            v[...] = rng.standard_normal(v.shape)
-            v *= np.sqrt(self.redraw_var(h))
-        return SGHMCState(v, k)
+        """The state after step k (1-based): v redrawn from N(0, redraw_var) (numpy: in place) when L divides k."""
+        if self.resample_every is None:
+            return SGHMCState(v, k)
+
+        def redraw():
+            w = xp.assign(v, rng.standard_normal(v.shape))
+            w *= np.sqrt(self.redraw_var(h))
+            return w
+
+        xp = namespace_of(v)
+        return SGHMCState(xp.cond(k % self.resample_every == 0, redraw, lambda: v), k)
 
 
 __all__ = ["SGHMC", "SGHMCState"]

@@ -24,14 +24,14 @@ class ExpandedMeanLangevin(IntegratorBase):
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise, state=EMPTY,
                rng: np.random.Generator | None = None):
-        """theta <- |theta + (h/2) grad + noise sqrt(theta) xi| in place."""
+        """theta <- |theta + (h/2) grad + noise sqrt(theta) xi| in place; returns (theta, state)."""
         xi *= np.sqrt(theta)
         xi *= noise
         grad *= 0.5 * h
         theta += grad
         theta += xi
         np.abs(theta, out=theta)
-        return state
+        return theta, state
 
 
 __all__ = ["ExpandedMeanLangevin"]

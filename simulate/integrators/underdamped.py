@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..arrays import namespace_of
 from ..validation import ParameterError, check_positive
 from .base import IntegratorBase, check_temperature, check_variance
 from .sghmc import SGHMC, SGHMCState
@@ -50,7 +51,8 @@ class ExplicitEulerSGHMC(SGHMC):
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float,
                state: SGHMCState, rng: np.random.Generator | None) -> SGHMCState:
-        """theta <- theta + v, then v <- (1 - alpha) v + h g + noise xi (in place); refresh as :class:`SGHMC`."""
+        """theta <- theta + v, then v <- (1 - alpha) v + h g + noise xi (numpy: in place); refresh as
+        :class:`SGHMC`. Returns (theta, state)."""
         if not isinstance(state, SGHMCState):
             raise ParameterError("ExplicitEulerSGHMC needs its momentum: build the state with Sampler.init")
         v = state.v
@@ -60,7 +62,7 @@ class ExplicitEulerSGHMC(SGHMC):
         v += grad
         xi *= noise
         v += xi
-        return self._after_step(v, state.step + 1, h, rng)
+        return theta, self._after_step(v, state.step + 1, h, rng)
 
 
 @dataclass(frozen=True)
@@ -105,11 +107,12 @@ class BAOAB(IntegratorBase):
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float,
                state: SGHMCState, rng: np.random.Generator | None) -> SGHMCState:
-        """v += (h/2 at step 0, else h) g; theta += v/2; v = c v + noise xi; theta += v/2 (in place)."""
+        """v += (h/2 at step 0, else h) g; theta += v/2; v = c v + noise xi; theta += v/2 (numpy: in place).
+        Returns (theta, state)."""
         if not isinstance(state, SGHMCState):
             raise ParameterError("BAOAB needs its momentum: build the state with Sampler.init")
         v = state.v
-        grad *= 0.5 * h if state.step == 0 else h
+        grad *= namespace_of(theta).select(state.step == 0, 0.5 * h, h)
         v += grad
         v *= 0.5
         theta += v
@@ -117,7 +120,7 @@ class BAOAB(IntegratorBase):
         xi *= noise
         v += xi
         theta += 0.5 * v
-        return SGHMCState(v, state.step + 1)
+        return theta, SGHMCState(v, state.step + 1)
 
 
 __all__ = ["BAOAB", "ExplicitEulerSGHMC"]

@@ -75,6 +75,8 @@ class RunResult:
     trace: np.ndarray | None = None  # (len(trace_steps), M, d)
     final: np.ndarray | None = None  # (M, d)
     hooks: list[Any] = field(default_factory=list)  # per block, in order: the step hook's result()
+    backend: str = "numpy"  # where the chains ran: "numpy", or "jax (<platform>, <dtype>)"
+    seconds: dict[str, float] = field(default_factory=dict)  # JAX: {"compile": s, "run": s} (compilation apart)
 
     @staticmethod
     def concatenate(parts: Sequence[RunResult]) -> RunResult:
@@ -96,7 +98,7 @@ class RunResult:
             trace_steps=first.trace_steps,
             trace=None if first.trace is None else cat([p.trace for p in parts], axis=1),
             final=cat([p.final for p in parts]),
-            hooks=[h for p in parts for h in p.hooks],
+            hooks=[h for p in parts for h in p.hooks], backend=first.backend,
         )
 
 

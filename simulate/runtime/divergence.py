@@ -55,9 +55,14 @@ class DivergenceWatch:
             first half of the run.
         """
         ms = float(np.mean(np.einsum("md,md->m", theta, theta)))
+        bad = 0 if np.isfinite(ms) else int(np.sum(~np.all(np.isfinite(theta), axis=1)))
+        self.look_summary(k, ms, bad, theta.shape[0])
+
+    def look_summary(self, k: int, ms: float, bad: int, m: int) -> None:
+        """:meth:`look` from a summary computed where the chains are (another backend's device): the mean |theta|^2
+        ``ms`` of the ``m`` chains and the number ``bad`` of chains with a non-finite coordinate."""
         if not np.isfinite(ms):
-            bad = int(np.sum(~np.all(np.isfinite(theta), axis=1)))
-            self._raise(f"{bad} of {theta.shape[0]} chains ({self.chains}) reached a non-finite state by step {k}"
+            self._raise(f"{bad} of {m} chains ({self.chains}) reached a non-finite state by step {k}"
                         if bad else f"the chains ({self.chains}) grew past 1e154 by step {k} (|theta|^2 overflows)")
         if 2 * k <= self.total:
             self.first_half = max(self.first_half, ms)

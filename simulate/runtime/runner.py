@@ -23,7 +23,7 @@ import numpy as np
 from .._fast import kernels
 from ..sampler import Sampler, SamplerState
 from ..validation import ParameterError, check_finite_array, check_int
-from . import dispatch
+from . import backends, dispatch
 from .blocks import DEFAULT_BLOCK_SIZE, RunResult, block_rng, check_memory
 from .divergence import DivergenceWatch
 
@@ -122,6 +122,7 @@ def run(
     threads: int | None = None,
     draw_ahead: bool = False,
     hook: HookFactory | None = None,
+    backend=None,
 ) -> RunResult:
     """Run ``n_chains`` chains of ``sampler`` and return per-chain statistics.
 
@@ -137,6 +138,8 @@ def run(
     (:mod:`simulate.runtime.pipeline`; the same stream order, so the same numbers), where the sampler allows it
     (``sampler.draws_ahead``). Off by default: whether it pays depends on the machine (README, "Performance").
     hook: ``hook(start, stop)`` builds a :class:`StepHook` per block (turns draw_ahead off: a hook may replay rng).
+    backend: "numpy" (bit for bit), "jax" or a :class:`simulate.runtime.backends.JaxBackend`; None: numpy, or the
+    backend of an enclosing :func:`simulate.runtime.backends.using_backend` (:mod:`simulate.runtime.backends`).
 
     With a default Dask client set (:func:`simulate.runtime.distributed.using`), a run of several blocks is dispatched
     block by block to its workers (bit-identical). Memory is O(n_chains d) (streamed statistics; traces are
@@ -146,6 +149,13 @@ def run(
     n_chains, n_steps, burn_in, block_size, seed, threads, record_at, trace_stride = _check_run_arguments(
         sampler, n_chains, n_steps, burn_in, block_size, seed, threads, record_at, trace_stride, theta0)
     phis = _resolve_test_functions(test_functions)
+    if backend is not None or backends.default_backend() != "numpy":
+        res = backends.run_elsewhere(backend, sampler, n_chains, n_steps, seed=seed, theta0=theta0, burn_in=burn_in,
+                                     phis=phis, record_at=record_at, trace_stride=trace_stride,
+                                     block_size=block_size, blocks=blocks, progress=progress, threads=threads,
+                                     draw_ahead=draw_ahead, hook=hook)
+        if res is not None:
+            return res
     n_blocks = -(-n_chains // block_size)
     total = max(burn_in + n_steps - 1, record_at[-1] if record_at else 0)
     trace_steps = None if trace_stride is None else np.arange(0, total + 1, trace_stride)

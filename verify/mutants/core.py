@@ -55,7 +55,7 @@ def _update_full_h(self, theta, grad, xi, h, noise, state=EMPTY, rng=None):
     theta += grad
     xi *= noise
     theta += xi
-    return state
+    return theta, state
 
 
 _reg("drift_h_not_half", "Langevin drift h g instead of (h/2) g (convention mix-up between eps and h = 2 eps)",
@@ -70,7 +70,7 @@ def _update_frozen_noise():
         grad *= 0.5 * h
         theta += grad
         theta += xi0 * noise
-        return state
+        return theta, state
 
     return lambda: mock.patch.object(integrators.Langevin, "update", update)
 

@@ -12,6 +12,7 @@ import numpy as np
 
 import simulate.samplers as samplers_mod
 from simulate import run, sgld
+from simulate.arrays import namespace_of
 from theory import exact_law
 from theory.bounds import baker as baker_bounds
 from theory.chains import linear_regression as linreg_chains
@@ -29,10 +30,11 @@ UU_LABELS = ("S_11", "S_22", "S_12", "E theta_1 - mu_1", "E theta_2 - mu_2")
 
 # ------------------------------------------------------------------------------------------ computation
 def centred_moments(mu: np.ndarray):
-    """The test function theta -> (c_1^2, c_2^2, c_1 c_2, c_1, c_2), c = theta - mu."""
+    """The test function theta -> (c_1^2, c_2^2, c_1 c_2, c_1, c_2), c = theta - mu (in theta's array namespace, so
+    that ``--backend jax`` runs it on the device)."""
     def f(th: np.ndarray) -> np.ndarray:
         c = th - mu
-        return np.stack([c[:, 0] ** 2, c[:, 1] ** 2, c[:, 0] * c[:, 1], c[:, 0], c[:, 1]], axis=1)
+        return namespace_of(c).stack([c[:, 0] ** 2, c[:, 1] ** 2, c[:, 0] * c[:, 1], c[:, 0], c[:, 1]], axis=1)
     return f
 
 
