@@ -54,8 +54,7 @@ def linreg_stationary_run(method: str, replace: bool, settings: Settings) -> tup
         from simulate.samplers import sgld_cv
 
         sampler = sgld_cv(m, h, ST_n, theta_hat=theta_hat, replace=replace)
-    _, S = linreg_chains.stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, ST_n, method,
-                                               theta_hat=theta_hat, replace=replace)
+    S = exact_law(sampler).stationary_cov()
     r = run(sampler, settings.chains, ST_STEPS, burn_in=ST_BURN, theta0=mu,
             seed=settings.seed_for(f"baker.stationary.{method}.{replace}"),
             test_functions={"uu": centred_moments(mu)})
@@ -72,7 +71,7 @@ def saga_stationary_run(n: int, noise: bool, settings: Settings) -> tuple[np.nda
     if n == SAGA_N:
         S, what = linreg_chains.ula_stationary_cov(m.precision, h), "exact-gradient Langevin (ULA) value"
     else:
-        S = linreg_chains.saga_stationary_cov_linreg(m.Z, m.y, m.sigma, m.sigma0, h, n)[1]
+        S = exact_law(samplers_mod.saga_ld(m, h, n)).stationary_cov()  # with noise, whatever ``noise`` is
         what = "exact SAGA value (joint theta-table moments)"
     sampler = samplers_mod.saga_ld(m, h, n) if noise else samplers_mod.saga_ld(m, h, n, noise=False)
     r = run(sampler, M, SAGA_STEPS, burn_in=SAGA_BURN, theta0=lambda g, k: mu + 0.02 * g.standard_normal((k, 2)),

@@ -94,14 +94,14 @@ def bound_calculus_checks() -> list[ExactCheck]:
     regimes in T."""
     n, T, h, N, Gamma = chen_bounds.n, chen_bounds.T, chen_bounds.h, chen_bounds.N, chen_bounds.Gamma  # symbols
     ns = chen_bounds.critical_point()
-    hs = chen_bounds.optimal_step()
+    hs = chen_bounds.budget_optimal_step()
     ok_h = sp.simplify(hs - (n / (2 * T)) ** sp.Rational(1, 3)) == 0
     mn = sp.simplify((n / (T * h) + h**2).subs(h, hs) - sp.Rational(3, 1) / 2 ** sp.Rational(
         2, 3) * n ** sp.Rational(2, 3) / T ** sp.Rational(2, 3))
     out = [ExactCheck(
         "the paper's calculus: h* = (n/(2T))^(1/3) (paper's h; workbench h = 2 h*), min = (3/2^(2/3)) n^(2/3) "
         "T^(-2/3) (V1 eq. 9)",
-        ok_h and mn == 0, f"h* = {hs}, workbench {chen_bounds.optimal_step_wb()}")]
+        ok_h and mn == 0, f"h* = {hs}, workbench {chen_bounds.budget_optimal_step_wb()}")]
     ok_n = sp.simplify(ns - 8 * T / (27 * N**6 * Gamma**3)) == 0
     out.append(ExactCheck("the paper's calculus: critical point of the O-form bound in n: 8T/(27 N^6 Gamma^3)", ok_n,
                           f"sympy: {ns}"))

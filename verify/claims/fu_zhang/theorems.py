@@ -149,7 +149,7 @@ def allocation_case(rep: int, rng: np.random.Generator, b: int = 12) -> dict:
     x = np.concatenate([rng.standard_normal((s, 2)) * sp_ + 8 * i for i, (s, sp_) in enumerate(zip(sizes, spread,
                                                                                                    strict=True))])
     strata = Strata.from_labels(np.repeat(np.arange(k), sizes), x)
-    model = GaussianMeanModel(x, sigma_x=1.0, sigma_theta=10.0)
+    model = GaussianMeanModel(x, sigma_x=1.0, sigma0=10.0)
     vals = {}
     for bi in _integer_allocations(strata.sizes, b):
         est = Stratified(strata, tuple(bi.tolist()), replace=True)
