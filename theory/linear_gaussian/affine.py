@@ -9,7 +9,7 @@ float64 (the engine), complex (the contour route of :mod:`theory.linear_gaussian
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
@@ -31,6 +31,20 @@ def number(x: Fraction | int | float, like: np.ndarray):
     if isinstance(probe, mpmath.mpf):
         return mpmath.mpf(f.numerator) / f.denominator
     return sp.Rational(f.numerator, f.denominator)
+
+
+def zeros(shape, dtype) -> np.ndarray:
+    """Zeros of ``dtype``; exact integer zeros for object (mpmath / sympy) arrays."""
+    if np.dtype(dtype) == np.dtype(object):
+        return np.full(shape, 0, dtype=object)
+    return np.zeros(shape, dtype=dtype)
+
+
+def eye(n: int, dtype) -> np.ndarray:
+    out = zeros((n, n), dtype)
+    for i in range(n):
+        out[i, i] = 1
+    return out
 
 
 def read_parts(model) -> AffineParts:
@@ -80,6 +94,9 @@ class Parts:
     factors: np.ndarray | None
     precisions: np.ndarray | None
     along: np.ndarray | None = None  # rank-one data with r_i = along_i z_i (linear regression): G_i = z_i (g_i)^T
+    #: products over the data that do not depend on h (the minibatch pair sums of :mod:`.noise`), kept for the next
+    #: kernel built from these parts (an :class:`~.law.ExactLaw` reuses its parts across step sizes)
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, source: AffineParts, kind: str = "float") -> Parts:
@@ -187,4 +204,4 @@ def posterior(source: AffineParts) -> tuple[np.ndarray, np.ndarray]:
     return np.linalg.solve(P, r), 0.5 * (cov + cov.T)
 
 
-__all__ = ["KINDS", "Parts", "converter", "number", "posterior", "read_parts"]
+__all__ = ["KINDS", "Parts", "converter", "eye", "number", "posterior", "read_parts", "zeros"]

@@ -14,7 +14,8 @@ are independent of x and of other stages, so the moments of one stage are
 with V_i = U_i - Ubar_g (the count covariance kappa_g (delta_ij - 1/N_g), :class:`~.noise.Group`), Qn the covariance
 of the injected noise. Steps are products of independent stages, so their moment operators compose.
 The fluctuation is stored either factored, U_i = L w_g (G_i - Gbar_g) R (the gradient of datum i evaluated at R x^,
-loaded into the state by L: O(N d^2) per application for rank-one data), or dense (N, n, n) (SAGA's table).
+loaded into the state by L: O(N d^2) per application to one matrix for rank-one data, and a batch of symmetric
+matrices through the pair matrix of :meth:`.noise.NoiseOperator.pair_matrix`), or dense (N, n, n) (SAGA's table).
 """
 
 from __future__ import annotations
@@ -23,27 +24,19 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .affine import number
+from .affine import eye, number, zeros
 from .noise import Group, NoiseOperator
 
 
-def zeros(shape, dtype) -> np.ndarray:
-    """Zeros of ``dtype``; exact integer zeros for object (mpmath / sympy) arrays."""
-    if np.dtype(dtype) == np.dtype(object):
-        return np.full(shape, 0, dtype=object)
-    return np.zeros(shape, dtype=dtype)
-
-
-def eye(n: int, dtype) -> np.ndarray:
-    out = zeros((n, n), dtype)
-    for i in range(n):
-        out[i, i] = 1
-    return out
-
-
-def kron_op(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Matrix of X -> A X B^T on row-major vec(X)."""
-    return np.kron(A, B)
+def congruent(A: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """A X A^T for X (n, n), or for a batch X (B, n, n) (a float batch as two products over the whole batch, which
+    is how the moment maps are assembled on a basis: :mod:`.assembled`)."""
+    if X.ndim != 3 or X.dtype == object or A.dtype == object:
+        return A @ X @ A.T
+    B, n, _ = X.shape
+    m = A.shape[0]
+    AX = (A @ X.transpose(1, 0, 2).reshape(n, B * n)).reshape(m, B, n).transpose(1, 0, 2)
+    return (AX.reshape(B * m, n) @ A.T).reshape(B, m, m)
 
 
 @dataclass(frozen=True)
@@ -55,11 +48,7 @@ class Factored:
     op: NoiseOperator
 
     def apply(self, X: np.ndarray) -> np.ndarray:
-        Y = self.R @ X @ self.R.T
-        return self.L @ self.op.apply(Y) @ self.L.T
-
-    def kron(self) -> np.ndarray:
-        return kron_op(self.L, self.L) @ self.op.kron() @ kron_op(self.R, self.R)
+        return congruent(self.L, self.op.apply(congruent(self.R, X)))
 
     def dense(self) -> list[tuple[Group, np.ndarray]]:
         """Per group, the centred V_i = L w_g (G_i - Gbar_g) R, (N_g, n, n)."""
@@ -91,14 +80,6 @@ class Dense:
             out = t if out is None else out + t
         return out
 
-    def kron(self) -> np.ndarray:
-        n = self.parts[0][1].shape[1]
-        out = None
-        for g, V in self.parts:
-            t = np.einsum("nac,nbe->abce", V, V).reshape(n * n, n * n) * number(g.kappa, V)
-            out = t if out is None else out + t
-        return out
-
     def dense(self) -> list[tuple[Group, np.ndarray]]:
         return list(self.parts)
 
@@ -127,19 +108,10 @@ class Stage:
 
     def second(self, X: np.ndarray) -> np.ndarray:
         """E[x^' x^'^T] from X = E[x^ x^^T] (batched over leading axes)."""
-        out = self.mean @ X @ self.mean.T + X[..., -1, -1][..., None, None] * self.noise
+        out = congruent(self.mean, X) + X[..., -1, -1][..., None, None] * self.noise
         if self.fluct is not None:
             out = out + self.fluct.apply(X)
         return out
-
-    def kron2(self) -> np.ndarray:
-        """The matrix of :meth:`second` on row-major vec, (n^2, n^2)."""
-        n = self.n
-        K = kron_op(self.mean, self.mean)
-        K[:, n * n - 1] = K[:, n * n - 1] + self.noise.reshape(-1)
-        if self.fluct is not None:
-            K = K + self.fluct.kron()
-        return K
 
     def before(self, T: np.ndarray) -> Stage:
         """This stage applied after the deterministic map T (last row of T = e_c^T): x^ -> M~ T x^."""
@@ -150,4 +122,4 @@ class Stage:
         return Stage(T @ self.mean, T @ self.noise @ T.T, None if self.fluct is None else self.fluct.left(T))
 
 
-__all__ = ["Dense", "Factored", "Stage", "eye", "kron_op", "zeros"]
+__all__ = ["Dense", "Factored", "Stage", "congruent", "eye", "zeros"]

@@ -1,0 +1,193 @@
+"""The mean-square stability limit in h as a certified bracket (new).
+
+h* = inf{h > 0: rho(T(h)) >= 1}, T(h) the period's second-moment map of the sampler at step size h (:mod:`.solve`).
+Each trial h is one solve of X - T(h)(X) = I (the assembled route: one LU factorisation; the operator route:
+:func:`.krylov.krylov_solve`), read through the Collatz-Wielandt bounds of :mod:`.solve`:
+
+* X > 0 and the bounds give rho < 1: h is certified stable;
+* otherwise h is taken as unstable; at the final upper end this is certified by X < 0 (then rho > 1 by the same
+  bounds), or by rho(Phi)^2 >= 1 for the period's mean matrix Phi (rho(T) >= rho(Phi)^2; this is how a complex pair
+  of equal modulus crossing the unit circle, e.g. SGHMC with the full gradient, is certified), or else by an
+  eigenvalue computation (:func:`.solve.radius`: dense LAPACK or Arnoldi for the largest real part).
+
+The search needs no eigenvalues. s(h) = 1 / tr X(h) is positive where the chain is stable, vanishes at h* (tr X has a
+simple pole there: X = (I - T)^{-1} I has the term <u, I> v / (1 - rho) with u, v the PSD Perron eigenvectors of T and
+its adjoint) and is negative just beyond, smoothly. The bracket is found by doubling (or halving) the sampler's own h,
+then shrunk by Brent's method on s (inverse quadratic interpolation, superlinear where s is smooth, safeguarded by
+bisection), whose last sign change among the trials is the bracket: about a dozen solves, none of which depends on
+the conditioning.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy.optimize import brentq
+
+from simulate.validation import ParameterError, check_real
+
+from .solve import AssembledSystem, blas_threads, collatz_wielandt, mean_radius, radius
+
+#: The bracket search doubles h at most this many times, and halves it at most :data:`MAX_HALVINGS` times.
+MAX_DOUBLINGS, MAX_HALVINGS = 40, 60
+
+
+class StabilityBracket(NamedTuple):
+    """lo < h* <= hi with hi - lo <= rtol hi: rho(T(lo)) <= ``rho_lo`` < 1 (Collatz-Wielandt, certified) and
+    rho(T(hi)) >= 1, shown by ``certificate``: "collatz-wielandt" (rho >= ``rho_hi`` > 1), "mean" (rho >=
+    rho(Phi)^2 = ``rho_hi`` >= 1) or "eigenvalue" (rho = ``rho_hi`` computed); ``solves`` counts the linear solves.
+    ``hi`` is inf (certificate "none") when every h up to 2^40 times the sampler's was stable."""
+
+    lo: float
+    hi: float
+    rho_lo: float
+    rho_hi: float
+    certificate: str
+    solves: int
+
+
+class _Probe(NamedTuple):
+    h: float
+    stable: bool
+    score: float  # 1 / tr X (positive when stable, negative beyond h*); nan where no X was computed
+    rho_hi: float  # the Collatz-Wielandt upper bound on rho (stable) or nan
+    X: np.ndarray | None
+    Y: np.ndarray | None  # X - T(X), recomputed from T
+
+
+def _probe(law, h: float) -> _Probe:
+    K = law.build(h)
+    D = K.layout.D
+    with blas_threads(K):
+        if law.explicit:
+            system = AssembledSystem.of(K)
+            if system.lu is None:
+                return _Probe(h, False, 0.0, np.nan, None, None)
+            X, bounds = system.identity_solution(D)
+            Y = X - _apply_sym(system.T, X)
+        else:
+            from .krylov import Lyapunov, _operators, krylov_solve
+
+            T, _, Phi = _operators(K)
+            lyap = Lyapunov(Phi)
+            if lyap.mean_radius >= 1.0:
+                return _Probe(h, False, np.nan, np.nan, None, None)
+            X, r, ok = krylov_solve(T, lyap, np.eye(D), 1e-6)
+            Y = np.eye(D) - r
+            bounds = collatz_wielandt(X, Y) if ok else None
+    tr = float(np.trace(X))
+    score = 1.0 / tr if np.isfinite(tr) and tr != 0.0 else np.nan
+    stable = bounds is not None and bounds[1] < 1.0
+    return _Probe(h, stable, abs(score) if stable else -abs(score), bounds[1] if stable else np.nan, X, Y)
+
+
+def _apply_sym(T: np.ndarray, X: np.ndarray) -> np.ndarray:
+    from .symmetric import pack, unpack
+
+    return unpack(T @ pack(X), X.shape[0])
+
+
+def _initial(law, probe) -> tuple[_Probe, _Probe | None, int]:
+    """(stable end, unstable end or None when none was found, solves) by doubling or halving the sampler's h."""
+    h0 = law.h
+    first = probe(h0)
+    if first.stable:
+        a, h = first, h0
+        for k in range(MAX_DOUBLINGS):
+            h = 2.0 * h
+            q = probe(h)
+            if not q.stable:
+                return a, q, k + 2
+            a = q
+        return a, None, MAX_DOUBLINGS + 1
+    b, h = first, h0
+    for k in range(MAX_HALVINGS):
+        h = 0.5 * h
+        q = probe(h)
+        if q.stable:
+            return q, b, k + 2
+        b = q
+    raise ParameterError(f"h: no step size in [{h:.3g}, {h0:.3g}] is mean-square stable for this sampler (the "
+                         "second-moment map has spectral radius >= 1 at each); check the model and the sampler")
+
+
+def stability_bracket(law, rtol: float = 1e-10) -> StabilityBracket:
+    """The certified bracket of :class:`StabilityBracket` for ``law`` (an :class:`~.law.ExactLaw`); module docstring.
+
+    Parameters
+    ----------
+    law : ExactLaw
+        Its sampler's estimator, integrator and model are kept; only h varies.
+    rtol : float
+        Relative width of the bracket, 0 < rtol < 0.5.
+
+    Returns
+    -------
+    StabilityBracket
+
+    Raises
+    ------
+    ParameterError
+        ``rtol`` outside (0, 0.5), or no stable h in (h / 2^60, h].
+    """
+    rtol = check_real("rtol", rtol)
+    if not 0.0 < rtol < 0.5:
+        raise ParameterError(f"rtol must satisfy 0 < rtol < 0.5, got {rtol!r}")
+    with blas_threads(law.kernel):
+        return _search(law, rtol)
+
+
+def _search(law, rtol: float) -> StabilityBracket:
+    a, b, solves = _initial(law, lambda h: _probe(law, h))
+    if b is None:
+        return StabilityBracket(a.h, float("inf"), a.rho_hi, float("nan"), "none", solves)
+    seen = [a, b]
+
+    def score(h: float) -> float:
+        q = next((p for p in seen[:2] if p.h == h), None)  # Brent evaluates the ends again
+        if q is None:
+            q = _probe(law, h)
+            seen.append(q)
+        return q.score if np.isfinite(q.score) else -1.0
+
+    brentq(score, a.h, b.h, xtol=0.45 * rtol * a.h, rtol=4 * np.finfo(float).eps, maxiter=200)
+    a = max((q for q in seen if q.stable), key=lambda q: q.h)
+    b = min((q for q in seen if not q.stable and q.h > a.h), key=lambda q: q.h)
+    solves += len(seen) - 2
+    while b.h - a.h > rtol * b.h:  # Brent's last bracket may have an end that was never the best estimate
+        q = _probe(law, 0.5 * (a.h + b.h))
+        solves += 1
+        a, b = (q, b) if q.stable else (a, q)
+    cw = _collatz_wielandt_unstable(b)
+    far = a.h * (1.0 + 0.95 * rtol)
+    if cw is None and far > b.h:  # b is too close to h* for the bound: try the farthest h the tolerance allows
+        q = _probe(law, far)
+        solves += 1
+        if not q.stable and _collatz_wielandt_unstable(q) is not None:
+            b, cw = q, _collatz_wielandt_unstable(q)
+    if cw is not None:
+        return StabilityBracket(a.h, b.h, a.rho_hi, cw, "collatz-wielandt", solves)
+    certificate, rho_hi = _certify_unstable(law, b)
+    return StabilityBracket(a.h, b.h, a.rho_hi, rho_hi, certificate, solves)
+
+
+def _collatz_wielandt_unstable(b: _Probe) -> float | None:
+    """The Collatz-Wielandt lower bound (> 1) on rho at an unstable trial whose X is negative definite, else None."""
+    if b.X is None:
+        return None
+    neg = collatz_wielandt(-b.X, -b.Y)
+    return neg[0] if neg is not None and neg[0] >= 1.0 else None
+
+
+def _certify_unstable(law, b: _Probe) -> tuple[str, float]:
+    """(certificate, bound or value of rho(T(b.h))) where X was not negative definite (module docstring)."""
+    K = law.build(b.h)
+    mr = mean_radius(K) ** 2
+    if mr >= 1.0:
+        return "mean", mr
+    rho = radius(K, law.explicit)
+    return ("eigenvalue" if rho >= 1.0 else "none"), rho
+
+
+__all__ = ["MAX_DOUBLINGS", "MAX_HALVINGS", "StabilityBracket", "stability_bracket"]
