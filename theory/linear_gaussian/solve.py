@@ -19,7 +19,8 @@ Certificate (both routes). T is a positive map (PSD to PSD). The solution X_I of
 when rho(T) < 1; conversely, for any X > 0 with T(X) = X - Y, writing X = L L^T and y the eigenvalues of
 L^{-1} Y L^{-T}, (1 - max y) X <= T(X) <= (1 - min y) X, hence 1 - max y <= rho(T) <= 1 - min y (Collatz-Wielandt
 bounds for positive maps), evaluated with Y = X - T(X) recomputed from T (so the solver's own error is inside the
-bound). A negative definite X_I certifies rho(T) > 1 the same way (T(-X) = -X + I + E >= (1 + min eig) (-X)).
+bound; the certificate is for T as computed in double precision). A negative definite X_I certifies rho(T) > 1 the
+same way (T(-X) = -X + I + E >= (1 + min eig) (-X)).
 Since ||S(Y)||_2 <= ||S(I)||_2 ||Y||_2 for the positive map S = (I - T)^{-1}, the residual r of the returned C gives
 the error bound ||C - C*||_2 <= lambda_max(X_I) ||r||_2 (:class:`Solution`).
 """
@@ -171,11 +172,15 @@ class AssembledSystem(NamedTuple):
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         return sla.lu_solve(self.lu, rhs, check_finite=False)
 
-    def identity_solution(self, D: int) -> tuple[np.ndarray, tuple[float, float] | None]:
-        """(X_I, its Collatz-Wielandt bounds or None): the solution of X - T(X) = I."""
+    def identity_solution(self, D: int) -> tuple[np.ndarray, np.ndarray, tuple[float, float] | None]:
+        """(X_I, Y = X_I - T(X_I), the Collatz-Wielandt bounds or None): X_I solves X - T(X) = I. Y is evaluated in
+        extended precision (np.longdouble where the platform has it): near the stability edge X_I ~ 1/(1 - rho)
+        and X_I - T(X_I) cancels that many digits, which would blur the bounds at 1 - rho ~ 1e-8 in double."""
         x = self.solve(pack(np.eye(D)))
         X = unpack(x, D)
-        return X, collatz_wielandt(X, unpack(x - self.T @ x, D))
+        xl = x.astype(np.longdouble)
+        Y = unpack((xl - self.T.astype(np.longdouble) @ xl).astype(np.float64), D)
+        return X, Y, collatz_wielandt(X, Y)
 
 
 def assembled_solution(kernel: Kernel) -> Solution:
@@ -185,7 +190,7 @@ def assembled_solution(kernel: Kernel) -> Solution:
         F = AssembledSystem.of(kernel)
         if F.lu is None:
             return _unstable("assembled", dense_radius(F.T, D))
-        X, bounds = F.identity_solution(D)
+        X, _, bounds = F.identity_solution(D)
         if bounds is None or bounds[1] >= 1.0:
             return _unstable("assembled", dense_radius(F.T, D), bounds)
         c = F.solve(F.q)

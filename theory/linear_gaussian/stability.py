@@ -64,8 +64,7 @@ def _probe(law, h: float) -> _Probe:
             system = AssembledSystem.of(K)
             if system.lu is None:
                 return _Probe(h, False, 0.0, np.nan, None, None)
-            X, bounds = system.identity_solution(D)
-            Y = X - _apply_sym(system.T, X)
+            X, Y, bounds = system.identity_solution(D)
         else:
             from .krylov import Lyapunov, _operators, krylov_solve
 
@@ -80,12 +79,6 @@ def _probe(law, h: float) -> _Probe:
     score = 1.0 / tr if np.isfinite(tr) and tr != 0.0 else np.nan
     stable = bounds is not None and bounds[1] < 1.0
     return _Probe(h, stable, abs(score) if stable else -abs(score), bounds[1] if stable else np.nan, X, Y)
-
-
-def _apply_sym(T: np.ndarray, X: np.ndarray) -> np.ndarray:
-    from .symmetric import pack, unpack
-
-    return unpack(T @ pack(X), X.shape[0])
 
 
 def _initial(law, probe) -> tuple[_Probe, _Probe | None, int]:
@@ -159,35 +152,40 @@ def _search(law, rtol: float) -> StabilityBracket:
         q = _probe(law, 0.5 * (a.h + b.h))
         solves += 1
         a, b = (q, b) if q.stable else (a, q)
-    cw = _collatz_wielandt_unstable(b)
+    # the unstable end is certified at the farthest trial the tolerance allows (the largest margin rho - 1), else
+    # at b, else by walking up from the stable end in steps doubling from rtol (the bracket then exceeds rtol)
     far = a.h * (1.0 + 0.95 * rtol)
-    if cw is None and far > b.h:  # b is too close to h* for the bound: try the farthest h the tolerance allows
-        q = _probe(law, far)
+    trials = ([_probe(law, far)] if far > b.h else []) + [b]
+    solves += len(trials) - 1
+    for k in range(MAX_DOUBLINGS + 1):
+        for q in trials:
+            if q.stable:
+                a = q
+                continue
+            certificate, rho_hi, extra = _certify_unstable(law, q)
+            solves += extra
+            if certificate != "none":
+                return StabilityBracket(a.h, q.h, a.rho_hi, rho_hi, certificate, solves)
+        trials = [_probe(law, a.h * (1.0 + rtol * 2.0 ** (k + 1)))]
         solves += 1
-        if not q.stable and _collatz_wielandt_unstable(q) is not None:
-            b, cw = q, _collatz_wielandt_unstable(q)
-    if cw is not None:
-        return StabilityBracket(a.h, b.h, a.rho_hi, cw, "collatz-wielandt", solves)
-    certificate, rho_hi = _certify_unstable(law, b)
-    return StabilityBracket(a.h, b.h, a.rho_hi, rho_hi, certificate, solves)
+    raise ParameterError(f"h: the mean-square stability limit near h = {a.h:.10g} could not be certified from above "
+                         "(no trial up to 2^40 rtol beyond it was shown unstable)")
 
 
-def _collatz_wielandt_unstable(b: _Probe) -> float | None:
-    """The Collatz-Wielandt lower bound (> 1) on rho at an unstable trial whose X is negative definite, else None."""
-    if b.X is None:
-        return None
-    neg = collatz_wielandt(-b.X, -b.Y)
-    return neg[0] if neg is not None and neg[0] >= 1.0 else None
-
-
-def _certify_unstable(law, b: _Probe) -> tuple[str, float]:
-    """(certificate, bound or value of rho(T(b.h))) where X was not negative definite (module docstring)."""
+def _certify_unstable(law, b: _Probe) -> tuple[str, float, int]:
+    """(certificate, bound or value of rho(T(b.h)), extra solves) for a trial found not stable (module docstring):
+    "collatz-wielandt" where X is negative definite, "mean" where rho(Phi)^2 >= 1, "eigenvalue" where the spectral
+    radius computed is >= 1, else "none" (the trial lies within rounding of h*)."""
+    if b.X is not None:
+        neg = collatz_wielandt(-b.X, -b.Y)
+        if neg is not None and neg[0] >= 1.0:
+            return "collatz-wielandt", neg[0], 0
     K = law.build(b.h)
     mr = mean_radius(K) ** 2
     if mr >= 1.0:
-        return "mean", mr
+        return "mean", mr, 0
     rho = radius(K, law.explicit)
-    return ("eigenvalue" if rho >= 1.0 else "none"), rho
+    return ("eigenvalue" if rho >= 1.0 else "none"), rho, 1
 
 
 __all__ = ["MAX_DOUBLINGS", "MAX_HALVINGS", "StabilityBracket", "stability_bracket"]
