@@ -3,8 +3,8 @@
 ``exact_law(sampler)`` reads the same :class:`simulate.Sampler` the simulator runs (model, gradient estimator,
 integrator, h) and answers exactly: E theta_k and Cov theta_k for every k, the stationary law (per phase when it is
 periodic), the mean-square spectral radius and stability limit in h, the MSE of time averages over any window, the
-first terms of the expansion in h, and the same at 50 digits (mpmath). DESIGN.md, "The exact engine on affine
-models", states the mathematics; the modules:
+first terms of the expansion in h, and the same at 50 digits (mpmath). docs/engine.md derives the mathematics; the
+modules:
 
   affine          reading a model's affine structure (P_i, r_i), the posterior
   noise           exact joint moments of minibatch sums per sampling scheme, as an operator
@@ -13,7 +13,11 @@ models", states the mathematics; the modules:
   estimator_laws  each gradient estimator's law (full, minibatch, CV, SVRG / vrSG-MCMC, SAGA, stratified, reuse)
   integrator_laws each integrator's law (Langevin, no noise, mSGLD, SGHMC with refresh)
   registry        the one table from simulator types to their laws
-  solve           stationary covariance (direct or GMRES with a Lyapunov preconditioner), spectral radius
+  symmetric       coordinates on symmetric matrices (the upper triangle), their duals, congruences
+  assembled       the moment maps as matrices on those coordinates (pair covariances by one product over the data)
+  solve           stationary covariance with a certificate: one LU on the assembled map, or the operator route
+  krylov          the operator route (Lyapunov-preconditioned Richardson / GMRES), Arnoldi for the spectral radius
+  stability       the stability limit in h as a certified bracket
   law             the ExactLaw object
   time_average    MSE of time averages of linear and quadratic observables, cost independent of the window
   quadratic       fourth moments of the chain (quadratic observables)

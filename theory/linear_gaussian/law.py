@@ -1,5 +1,4 @@
-"""``exact_law(sampler)``: the exact law of a simulator sampler on a model with an affine gradient (DESIGN.md,
-"The exact engine on affine models").
+"""``exact_law(sampler)``: the exact law of a simulator sampler on a model with an affine gradient (docs/engine.md).
 
 Every sampler of the workbench on such a model is a chain x_{k+1} = M_k x_k + b_k + noise_k in its whole state x
 (theta, SGHMC's momentum, the estimator's anchors / frozen noise / SAGA table) with (M_k, b_k) random through the

@@ -14,7 +14,7 @@ Hence the exact covariance *operator* of the random matrix G_S = sum_i w_g c_i G
     E[(G_S - E G_S) Y (G_S - E G_S)^T] = sum_g gamma_g sum_{i in g} (G_i - Gbar_g) Y (G_i - Gbar_g)^T,
     gamma_g = w_g^2 kappa_g,
 
-which holds E[P_S X P_S] = P X P + sum_ij C_ij P_i X P_j (DESIGN.md) and the joint moments with r_S in one formula.
+which holds E[P_S X P_S] = P X P + sum_ij C_ij P_i X P_j (docs/engine.md) and the joint moments with r_S at once.
 It is applied as an operator: O(N d^2) per application for rank-one P_i = w_i z_i z_i^T, O(N d^3) for dense P_i,
 O(d^2) (precomputed) when all P_i in a group are equal (additive noise). Higher count moments (for fourth moments of
 the chain) are in :mod:`theory.linear_gaussian.quadratic`.
