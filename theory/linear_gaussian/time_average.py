@@ -12,7 +12,10 @@ z_k (first moments for linear phi, second moments for quadratic phi) and E z_k z
 and the backward recursion g_k = a_k + Psi_k^T (g_{k+1} + a_{k+1}), Y_k = vec(g_k a_k^T) + W_k^T Y_{k+1} (E A^2 =
 < Y_0, vec E z_0 z_0^T >) is linear in (Y, g, 1): one matrix per phase, composed over a period and raised to the
 number of whole periods by repeated squaring (O(log L) products of (m^2 + m + 1)-square matrices, m = dim z).
-MSE = E A^2 / L^2 (new; the 1-D closed forms of Chen et al. and theory.toy_finite_time are special cases).
+The variance is E A^2 / L^2 with the observable centred at the time average's mean (no cancellation), and
+MSE = variance + (mean - target)^2 (new; the 1-D closed forms of Chen et al. and theory.toy_finite_time are special
+cases). Second moments are carried on symmetric coordinates (:mod:`.symmetric`: m^2 -> m (m + 1)/2), fourth moments
+(quadratic observables) on row-major vec.
 States too large for explicit matrices use, for a chain of period 1 and linear phi, the closed stationary sum
 (doubling sums of powers of Phi) plus the transient summed until it is below double precision; a periodic chain of
 that size is summed forward step by step (cost O(b + L), :func:`_forward`).
@@ -31,8 +34,10 @@ from .quadratic import QUADRATIC_MAX_N, fourth_matrices
 from .symmetric import expand, outer_dual, pack, size
 
 #: Largest number of coordinates s(n) + n + 1 of the augmented recursion of the matrix route for linear observables
-#: (O((s(n) + n)^3 log L) per window; beyond it, :mod:`.transient`).
+#: (O((s(n) + n)^3 log L) per window; beyond it, :mod:`.transient`) ...
 EXPLICIT_MAX_DIM = 300
+#: ... and the cost of one transient step beyond its matrix-vector product, in floating-point operations (Python).
+TRANSIENT_STEP_OVERHEAD = 2e5
 
 
 class TimeAverage(NamedTuple):
@@ -90,22 +95,34 @@ def time_average(law, a, B, n_steps: int, burn_in: int, target, centre=None) -> 
         from .isotropic import isotropic_quadratic
 
         return isotropic_quadratic(law, B, L, b, target, c)
-    if B is None and not _explicit(law):
-        return _large(law, a, L, b, target)
+    if B is None:
+        done = _closed_sums(law, a, L, b, target)
+        if done is not None:
+            return done
     first, second, z0, Z0, obs = _explicit_setup(law, a, B, c)
     outer = _outer_full if B is not None else outer_dual
-    s1 = _first_sum(first, obs(0.0), z0, b, L)
-    mean = s1 / L
-    mse = _second_sum(first, second, obs(target), Z0, outer, b, L) / L**2
-    var = _second_sum(first, second, obs(mean), Z0, outer, b, L) / L**2
-    return TimeAverage(mean, max(var, 0.0), mse, target)
+    mean = _first_sum(first, obs(0.0), z0, b, L) / L
+    var = max(_second_sum(first, second, obs(mean), Z0, outer, b, L) / L**2, 0.0)
+    return TimeAverage(mean, var, (mean - target) ** 2 + var, target)
 
 
-def _explicit(law) -> bool:
-    """The matrix route for a linear observable: the moment maps are assembled and the augmented recursion has at
-    most :data:`EXPLICIT_MAX_DIM` coordinates (s(n) + n + 1)."""
+def _closed_sums(law, a, L: int, b: int, target: float) -> TimeAverage | None:
+    """A linear observable by the closed sums and the transient (:mod:`.transient`; periodic chains: forward), or
+    None for the matrix route. Where the matrix route is available (assembled maps, at most
+    :data:`EXPLICIT_MAX_DIM` coordinates) the transient is stepped only while that costs less than the matrix route's
+    O(log L) products: the cheaper of the two, whatever the mixing time."""
     n = law.kernel.layout.n
-    return law.explicit and size(n) + n + 1 <= EXPLICIT_MAX_DIM
+    dim = size(n) + n + 1
+    matrix = law.explicit and dim <= EXPLICIT_MAX_DIM
+    if law.period > 1:
+        return None if matrix else _large(law, a, L, b, target)
+    budget = None
+    if matrix:
+        products = 2.0 * (np.log2(L + 1.0) + np.log2(b + 1.0)) + 4.0
+        budget = products * 2.0 * dim**3 / (2.0 * size(n) ** 2 + TRANSIENT_STEP_OVERHEAD)
+    from .transient import large_time_average
+
+    return large_time_average(law, a, L, b, target, budget)
 
 
 def _outer_full(a: np.ndarray) -> np.ndarray:
@@ -233,12 +250,7 @@ def _second_sum(first, second, avec, Z0, outer, b: int, L: int) -> float:
 
 
 def _large(law, a, L: int, b: int, target: float) -> TimeAverage:
-    """States too large for explicit matrices: period 1 by closed sums (:mod:`.transient`), periodic chains by
-    :func:`_forward` (cost O(b + L))."""
-    if law.period == 1:
-        from .transient import large_time_average
-
-        return large_time_average(law, a, L, b, target)
+    """Periodic chains whose maps are not assembled: :func:`_forward` (cost O(b + L))."""
     mean = _forward(law, a, L, b, 0.0)[0] / L
     mse = _forward(law, a, L, b, target)[1] / L**2
     var = _forward(law, a, L, b, mean)[1] / L**2

@@ -52,14 +52,16 @@ def _stepper(law, K):
     return lambda S: unpack(W @ pack(S), n)
 
 
-def large_time_average(law, a: np.ndarray, L: int, b: int, target: float):
+def large_time_average(law, a: np.ndarray, L: int, b: int, target: float, max_steps: float | None = None):
+    """The time average by the closed sums and the transient (module docstring); None when the transient needs more
+    than ``max_steps`` steps (the caller then takes the matrix route, whose cost does not depend on mixing)."""
     from .solve import blas_threads
 
     with blas_threads(law.kernel):
-        return _large_time_average(law, a, L, b, target)
+        return _large_time_average(law, a, L, b, target, max_steps)
 
 
-def _large_time_average(law, a: np.ndarray, L: int, b: int, target: float):
+def _large_time_average(law, a: np.ndarray, L: int, b: int, target: float, max_steps: float | None):
     from .time_average import TimeAverage
 
     K, origins = law._centred_or_raw
@@ -92,6 +94,8 @@ def _large_time_average(law, a: np.ndarray, L: int, b: int, target: float):
         # every 20 steps)
         stalled = size <= FLOOR * scale and len(sizes) > 20 and size > 0.5 * sizes[-21]
         quiet = quiet + 1 if size <= TOL * scale or stalled else 0
+        if max_steps is not None and k > max_steps:
+            return None
         if k >= MAX_TRANSIENT:
             raise ParameterError(f"n_steps / burn_in: the chain needs more than {MAX_TRANSIENT} steps to forget its "
                                  "start; the large-state route of the engine stops there (use a smaller state or start "
