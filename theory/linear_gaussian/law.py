@@ -169,8 +169,24 @@ class ExactLaw:
 
     @cached_property
     def stationary_solve(self) -> solve.Solution:
-        """How the stationary covariance at phase 0 was solved, with its certificate (:class:`.solve.Solution`: the
-        route, the residual, Collatz-Wielandt bounds on the spectral radius and an error bound)."""
+        """How the stationary covariance of the whole state at phase 0 was solved, with its certificate.
+
+        Returns
+        -------
+        solve.Solution
+            The route ("assembled": one LU factorisation on the symmetric vec space; "operator": Krylov iterations
+            preconditioned by the mean part), the residual of the returned covariance, Collatz-Wielandt bounds
+            lo <= rho(T) <= hi (hi < 1 certifies mean-square stability) and a bound on its relative error.
+
+        Raises
+        ------
+        ParameterError
+            When the mean recursion has no fixed point (h on or beyond the edge of the mean's stability).
+
+        References
+        ----------
+        New: :mod:`theory.linear_gaussian.solve` (the Collatz-Wielandt bounds of positive maps: Krein-Rutman).
+        """
         K, _ = self._centred_or_raw
         if self._origins is None:
             self._raise_unstable(None)
@@ -229,29 +245,73 @@ class ExactLaw:
 
     # ------------------------------------------------------------------ stability
     def spectral_radius(self) -> float:
-        """Mean-square spectral radius per step, rho(T)^(1/P) (T the period's second-moment map; < 1 iff stable):
-        a dense eigenvalue solve of the assembled T, or Arnoldi for the eigenvalue of largest real part (never a raw
-        solver error: :mod:`.krylov`)."""
-        return solve.radius(self.kernel, self.explicit) ** (1.0 / self.period)
+        """Mean-square spectral radius per step, rho(T)^(1/P) (T the period's second-moment map; < 1 iff stable).
 
-    def stability_bracket(self, rtol: float = 1e-10):
-        """The mean-square stability limit h* = inf{h > 0: rho(T(h)) >= 1} of this sampler (same estimator,
-        integrator, model) as a certified bracket (:class:`.stability.StabilityBracket`: rho(T(lo)) < 1 and
-        rho(T(hi)) >= 1 shown by Collatz-Wielandt bounds or eigenvalues, hi - lo <= rtol hi); see
-        :func:`.stability.stability_bracket`. Assumes the stable set is (0, h*), which holds for every sampler here.
+        Computed by a dense eigenvalue solve of the assembled T (which separates eigenvalues of equal modulus, e.g.
+        SGHMC's underdamped modes), or for large states by Arnoldi for the eigenvalue of largest real part (the
+        Perron root of a positive map), with Collatz-Wielandt bounds by power iteration as the fallback.
+
+        Returns
+        -------
+        float
 
         Raises
         ------
         ParameterError
-            ``rtol`` outside (0, 0.5), or where no step size in (h / 2^60, 2^40 h) is stable.
+            Only for a large state where neither Arnoldi nor the power iteration resolves rho (never a raw solver
+            error).
+        """
+        return solve.radius(self.kernel, self.explicit) ** (1.0 / self.period)
+
+    def stability_bracket(self, rtol: float = 1e-10):
+        """The mean-square stability limit h* = inf{h > 0: rho(T(h)) >= 1} of this sampler (same estimator,
+        integrator and model, h varied) as a certified bracket. Assumes the stable set is (0, h*), which holds for
+        every sampler here.
+
+        Parameters
+        ----------
+        rtol : float
+            Relative width hi - lo <= rtol hi, 0 < rtol < 0.5 (wider only where the rounding near h* leaves the
+            certificates no margin: the bracket is then the tightest certified one).
+
+        Returns
+        -------
+        stability.StabilityBracket
+            lo, hi, the bound rho(T(lo)) <= rho_lo < 1, how hi was shown unstable ("collatz-wielandt", "mean" or
+            "eigenvalue") with its bound or value rho_hi >= 1, and the number of linear solves.
+
+        Raises
+        ------
+        ParameterError
+            ``rtol`` outside (0, 0.5), or no stable step size in (h / 2^60, h].
+
+        References
+        ----------
+        New (:mod:`theory.linear_gaussian.stability`): Brent's method (Brent 1973, ch. 4) on 1 / tr X(h),
+        X(h) = (I - T(h))^{-1}(I), with Collatz-Wielandt certificates at both ends.
         """
         from .stability import stability_bracket
 
         return stability_bracket(self, rtol)
 
     def stability_limit(self, rtol: float = 1e-10) -> float:
-        """h*: the upper end of :meth:`stability_bracket` (the least h found unstable); inf when every h up to 2^40
-        times this sampler's is stable."""
+        """h*: the upper end of :meth:`stability_bracket` (the least h shown unstable).
+
+        Parameters
+        ----------
+        rtol : float
+            Relative width of the bracket, 0 < rtol < 0.5.
+
+        Returns
+        -------
+        float
+            hi of the certified bracket; inf when every h up to 2^40 times this sampler's is stable.
+
+        Raises
+        ------
+        ParameterError
+            As :meth:`stability_bracket`.
+        """
         return self.stability_bracket(rtol).hi
 
     def _raise_unstable(self, rho: float | None) -> None:
