@@ -17,8 +17,10 @@ operator, satisfies ||r|| <= max(rtol ||Y||, floor) with floor = :data:`FLOOR` e
 rounding of evaluating r itself, all in the equilibrated norm ||S^{-1} (.) S^{-1}||_F, S = diag(X)^(1/2), so that a
 state whose blocks differ in scale by many orders (an SVRG anchor's gradient is N times theta's) is converged block by
 block (the old rule, a step below 1e-15 of max |X|, is not reachable on ill-conditioned models and made the iteration
-run to its cap). The residual is certified afterwards by the
-Collatz-Wielandt bounds and the error bound of :mod:`.solve`.
+run to its cap). The solution is certified afterwards: C > 0 with
+L^{-1}(Q - r) > 0 proves rho(T) < 1 by the regular splitting and bounds its error with no further solve
+(:func:`splitting_certificate`); where C is singular (a state with deterministic parts) a second, looser solve of
+X - T(X) = I gives the Collatz-Wielandt certificate of :mod:`.solve`.
 
 Spectral radius. rho(T) of a positive map is an eigenvalue with a PSD eigenvector (Krein-Rutman) and every other
 eigenvalue has real part <= rho, so Arnoldi looks for the eigenvalue of largest *real* part (a complex pair of equal
@@ -35,7 +37,7 @@ import scipy.sparse.linalg as spla
 from simulate.validation import ParameterError
 
 from .kernel import Kernel
-from .solve import Solution, blas_threads, collatz_wielandt, error_bound, period_first, period_second
+from .solve import Solution, blas_threads, collatz_wielandt, error_bound, period_first, period_second, unstable
 from .symmetric import pack, size, unpack
 
 #: Target relative residual ||r||_F / ||Y||_F.
@@ -168,13 +170,21 @@ def _gmres(T, lyap: Lyapunov, Y: np.ndarray, X: np.ndarray, rtol: float, ny: flo
 
 
 def operator_solution(kernel: Kernel) -> Solution:
-    """The operator route of :mod:`.solve` for a centred kernel: X_I (certificate), then C."""
+    """The operator route of :mod:`.solve` for a centred kernel: C, certified by the regular splitting
+    (:func:`splitting_certificate`), or else by the Collatz-Wielandt bounds of a looser solve of X - T(X) = I."""
     D = kernel.layout.D
     with blas_threads(kernel):
         T, Q, Phi = _operators(kernel)
         lyap = Lyapunov(Phi)
         if lyap.mean_radius >= 1.0:
-            return _unstable(max(lyap.mean_radius**2, 1.0), None)
+            return unstable("operator", max(lyap.mean_radius**2, 1.0))
+        C, r, ok = krylov_solve(T, lyap, Q)
+        nc = float(np.linalg.norm(C, 2))
+        res = float(np.linalg.norm(r, 2)) / nc if nc > 0 else 0.0
+        split = splitting_certificate(C, lyap(Q), lyap(r)) if ok else None
+        if split is not None:
+            return Solution(C, "operator", res, collatz_wielandt(C, Q - r) or (np.nan, np.nan), "regular splitting",
+                            split)
         X, rx, ok_x = krylov_solve(T, lyap, np.eye(D), CERTIFICATE_RTOL)
         bounds = collatz_wielandt(X, np.eye(D) - rx) if ok_x else None  # X - T(X) = I - r exactly
         if bounds is None or bounds[1] >= 1.0:
@@ -182,19 +192,29 @@ def operator_solution(kernel: Kernel) -> Solution:
             if rho < 1.0:
                 raise ParameterError(f"the operator route did not converge for the stationary covariance (spectral "
                                      f"radius {rho:.6g} < 1): the chain mixes too slowly for it")
-            return _unstable(rho, bounds)
-        C, r, ok = krylov_solve(T, lyap, Q)
+            return unstable("operator", rho, bounds)
         if not ok:
             raise ParameterError(f"the operator route did not converge for the stationary covariance (relative "
-                                 f"residual {np.linalg.norm(r) / np.linalg.norm(Q):.3g})")
-    nc = float(np.linalg.norm(C, 2))
-    return Solution(C, "operator", float(np.linalg.norm(r, 2)) / nc if nc > 0 else 0.0, bounds,
-                    error_bound(X, C, r))
+                                 f"residual {res:.3g})")
+    return Solution(C, "operator", res, bounds, "collatz-wielandt", error_bound(X, C, r))
 
 
-def _unstable(rho: float, bounds) -> Solution:
-    return Solution(np.full((0, 0), np.nan), "operator", float("nan"), bounds or (float("nan"), float("inf")),
-                    float("inf"), rho)
+def splitting_certificate(C: np.ndarray, Y0: np.ndarray, Lr: np.ndarray) -> float | None:
+    """The relative error bound of C certified by the regular splitting T = Phi (.) Phi^T + R, or None.
+
+    With S = L^{-1} R (a positive map) the computed C satisfies C - S(C) = Y0 - L^{-1} r (Y0 = L^{-1} Q, r the true
+    residual). If C > 0 and mu = lambda_min(C^{-1/2} (Y0 - L^{-1} r) C^{-1/2}) > 0, then S(C) <= (1 - mu) C, so
+    rho(S) < 1, which for a regular splitting is rho(T) < 1; and C* - C = (I - S)^{-1} L^{-1} r lies between
+    -+ (||L^{-1} r||_C / mu) C, ||Z||_C the largest |eigenvalue| of C^{-1/2} Z C^{-1/2}: the returned bound."""
+    try:
+        Lc = np.linalg.cholesky(C)
+    except np.linalg.LinAlgError:
+        return None
+    Li = sla.solve_triangular(Lc, np.eye(C.shape[0]), lower=True, check_finite=False)
+    mu = float(np.linalg.eigvalsh(Li @ _sym(Y0 - Lr) @ Li.T)[0])
+    if mu <= 1e-12:
+        return None
+    return float(np.abs(np.linalg.eigvalsh(Li @ _sym(Lr) @ Li.T)).max()) / mu
 
 
 def operator_radius(kernel: Kernel) -> float:
@@ -245,4 +265,5 @@ def power_bounds(matvec, D: int, shift: float = 1.0) -> tuple[float, float]:
     return lo, hi
 
 
-__all__ = ["Lyapunov", "arnoldi_radius", "krylov_solve", "operator_radius", "operator_solution", "power_bounds"]
+__all__ = ["Lyapunov", "arnoldi_radius", "krylov_solve", "operator_radius", "operator_solution", "power_bounds",
+           "splitting_certificate"]

@@ -26,7 +26,7 @@ from simulate.validation import ParameterError, check_finite_array, check_int
 
 from . import solve
 from .affine import Parts, converter, posterior, read_parts
-from .assembled import assembled, period_matrix
+from .assembled import ASSEMBLY_ALWAYS_FLOPS, assembled, assembly_flops, period_matrix
 from .kernel import Context, Kernel
 from .registry import build_kernel
 from .symmetric import pack, size, unpack
@@ -316,7 +316,7 @@ class ExactLaw:
 
     def _raise_unstable(self, rho: float | None) -> None:
         limit = ""
-        if self.explicit:
+        if self.explicit and assembly_flops(self.kernel) <= ASSEMBLY_ALWAYS_FLOPS:  # a dozen cheap solves
             try:
                 limit = f" The mean-square stability limit of this sampler is h* = {self.stability_limit(1e-6):.6g}."
             except ParameterError:

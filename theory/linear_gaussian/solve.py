@@ -50,20 +50,23 @@ class Solution(NamedTuple):
 
     ``cov`` (D, D) (NaN when unstable); ``route`` "assembled" or "operator"; ``residual`` ||C - T(C) - Q||_2 /
     ||C||_2 of the returned C; ``radius_bounds`` (lo, hi) with lo <= rho(T) <= hi (Collatz-Wielandt, module
-    docstring; hi < 1 certifies mean-square stability; (nan, nan) where no bound was obtained); ``error_bound``
-    lambda_max(X_I) ||r||_2 / ||C||_2 >= the relative error of C in the spectral norm (inf when unstable);
-    ``radius`` rho(T) where it was computed to describe an unstable chain, else None."""
+    docstring; (nan, nan) where no bound was obtained); ``certificate`` how mean-square stability was shown:
+    "collatz-wielandt" (hi < 1), "regular splitting" (:mod:`.krylov`: C > 0 and the mean part's solution of
+    Q - r > 0 give rho(L^{-1} R) < 1, hence rho(T) < 1) or "" (unstable); ``error_bound`` a bound on the relative
+    error of C in the spectral norm (inf when unstable); ``radius`` rho(T) where it was computed to describe an
+    unstable chain, else None."""
 
     cov: np.ndarray
     route: str
     residual: float
     radius_bounds: tuple[float, float]
+    certificate: str
     error_bound: float
     radius: float | None = None
 
     @property
     def stable(self) -> bool:
-        return bool(self.radius_bounds[1] < 1.0)
+        return bool(self.certificate)
 
 
 def period_first(kernel: Kernel, start: int = 0) -> np.ndarray:
@@ -189,20 +192,21 @@ def assembled_solution(kernel: Kernel) -> Solution:
     with blas_threads(kernel):
         F = AssembledSystem.of(kernel)
         if F.lu is None:
-            return _unstable("assembled", dense_radius(F.T, D))
+            return unstable("assembled", dense_radius(F.T, D))
         X, _, bounds = F.identity_solution(D)
         if bounds is None or bounds[1] >= 1.0:
-            return _unstable("assembled", dense_radius(F.T, D), bounds)
+            return unstable("assembled", dense_radius(F.T, D), bounds)
         c = F.solve(F.q)
         C = unpack(c, D)
         r = unpack(c - F.T @ c - F.q, D)
     nc = float(np.linalg.norm(C, 2))
     return Solution(C, "assembled", float(np.linalg.norm(r, 2)) / nc if nc > 0 else 0.0, bounds,
-                    error_bound(X, C, r))
+                    "collatz-wielandt", error_bound(X, C, r))
 
 
-def _unstable(route: str, rho: float, bounds=None) -> Solution:
-    return Solution(np.full((0, 0), np.nan), route, float("nan"), bounds or (float("nan"), float("inf")),
+def unstable(route: str, rho: float, bounds=None) -> Solution:
+    """The Solution of a chain found not mean-square stable (spectral radius ``rho``)."""
+    return Solution(np.full((0, 0), np.nan), route, float("nan"), bounds or (float("nan"), float("nan")), "",
                     float("inf"), rho)
 
 
@@ -239,4 +243,4 @@ def radius(kernel: Kernel, assembled: bool) -> float:
 
 __all__ = ["DENSE_EIG_MAX", "AssembledSystem", "Solution", "assembled_solution", "blas_threads", "collatz_wielandt",
            "dense_radius", "error_bound", "mean_radius", "period_first", "period_second", "radius", "solution",
-           "stationary_mean"]
+           "stationary_mean", "unstable"]
