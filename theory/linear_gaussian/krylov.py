@@ -17,10 +17,10 @@ operator, satisfies ||r|| <= max(rtol ||Y||, floor) with floor = :data:`FLOOR` e
 rounding of evaluating r itself, all in the equilibrated norm ||S^{-1} (.) S^{-1}||_F, S = diag(X)^(1/2), so that a
 state whose blocks differ in scale by many orders (an SVRG anchor's gradient is N times theta's) is converged block by
 block (the old rule, a step below 1e-15 of max |X|, is not reachable on ill-conditioned models and made the iteration
-run to its cap). The solution is certified afterwards: C > 0 with
-L^{-1}(Q - r) > 0 proves rho(T) < 1 by the regular splitting and bounds its error with no further solve
-(:func:`splitting_certificate`); where C is singular (a state with deterministic parts) a second, looser solve of
-X - T(X) = I gives the Collatz-Wielandt certificate of :mod:`.solve`.
+run to its cap). The solution is certified afterwards: C > 0 with L^{-1}(Q - r) > 0 proves rho(T) < 1 by the regular
+splitting and bounds its error with no further solve (:func:`splitting_certificate`); where C is singular (a state
+with deterministic parts) a second, looser solve of X - T(X) = I gives the Collatz-Wielandt certificate of
+:mod:`.solve`.
 
 Spectral radius. rho(T) of a positive map is an eigenvalue with a PSD eigenvector (Krein-Rutman) and every other
 eigenvalue has real part <= rho, so Arnoldi looks for the eigenvalue of largest *real* part (a complex pair of equal
@@ -40,12 +40,12 @@ from .kernel import Kernel
 from .solve import Solution, blas_threads, collatz_wielandt, error_bound, period_first, period_second, unstable
 from .symmetric import pack, size, unpack
 
-#: Target relative residual ||r||_F / ||Y||_F.
+#: Target relative residual ||r|| / ||Y|| (equilibrated norms, module docstring).
 RTOL = 1e-13
 #: ... for X - T(X) = I, whose solution serves only the certificate (any X > 0 with X - T(X) > 0 proves rho < 1;
 #: the bounds are computed from its own residual) and lambda_max in the error bound.
 CERTIFICATE_RTOL = 1e-6
-#: The rounding floor of the residual, in units of eps (||X||_F + ||T(X)||_F + ||Y||_F).
+#: The rounding floor of the residual, in units of eps (||X|| + ||T(X)|| + ||Y||).
 FLOOR = 32.0
 #: Richardson continues while the residual shrinks at least by this factor per step.
 RICHARDSON_RATE = 0.5
@@ -107,21 +107,26 @@ def _operators(kernel: Kernel):
     return T, 0.5 * (Q + Q.T), period_first(kernel)[:D, :D]
 
 
+def _scale(X: np.ndarray) -> np.ndarray:
+    """S = diag(X)^(1/2) (floored at sqrt(eps) of the largest) for the equilibrated norm ||S^{-1} (.) S^{-1}||_F."""
+    d = np.abs(np.diag(X))
+    return np.sqrt(np.maximum(d, np.finfo(float).eps * max(float(d.max()), 1e-300)))
+
+
 def _residual(T, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, float, float]:
-    """(r = Y - X + T(X), its size, the rounding floor of that size), both in the equilibrated norm
-    ||S^{-1} r S^{-1}||_F with S = diag(X)^(1/2) (states mixing scales, e.g. an anchor's gradient N times theta's,
-    are measured block by block, not by their largest block)."""
+    """(r = Y - X + T(X), ||r||, ||X|| + ||T(X)|| + ||Y||), norms equilibrated by S = :func:`_scale` (X) (states mixing
+    scales, e.g. an anchor's gradient N times theta's, are measured block by block, not by their largest block)."""
     TX = T(X)
     r = Y - X + TX
-    s = np.sqrt(np.maximum(np.diag(X), np.finfo(float).eps * max(float(np.abs(np.diag(X)).max()), 1e-300)))
+    s = _scale(X)
     w = 1.0 / np.outer(s, s)
     norms = np.linalg.norm(X * w) + np.linalg.norm(TX * w) + np.linalg.norm(Y * w)
-    return r, float(np.linalg.norm(r * w)), FLOOR * np.finfo(float).eps * float(norms)
+    return r, float(np.linalg.norm(r * w)), float(norms)
 
 
-def _scaled_norm(Y: np.ndarray, X: np.ndarray) -> float:
-    s = np.sqrt(np.maximum(np.diag(X), np.finfo(float).eps * max(float(np.abs(np.diag(X)).max()), 1e-300)))
-    return max(float(np.linalg.norm(Y / np.outer(s, s))), np.finfo(float).tiny)
+def _target(rtol: float, ny: float, norms: float) -> float:
+    """max(rtol ||Y||, the rounding floor FLOOR eps (||X|| + ||T(X)|| + ||Y||))."""
+    return max(rtol * ny, FLOOR * np.finfo(float).eps * norms)
 
 
 def _sym(X: np.ndarray) -> np.ndarray:
@@ -133,10 +138,11 @@ def krylov_solve(T, lyap: Lyapunov, Y: np.ndarray, rtol: float = RTOL) -> tuple[
     Richardson, then GMRES; converged when ||r|| <= max(rtol ||Y||, floor) in the equilibrated norm of
     :func:`_residual`)."""
     X, last = _sym(lyap(Y)), np.inf
-    ny = _scaled_norm(Y, X)
+    s = _scale(X)
+    ny = max(float(np.linalg.norm(Y / np.outer(s, s))), np.finfo(float).tiny)
     for it in range(200):
-        r, nr, floor = _residual(T, X, Y)
-        if nr <= max(rtol * ny, floor):
+        r, nr, norms = _residual(T, X, Y)
+        if nr <= _target(rtol, ny, norms):
             return X, r, True
         if not np.isfinite(nr) or (it >= 2 and nr > RICHARDSON_RATE * last):
             break
@@ -158,15 +164,15 @@ def _gmres(T, lyap: Lyapunov, Y: np.ndarray, X: np.ndarray, rtol: float, ny: flo
     op = spla.LinearOperator((s, s), matvec=matvec, dtype=np.float64)
     last = np.inf
     for _ in range(GMRES_ROUNDS):  # a fresh true residual after each GMRES run (its own recurrence drifts)
-        r, nr, floor = _residual(T, X, Y)
-        if nr <= max(rtol * ny, floor) or nr > 0.5 * last:
+        r, nr, norms = _residual(T, X, Y)
+        if nr <= _target(rtol, ny, norms) or nr > 0.5 * last:
             break
         last = nr
         y, _ = spla.gmres(op, pack(r), rtol=GMRES_REDUCTION, atol=0.0, restart=min(s, GMRES_RESTART),
                           maxiter=GMRES_RESTARTS)
         X = X + _sym(lyap(unpack(y, D)))
-    r, nr, floor = _residual(T, X, Y)
-    return X, r, bool(nr <= max(rtol * ny, floor * ACCEPT_RESIDUAL / (FLOOR * np.finfo(float).eps)))
+    r, nr, norms = _residual(T, X, Y)
+    return X, r, bool(nr <= max(_target(rtol, ny, norms), ACCEPT_RESIDUAL * norms))
 
 
 def operator_solution(kernel: Kernel) -> Solution:
