@@ -4,8 +4,8 @@
    N = 10^4: designs whose posterior precision has condition number 10^2, 10^4, 10^6 (rows Q diag(s) Q^T w_i),
    correlated features (Z = G (I + 0.3 R) / 10 as in issue 26, and equicorrelated features, rho = 0.99) and the
    scaled-rows design of the earlier benchmark (condition ~1); d = 20 (target: under 0.1 s) and d = 100 (target:
-   under 2 s). SGHMC, SGLD-CV, SVRG-LD (periodic) and SAGA-LD at d = 20 (or the largest SAGA the engine builds):
-   their cost is printed, with no target.
+   under 2 s). SGHMC (eta = 0.1/L, alpha = 0.1), SGLD-CV, SVRG-LD (periodic, m = 10) at d = 20 and SAGA-LD
+   (h = 0.3/L; its table makes the state d (N + 1)-dimensional: N = 60, d = 3): their cost, with no target.
 2. Two real data sets shipped with scikit-learn: diabetes (442 x 10) and breast cancer (569 x 30, standardised, an
    intercept, the label +-1 as a regression response), condition numbers printed: stationary covariance of SGLD and
    SGHMC, and the stability limit (rtol 1e-6, as the trade-off explorer asks; target at d = 10: under 0.1 s) at
@@ -108,7 +108,7 @@ def sampler(kind: str, m, n: int, h: float | None = None):
     if kind == "sgld":
         return sgld(m, h or 0.5 / L, n)
     if kind == "sghmc":
-        return sghmc(m, h or 0.5 / L, 0.1, n=n)
+        return sghmc(m, h or 0.1 / L, 0.1, n=n)
     if kind == "sgld_cv":
         return sgld_cv(m, h or 0.5 / L, n)
     if kind == "svrgld":

@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse.linalg as spla
+from scipy.linalg.lapack import ztrtrs
 
 from simulate.validation import ParameterError
 
@@ -74,20 +75,22 @@ class Lyapunov:
             self.den = 1.0 - np.outer(lam, lam)
         else:
             self.T, self.U = sla.schur(self.Phi.astype(complex), output="complex")
-            lam = np.diag(self.T)
+            self.Tc, lam = self.T.conj(), np.diag(self.T)
         self.mean_radius = float(np.max(np.abs(lam))) if lam.size else 0.0
 
     def __call__(self, Y: np.ndarray) -> np.ndarray:
         if self.sym:
             return self.V @ ((self.V.T @ Y @ self.V) / self.den) @ self.V.T
-        T, U = self.T, self.U
+        T, Tc, U = self.T, self.Tc, self.U
         n = T.shape[0]
         Yt = U.conj().T @ Y @ U
         X = np.zeros((n, n), dtype=complex)
-        eye = np.eye(n)
+        diag = np.diag_indices(n)
         for j in range(n - 1, -1, -1):
-            rhs = Yt[:, j] + T @ (X[:, j + 1:] @ T[j, j + 1:].conj())
-            X[:, j] = sla.solve_triangular(eye - np.conj(T[j, j]) * T, rhs)
+            rhs = Yt[:, j] + T @ (X[:, j + 1:] @ Tc[j, j + 1:])
+            M = -Tc[j, j] * T
+            M[diag] += 1.0
+            X[:, j], _ = ztrtrs(M.T, rhs, lower=1, trans=1)  # (I - conj(T_jj) T) x = rhs, LAPACK without copies
         return (U @ X @ U.conj().T).real
 
 

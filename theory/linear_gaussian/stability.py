@@ -12,10 +12,11 @@ Each trial h is one solve of X - T(h)(X) = I (the assembled route: one LU factor
 
 The search needs no eigenvalues. s(h) = 1 / tr X(h) is positive where the chain is stable, vanishes at h* (tr X has a
 simple pole there: X = (I - T)^{-1} I has the term <u, I> v / (1 - rho) with u, v the PSD Perron eigenvectors of T and
-its adjoint) and is negative just beyond, smoothly. The bracket is found by doubling (or halving) the sampler's own h,
-then shrunk by Brent's method on s (inverse quadratic interpolation, superlinear where s is smooth, safeguarded by
-bisection), whose last sign change among the trials is the bracket: about a dozen solves, none of which depends on
-the conditioning.
+its adjoint) and is negative just beyond, smoothly. The bracket is found from the sampler's own h by doubling it (past
+two stable trials, just beyond the zero of the parabola s(h) = h (A - B h) through them; halving where the first
+trial is unstable), then shrunk by Brent's method on s (inverse quadratic interpolation, superlinear where s is
+smooth, safeguarded by bisection), whose last sign change among the trials is the bracket: about a dozen solves,
+none of which depends on the conditioning.
 """
 
 from __future__ import annotations
@@ -81,18 +82,29 @@ def _probe(law, h: float) -> _Probe:
     return _Probe(h, stable, abs(score) if stable else -abs(score), bounds[1] if stable else np.nan, X, Y)
 
 
+def _guess(p: _Probe, q: _Probe) -> float | None:
+    """h* of the model s(h) = h (A - B h) through two stable trials (s vanishes at h = 0, where T = I, and at h*)."""
+    if not (np.isfinite(p.score) and np.isfinite(q.score)) or p.h == q.h:
+        return None
+    B = (p.score / p.h - q.score / q.h) / (q.h - p.h)
+    A = p.score / p.h + B * p.h
+    return A / B if B > 0 and A > 0 else None
+
+
 def _initial(law, probe) -> tuple[_Probe, _Probe | None, int]:
-    """(stable end, unstable end or None when none was found, solves) by doubling or halving the sampler's h."""
+    """(stable end, unstable end or None when none was found, solves): from the sampler's h, doubling until a trial
+    is unstable (past two stable trials: just beyond the h* of :func:`_guess`, at most doubling), or halving until
+    one is stable."""
     h0 = law.h
     first = probe(h0)
     if first.stable:
-        a, h = first, h0
+        prev, a = None, first
         for k in range(MAX_DOUBLINGS):
-            h = 2.0 * h
-            q = probe(h)
+            g = _guess(prev, a) if prev is not None else None
+            q = probe(min(1.02 * g, 2.0 * a.h) if g is not None and g > a.h else 2.0 * a.h)
             if not q.stable:
                 return a, q, k + 2
-            a = q
+            prev, a = a, q
         return a, None, MAX_DOUBLINGS + 1
     b, h = first, h0
     for k in range(MAX_HALVINGS):

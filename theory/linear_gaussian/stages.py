@@ -28,17 +28,6 @@ from .affine import eye, number, zeros
 from .noise import Group, NoiseOperator
 
 
-def congruent(A: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """A X A^T for X (n, n), or for a batch X (B, n, n) (a float batch as two products over the whole batch, which
-    is how the moment maps are assembled on a basis: :mod:`.assembled`)."""
-    if X.ndim != 3 or X.dtype == object or A.dtype == object:
-        return A @ X @ A.T
-    B, n, _ = X.shape
-    m = A.shape[0]
-    AX = (A @ X.transpose(1, 0, 2).reshape(n, B * n)).reshape(m, B, n).transpose(1, 0, 2)
-    return (AX.reshape(B * m, n) @ A.T).reshape(B, m, m)
-
-
 @dataclass(frozen=True)
 class Factored:
     """U_i = L w_g (G_i - Gbar_g) R: L (n, d), R (d+1, n), the scheme's operator ``op``."""
@@ -48,7 +37,8 @@ class Factored:
     op: NoiseOperator
 
     def apply(self, X: np.ndarray) -> np.ndarray:
-        return congruent(self.L, self.op.apply(congruent(self.R, X)))
+        Y = self.R @ X @ self.R.T
+        return self.L @ self.op.apply(Y) @ self.L.T
 
     def dense(self) -> list[tuple[Group, np.ndarray]]:
         """Per group, the centred V_i = L w_g (G_i - Gbar_g) R, (N_g, n, n)."""
@@ -108,7 +98,7 @@ class Stage:
 
     def second(self, X: np.ndarray) -> np.ndarray:
         """E[x^' x^'^T] from X = E[x^ x^^T] (batched over leading axes)."""
-        out = congruent(self.mean, X) + X[..., -1, -1][..., None, None] * self.noise
+        out = self.mean @ X @ self.mean.T + X[..., -1, -1][..., None, None] * self.noise
         if self.fluct is not None:
             out = out + self.fluct.apply(X)
         return out
@@ -122,4 +112,4 @@ class Stage:
         return Stage(T @ self.mean, T @ self.noise @ T.T, None if self.fluct is None else self.fluct.left(T))
 
 
-__all__ = ["Dense", "Factored", "Stage", "congruent", "eye", "zeros"]
+__all__ = ["Dense", "Factored", "Stage", "eye", "zeros"]
