@@ -209,3 +209,28 @@ def test_unstable_step_names_the_limit(ill):
     assert not law.stationary_solve.stable
     with pytest.raises(ParameterError, match="rtol must satisfy"):
         law.stability_bracket(0.7)
+
+
+@pytest.mark.parametrize("make", [lambda m, h: sgld(m, h, 5), lambda m, h: sghmc(m, h, 0.3, n=5)])
+def test_time_average_routes_agree(make, monkeypatch):
+    """The MSE of a time average by the O(log L) matrix route on symmetric coordinates, by the transient stepped with
+    the assembled map, and by the operator route (transient stepped through the data), at condition 10 (the
+    transient routes step until the chain has mixed: at condition 1e6 only the matrix route answers in time)."""
+    import theory.linear_gaussian.time_average as ta
+
+    ill = _design(200, 4, 10.0, seed=5)
+    law = exact_law(make(ill, 0.3 / ill.grad_lipschitz), theta0=np.ones(4))
+    a = np.array([1.0, -1.0, 0.5, 0.0])
+    for L, b in ((7, 0), (10**4, 30), (10**9, 10**3)):
+        auto = law.time_average(a, n_steps=L, burn_in=b)
+        with monkeypatch.context() as mp:
+            mp.setattr(ta, "_closed_sums", lambda *args: None)
+            matrix = law.time_average(a, n_steps=L, burn_in=b)
+        with monkeypatch.context() as mp:
+            mp.setattr(ta, "EXPLICIT_MAX_DIM", 0)
+            transient = law.time_average(a, n_steps=L, burn_in=b)
+        op = exact_law(make(ill, 0.3 / ill.grad_lipschitz), theta0=np.ones(4))
+        op.explicit = False
+        operator = op.time_average(a, n_steps=L, burn_in=b)
+        for x in (matrix, transient, operator):
+            assert x.mse == pytest.approx(auto.mse, rel=1e-8) and x.mean == pytest.approx(auto.mean, rel=1e-10)
