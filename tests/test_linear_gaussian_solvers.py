@@ -234,3 +234,13 @@ def test_time_average_routes_agree(make, monkeypatch):
         operator = op.time_average(a, n_steps=L, burn_in=b)
         for x in (matrix, transient, operator):
             assert x.mse == pytest.approx(auto.mse, rel=1e-8) and x.mean == pytest.approx(auto.mean, rel=1e-10)
+
+
+def test_stability_bracket_by_operators_agrees():
+    """The operator route's trials (Krylov solves of X - T(X) = I) bracket the same h* as the assembled route's."""
+    m = LinearRegressionModel.simulate_data(200, dim=4, seed=2)
+    for make in (lambda h: sgld(m, h, 5), lambda h: sghmc(m, h, 0.2, n=5)):
+        a, b = exact_law(make(0.5 / m.grad_lipschitz)), exact_law(make(0.5 / m.grad_lipschitz))
+        b.explicit = False
+        ba, bb = a.stability_bracket(1e-8), b.stability_bracket(1e-8)
+        assert max(ba.lo, bb.lo) < min(ba.hi, bb.hi) and bb.certificate != "none"
