@@ -94,8 +94,8 @@ class Parts:
     factors: np.ndarray | None
     precisions: np.ndarray | None
     along: np.ndarray | None = None  # rank-one data with r_i = along_i z_i (linear regression): G_i = z_i (g_i)^T
-    #: products over the data that do not depend on h (the minibatch pair sums of :mod:`.noise`), kept for the next
-    #: kernel built from these parts (an :class:`~.law.ExactLaw` reuses its parts across step sizes)
+    #: products over the data that do not depend on h (the gradient sum, the minibatch pair sums of :mod:`.noise`),
+    #: kept for the next kernel built from these parts (an :class:`~.law.ExactLaw` reuses its parts across step sizes)
     memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -147,8 +147,11 @@ class Parts:
         return self.gradient_matrix_sum(idx) * self.scalar(Fraction(1, idx.size))
 
     def gradient_matrix_sum(self, idx=None) -> np.ndarray:
-        """sum_{i in idx} G_i (all data by default), (d, d+1): the likelihood part of the full gradient."""
+        """sum_{i in idx} G_i (all data by default), (d, d+1): the likelihood part of the full gradient (the sum over
+        all the data is kept in :attr:`memo`)."""
         whole = idx is None or np.size(idx) == self.n_data
+        if whole and "gradient_sum" in self.memo:
+            return self.memo["gradient_sum"].copy()
         idx = np.arange(self.n_data) if idx is None else np.asarray(idx)
         take = (lambda a: a) if whole else (lambda a: a[idx])
         if self.form == "common":
@@ -158,7 +161,10 @@ class Parts:
             Psum = (Z * take(self.weights)[:, None]).T @ Z
         else:
             Psum = take(self.precisions).sum(axis=0)
-        return np.concatenate([-Psum, take(self.shifts).sum(axis=0)[:, None]], axis=1)
+        out = np.concatenate([-Psum, take(self.shifts).sum(axis=0)[:, None]], axis=1)
+        if whole:
+            self.memo["gradient_sum"] = out.copy()
+        return out
 
     def prior_matrix(self) -> np.ndarray:
         """G_0 = [-P_0, r_0], (d, d+1)."""
