@@ -9,7 +9,7 @@ float64 (the engine), complex (the contour route of :mod:`theory.linear_gaussian
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
@@ -31,6 +31,43 @@ def number(x: Fraction | int | float, like: np.ndarray):
     if isinstance(probe, mpmath.mpf):
         return mpmath.mpf(f.numerator) / f.denominator
     return sp.Rational(f.numerator, f.denominator)
+
+
+def zeros(shape, dtype) -> np.ndarray:
+    """Zeros of ``dtype`` in ``shape``; exact integer zeros for object (mpmath / sympy) arrays.
+
+    Parameters
+    ----------
+    shape : tuple of int
+    dtype : object
+        ``Layout.dtype``.
+
+    Returns
+    -------
+    ndarray
+    """
+    if np.dtype(dtype) == np.dtype(object):
+        return np.full(shape, 0, dtype=object)
+    return np.zeros(shape, dtype=dtype)
+
+
+def eye(n: int, dtype) -> np.ndarray:
+    """The (n, n) identity in ``dtype`` (exact ones for object arrays).
+
+    Parameters
+    ----------
+    n : int
+    dtype : object
+        ``Layout.dtype``.
+
+    Returns
+    -------
+    ndarray
+    """
+    out = zeros((n, n), dtype)
+    for i in range(n):
+        out[i, i] = 1
+    return out
 
 
 def read_parts(model) -> AffineParts:
@@ -80,6 +117,9 @@ class Parts:
     factors: np.ndarray | None
     precisions: np.ndarray | None
     along: np.ndarray | None = None  # rank-one data with r_i = along_i z_i (linear regression): G_i = z_i (g_i)^T
+    #: products over the data that do not depend on h (the gradient sum, the minibatch pair sums of :mod:`.noise`),
+    #: kept for the next kernel built from these parts (an :class:`~.law.ExactLaw` reuses its parts across step sizes)
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, source: AffineParts, kind: str = "float") -> Parts:
@@ -130,8 +170,11 @@ class Parts:
         return self.gradient_matrix_sum(idx) * self.scalar(Fraction(1, idx.size))
 
     def gradient_matrix_sum(self, idx=None) -> np.ndarray:
-        """sum_{i in idx} G_i (all data by default), (d, d+1): the likelihood part of the full gradient."""
+        """sum_{i in idx} G_i (all data by default), (d, d+1): the likelihood part of the full gradient (the sum over
+        all the data is kept in :attr:`memo`)."""
         whole = idx is None or np.size(idx) == self.n_data
+        if whole and "gradient_sum" in self.memo:
+            return self.memo["gradient_sum"].copy()
         idx = np.arange(self.n_data) if idx is None else np.asarray(idx)
         take = (lambda a: a) if whole else (lambda a: a[idx])
         if self.form == "common":
@@ -141,7 +184,10 @@ class Parts:
             Psum = (Z * take(self.weights)[:, None]).T @ Z
         else:
             Psum = take(self.precisions).sum(axis=0)
-        return np.concatenate([-Psum, take(self.shifts).sum(axis=0)[:, None]], axis=1)
+        out = np.concatenate([-Psum, take(self.shifts).sum(axis=0)[:, None]], axis=1)
+        if whole:
+            self.memo["gradient_sum"] = out.copy()
+        return out
 
     def prior_matrix(self) -> np.ndarray:
         """G_0 = [-P_0, r_0], (d, d+1)."""
@@ -187,4 +233,4 @@ def posterior(source: AffineParts) -> tuple[np.ndarray, np.ndarray]:
     return np.linalg.solve(P, r), 0.5 * (cov + cov.T)
 
 
-__all__ = ["NUMBER_KINDS", "Parts", "converter", "number", "posterior", "read_parts"]
+__all__ = ["NUMBER_KINDS", "Parts", "converter", "eye", "number", "posterior", "read_parts", "zeros"]

@@ -15,8 +15,8 @@ import numpy as np
 
 from simulate.validation import ParameterError
 
-from .affine import Parts
-from .stages import Stage, eye, zeros
+from .affine import Parts, eye, zeros
+from .stages import Stage
 
 
 @dataclass(frozen=True)
@@ -156,11 +156,6 @@ class Kernel:
         for st in self.phases[phase]:
             X = st.second(X)
         return X
-
-    def second_matrix(self, phase: int) -> np.ndarray:
-        """W_p with vec E[x^_{k+1} x^_{k+1}^T] = W_p vec E[x^_k x^_k^T] (n^2, n^2; small n only)."""
-        n = self.layout.n
-        return reduce(lambda acc, st: st.kron2() @ acc, self.phases[phase], eye(n * n, self.layout.dtype))
 
     def stages_at(self, step: int) -> tuple[Stage, ...]:
         """The stages of step ``step`` (0-based): ``first`` at step 0 when given, else phase step mod P."""

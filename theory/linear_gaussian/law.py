@@ -26,11 +26,15 @@ from simulate.validation import ParameterError, check_finite_array, check_int
 
 from . import solve
 from .affine import Parts, converter, posterior, read_parts
+from .assembled import ASSEMBLY_ALWAYS_FLOPS, assembled, assembly_flops, period_matrix
 from .compose import build_kernel
 from .kernel import Context, Kernel
+from .symmetric import pack, size, unpack
 
-#: Beyond this many whole periods mean(k) / cov(k) use powers of the period matrices (small states only).
+#: Beyond this many whole periods mean(k) / cov(k) use powers of the period matrices ...
 POWER_FROM = 64
+#: ... when the homogeneous second moment has at most this many symmetric coordinates s(D + 1).
+POWER_MAX_S = 400
 
 
 class ExactLaw:
@@ -47,8 +51,9 @@ class ExactLaw:
             self.theta0 = np.zeros(d) if theta0 is None else _vector("theta0", theta0, d)
             self.cov0 = np.zeros((d, d)) if cov0 is None else _covariance("cov0", cov0, d)
             self._proj = None
+            self._parts: dict[str, Parts] = {}
             self.kernel = self.build(self.h)
-        self.explicit = solve.use_explicit(self.kernel, self.source.n_data)
+        self.explicit = assembled(self.kernel)
 
     def projected(self, proj: np.ndarray, source) -> ExactLaw:
         """The law of the coordinates proj @ theta, for a model whose dynamics they close on (isotropic models),
@@ -57,16 +62,20 @@ class ExactLaw:
         out.sampler, out.model, out.source, out.h, out._proj = self.sampler, None, source, self.h, proj
         out.posterior_mean, out.posterior_cov = posterior(source)
         out.theta0, out.cov0 = proj @ self.theta0, proj @ self.cov0 @ proj.T
+        out._parts = {}
         out.kernel = out.build(self.h)
-        out.explicit = solve.use_explicit(out.kernel, source.n_data)
+        out.explicit = assembled(out.kernel)
         return out
 
     def build(self, h, kind: str = "float") -> Kernel:
-        """The kernel of this sampler at step size ``h`` in the number type ``kind`` (:data:`.affine.NUMBER_KINDS`)."""
+        """The kernel of this sampler at step size ``h`` in the number type ``kind`` (:data:`.affine.NUMBER_KINDS`); the
+        parts (and their products over the data) are shared by every kernel of this law."""
         conv = converter(kind)
         hh = h if isinstance(h, sp.Basic) else conv(np.asarray(h))[()]
+        if kind not in self._parts:
+            self._parts[kind] = Parts.of(self.source, kind)
         return build_kernel(self.sampler.estimator, self.sampler.integrator,
-                            Context(Parts.of(self.source, kind), hh, conv, self._proj))
+                            Context(self._parts[kind], hh, conv, self._proj))
 
     # ------------------------------------------------------------------ description
     @property
@@ -105,10 +114,9 @@ class ExactLaw:
                 m, S = K.advance(done, m, S)
                 done += 1
         q, r = divmod(k - done, P)
-        if self.explicit and q > POWER_FROM:
-            n = K.layout.n
+        if self.explicit and q > POWER_FROM and size(K.layout.n) <= POWER_MAX_S:
             m = np.linalg.matrix_power(solve.period_first(K), q) @ m
-            S = (np.linalg.matrix_power(solve.period_second_matrix(K), q) @ S.reshape(-1)).reshape(n, n)
+            S = unpack(np.linalg.matrix_power(period_matrix(K), q) @ pack(S), K.layout.n)
         else:
             for step in range(q * P):
                 m, S = K.first_matrix(step % P) @ m, K.second(step % P, S)
@@ -160,21 +168,44 @@ class ExactLaw:
         return self.kernel.shifted(self._origins), self._origins
 
     @cached_property
-    def _stationary(self) -> tuple[list[np.ndarray], list[np.ndarray], float | None]:
-        """(means, covariances) of the whole state per phase, and rho(T) (None: certified < 1, not computed)."""
-        K, origins = self._centred_or_raw
+    def stationary_solve(self) -> solve.Solution:
+        """How the stationary covariance of the whole state at phase 0 was solved, with its certificate.
+
+        Returns
+        -------
+        solve.Solution
+            The route ("assembled": one LU factorisation on the symmetric vec space; "operator": Krylov iterations
+            preconditioned by the mean part), the residual of the returned covariance, Collatz-Wielandt bounds
+            lo <= rho(T) <= hi (hi < 1 certifies mean-square stability) and a bound on its relative error.
+
+        Raises
+        ------
+        ParameterError
+            When the mean recursion has no fixed point (h on or beyond the edge of the mean's stability).
+
+        References
+        ----------
+        New: :mod:`theory.linear_gaussian.solve` (the Collatz-Wielandt bounds of positive maps: Krein-Rutman).
+        """
+        K, _ = self._centred_or_raw
         if self._origins is None:
             self._raise_unstable(None)
-        C0, rho = (solve.explicit_covariance(K) if self.explicit else solve.operator_covariance(K))
-        if rho is not None and rho >= 1.0:
-            self._raise_unstable(rho)
+        return solve.solution(K, self.explicit)
+
+    @cached_property
+    def _stationary(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """(means, covariances) of the whole state per phase."""
+        K, origins = self._centred_or_raw
+        sol = self.stationary_solve
+        if not sol.stable:
+            self._raise_unstable(sol.radius)
         D = K.layout.D
-        covs, S = [C0], np.zeros((D + 1, D + 1))
-        S[:D, :D], S[D, D] = C0, 1.0
+        covs, S = [sol.cov], np.zeros((D + 1, D + 1))
+        S[:D, :D], S[D, D] = sol.cov, 1.0
         for p in range(K.period - 1):
             S = K.second(p, S)
             covs.append(0.5 * (S[:D, :D] + S[:D, :D].T))
-        return origins, covs, rho
+        return origins, covs
 
     def _phase(self, phase) -> int | None:
         P = self.period
@@ -192,7 +223,7 @@ class ExactLaw:
     def stationary_moments(self, phase=None, whole_state: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(mean, covariance) of the stationary law (at ``phase`` for a periodic chain, see :meth:`_phase`)."""
         p = self._phase(phase)
-        means, covs, _ = self._stationary
+        means, covs = self._stationary
         if p is not None:
             return self._out(means[p], covs[p], whole_state)
         m = sum(means) / len(means)
@@ -242,34 +273,83 @@ class ExactLaw:
         return m - self.posterior_mean, C - self.posterior_cov
 
     # ------------------------------------------------------------------ stability
-    def _radius(self, kernel: Kernel) -> float:
-        if solve.use_explicit(kernel, self.source.n_data):
-            T, _ = solve.explicit_blocks(kernel)
-            return float(np.max(np.abs(np.linalg.eigvals(T))))
-        return solve.operator_radius(kernel)
-
     def spectral_radius(self) -> float:
-        """Mean-square spectral radius per step, rho(T)^(1/P) (T the period's second-moment map; < 1 iff stable)."""
-        return self._radius(self.kernel) ** (1.0 / self.period)
+        """Mean-square spectral radius per step, rho(T)^(1/P) (T the period's second-moment map; < 1 iff stable).
+
+        Computed by a dense eigenvalue solve of the assembled T (which separates eigenvalues of equal modulus, e.g.
+        SGHMC's underdamped modes), or for large states by Arnoldi for the eigenvalue of largest real part (the
+        Perron root of a positive map), with Collatz-Wielandt bounds by power iteration as the fallback.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        ParameterError
+            Only for a large state where neither Arnoldi nor the power iteration resolves rho (never a raw solver
+            error).
+        """
+        return solve.radius(self.kernel, self.explicit) ** (1.0 / self.period)
+
+    def stability_bracket(self, rtol: float = 1e-10):
+        """The mean-square stability limit h* = inf{h > 0: rho(T(h)) >= 1} of this sampler (same estimator,
+        integrator and model, h varied) as a certified bracket. Assumes the stable set is (0, h*), which holds for
+        every sampler here.
+
+        Parameters
+        ----------
+        rtol : float
+            Relative width hi - lo <= rtol hi, 0 < rtol < 0.5 (wider only where the rounding near h* leaves the
+            certificates no margin: the bracket is then the tightest certified one).
+
+        Returns
+        -------
+        stability.StabilityBracket
+            lo, hi, the bound rho(T(lo)) <= rho_lo < 1, how hi was shown unstable ("collatz-wielandt", "mean" or
+            "eigenvalue") with its bound or value rho_hi >= 1, and the number of linear solves.
+
+        Raises
+        ------
+        ParameterError
+            ``rtol`` outside (0, 0.5), or no stable step size in (h / 2^60, h].
+
+        References
+        ----------
+        New (:mod:`theory.linear_gaussian.stability`): Brent's method (Brent 1973, ch. 4) on 1 / tr X(h),
+        X(h) = (I - T(h))^{-1}(I), with Collatz-Wielandt certificates at both ends.
+        """
+        from .stability import stability_bracket
+
+        return stability_bracket(self, rtol)
 
     def stability_limit(self, rtol: float = 1e-10) -> float:
-        """The mean-square stability limit h* = inf{h > 0: rho(T(h)) >= 1} of this sampler (same estimator,
-        integrator, model), by bisection; assumes the stable set is (0, h*), which holds for every sampler here."""
-        rad = lambda h: self._radius(self.build(h))  # noqa: E731
-        lo, hi = 0.0, self.h
-        while rad(hi) < 1.0:
-            lo, hi = hi, 2.0 * hi
-            if hi > 1e12 * self.h:
-                return float("inf")
-        while hi - lo > rtol * hi:
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if rad(mid) < 1.0 else (lo, mid)
-        return hi
+        """h*: the upper end of :meth:`stability_bracket` (the least h shown unstable).
+
+        Parameters
+        ----------
+        rtol : float
+            Relative width of the bracket, 0 < rtol < 0.5.
+
+        Returns
+        -------
+        float
+            hi of the certified bracket; inf when every h up to 2^40 times this sampler's is stable.
+
+        Raises
+        ------
+        ParameterError
+            As :meth:`stability_bracket`.
+        """
+        return self.stability_bracket(rtol).hi
 
     def _raise_unstable(self, rho: float | None) -> None:
         limit = ""
-        if self.explicit:
-            limit = f" The mean-square stability limit of this sampler is h* = {self.stability_limit(1e-6):.6g}."
+        if self.explicit and assembly_flops(self.kernel) <= ASSEMBLY_ALWAYS_FLOPS:  # a dozen cheap solves
+            try:
+                limit = f" The mean-square stability limit of this sampler is h* = {self.stability_limit(1e-6):.6g}."
+            except ParameterError:
+                limit = ""
         what = "the mean recursion has no fixed point" if rho is None else f"spectral radius {rho:.6g} >= 1"
         raise ParameterError(f"h = {self.h:.6g} is not mean-square stable for this sampler ({what}): there is no "
                              f"stationary law.{limit}")

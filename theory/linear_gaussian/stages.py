@@ -14,7 +14,8 @@ are independent of x and of other stages, so the moments of one stage are
 with V_i = U_i - Ubar_g (the count covariance kappa_g (delta_ij - 1/N_g), :class:`~.noise.Group`), Qn the covariance
 of the injected noise. Steps are products of independent stages, so their moment operators compose.
 The fluctuation is stored either factored, U_i = L w_g (G_i - Gbar_g) R (the gradient of datum i evaluated at R x^,
-loaded into the state by L: O(N d^2) per application for rank-one data), or dense (N, n, n) (SAGA's table).
+loaded into the state by L: O(N d^2) per application to one matrix for rank-one data, and a batch of symmetric
+matrices through the pair matrix of :meth:`.noise.NoiseOperator.pair_matrix`), or dense (N, n, n) (SAGA's table).
 """
 
 from __future__ import annotations
@@ -23,50 +24,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .affine import number
+from .affine import eye, number, zeros
 from .noise import Group, NoiseOperator
-
-
-def zeros(shape, dtype) -> np.ndarray:
-    """Zeros of ``dtype`` in ``shape``; exact integer zeros for object (mpmath / sympy) arrays.
-
-    Parameters
-    ----------
-    shape : tuple of int
-    dtype : object
-        ``Layout.dtype``.
-
-    Returns
-    -------
-    ndarray
-    """
-    if np.dtype(dtype) == np.dtype(object):
-        return np.full(shape, 0, dtype=object)
-    return np.zeros(shape, dtype=dtype)
-
-
-def eye(n: int, dtype) -> np.ndarray:
-    """The (n, n) identity in ``dtype`` (exact ones for object arrays).
-
-    Parameters
-    ----------
-    n : int
-    dtype : object
-        ``Layout.dtype``.
-
-    Returns
-    -------
-    ndarray
-    """
-    out = zeros((n, n), dtype)
-    for i in range(n):
-        out[i, i] = 1
-    return out
-
-
-def kron_op(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Matrix of X -> A X B^T on row-major vec(X)."""
-    return np.kron(A, B)
 
 
 @dataclass(frozen=True)
@@ -80,9 +39,6 @@ class Factored:
     def apply(self, X: np.ndarray) -> np.ndarray:
         Y = self.R @ X @ self.R.T
         return self.L @ self.op.apply(Y) @ self.L.T
-
-    def kron(self) -> np.ndarray:
-        return kron_op(self.L, self.L) @ self.op.kron() @ kron_op(self.R, self.R)
 
     def dense(self) -> list[tuple[Group, np.ndarray]]:
         """Per group, the centred V_i = L w_g (G_i - Gbar_g) R, (N_g, n, n)."""
@@ -111,14 +67,6 @@ class Dense:
             else:
                 t = np.einsum("nij,...jk,nlk->...il", V, X, V)
             t = t * number(g.kappa, V)
-            out = t if out is None else out + t
-        return out
-
-    def kron(self) -> np.ndarray:
-        n = self.parts[0][1].shape[1]
-        out = None
-        for g, V in self.parts:
-            t = np.einsum("nac,nbe->abce", V, V).reshape(n * n, n * n) * number(g.kappa, V)
             out = t if out is None else out + t
         return out
 
@@ -166,15 +114,6 @@ class Stage:
             out = out + self.fluct.apply(X)
         return out
 
-    def kron2(self) -> np.ndarray:
-        """The matrix of :meth:`second` on row-major vec, (n^2, n^2)."""
-        n = self.n
-        K = kron_op(self.mean, self.mean)
-        K[:, n * n - 1] = K[:, n * n - 1] + self.noise.reshape(-1)
-        if self.fluct is not None:
-            K = K + self.fluct.kron()
-        return K
-
     def before(self, T: np.ndarray) -> Stage:
         """This stage applied after the deterministic map T (last row of T = e_c^T): x^ -> M~ T x^."""
         return Stage(self.mean @ T, self.noise, None if self.fluct is None else self.fluct.right(T))
@@ -184,4 +123,4 @@ class Stage:
         return Stage(T @ self.mean, T @ self.noise @ T.T, None if self.fluct is None else self.fluct.left(T))
 
 
-__all__ = ["Dense", "Factored", "Stage", "eye", "kron_op", "zeros"]
+__all__ = ["Dense", "Factored", "Stage", "eye", "zeros"]
