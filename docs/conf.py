@@ -61,7 +61,7 @@ numpydoc_xref_param_type = False
 # The numpydoc gate: an object documented on the site is validated when the module that holds it (its __module__; for
 # a constant, the module documenting it) is in NUMPYDOC_CHECKED and not in NUMPYDOC_UNCHECKED, whatever path it is
 # documented under (``simulate.sgld`` is held by simulate.samplers): it must have a docstring with a one-line summary,
-# Parameters (all of them), Returns and no unknown sections. Modules join the list as their docstrings are converted
+# Parameters (all of them; a Protocol's in its members), Returns and no unknown sections. Modules join the list as their docstrings are converted
 # (issue 23 item 5). simulate.estimators and simulate.integrators are being rewritten against an array namespace on
 # another branch (jax-backend); they join when that lands.
 numpydoc_validation_checks = {"PR01", "PR02", "RT01", "GL08", "SS01", "GL06", "GL07"}
@@ -99,13 +99,14 @@ def _validated_paths() -> list[str]:
                     continue
                 holder = getattr(obj, "__module__", None) if inspect.isclass(obj) or callable(obj) else module
                 if holder and _inside(holder, NUMPYDOC_CHECKED) and not _inside(holder, NUMPYDOC_UNCHECKED):
-                    paths.append(re.escape(f"{module}.{name}"))
+                    # a Protocol has no constructor to document: its members only
+                    members_only = inspect.isclass(obj) and getattr(obj, "_is_protocol", False)
+                    paths.append(re.escape(f"{module}.{name}") + (r"[.]" if members_only else r"([.]|$)"))
     return sorted(set(paths))
 
 
-numpydoc_validation_exclude = {rf"^(?!({'|'.join(_validated_paths())})([.]|$))",
-                               r"[.]__init__$",  # a class's parameters are in its own docstring
-                               r"^verify[.]conformance[.]ChainStep$"}  # a Protocol: no constructor to document
+numpydoc_validation_exclude = {rf"^(?!({'|'.join(_validated_paths())}))",
+                               r"[.]__init__$"}  # a class's parameters are in its own docstring
 
 html_theme = "furo"
 html_title = "SG-MCMC theory workbench"
