@@ -23,7 +23,7 @@ import numpy as np
 class Model(Protocol):
     """A Bayesian model with N data and a d-dimensional parameter: pi(theta) = pi_0(theta) prod_i p(x_i | theta).
 
-    The workbench's models inherit the defaults of :class:`simulate.models.ModelBase`. Every method is vectorised
+    The workbench's models inherit the defaults of :class:`simulate.models.base.ModelBase`. Every method is vectorised
     over M chains: theta is (M, d).
     """
 

@@ -30,7 +30,7 @@ from .validation import ParameterError, check_step_size
 
 
 class StepDraws(NamedTuple):
-    """The random numbers of one step, drawn ahead of it by :meth:`Sampler.draw`.
+    """The random numbers of one step, drawn ahead of it by :meth:`simulate.Sampler.draw`.
 
     Parameters
     ----------
@@ -56,7 +56,7 @@ class SamplerState(NamedTuple):
     integrator_state : object, optional
         The integrator's state (e.g. SGHMC's momentum); ``EMPTY`` for first-order integrators.
     step : int, default 0
-        Steps taken since :meth:`Sampler.init`.
+        Steps taken since :meth:`simulate.Sampler.init`.
     """
 
     theta: np.ndarray

@@ -608,7 +608,7 @@ def sgrld(model: LDAModel, h: float, b: int, strata: Strata | None = None, alloc
           replace: bool = False) -> Sampler:
     """SGRLD on LDA (Patterson & Teh 2013), or CP-SGRLD with clustered documents (Fu & Zhang Sec. 4.3).
 
-    The expanded-mean step theta' = |theta + (h/2) g + sqrt(h theta) xi| (the mirroring keeps theta >= 0), g from
+    The expanded-mean step theta' = ``|theta + (h/2) g + sqrt(h theta) xi|`` (the mirroring keeps theta >= 0), g from
     the Gibbs expectations of a minibatch of documents weighted as in eq. (10).
 
     Parameters

@@ -68,7 +68,7 @@ def public_groups(package: str, depth: int = 1) -> dict[str, list[tuple[str, str
         if isinstance(obj, types.ModuleType):
             continue
         kind = ("autoclass" if inspect.isclass(obj) else
-                "autofunction" if callable(obj) else "autodata")
+                "autofunction" if inspect.isroutine(obj) else "autodata")
         groups.setdefault(_group(package, obj, depth), []).append((name, kind))
     return groups
 
@@ -102,14 +102,15 @@ def module_names(module: str, documented: set[str], skip: set[tuple[str, int]]) 
         obj = getattr(mod, name)
         if isinstance(obj, types.ModuleType) or (name, id(obj)) in skip:
             continue
-        if inspect.isclass(obj) or callable(obj):
+        if inspect.isclass(obj) or inspect.isroutine(obj):
             holder = getattr(obj, "__module__", None)
         else:  # a constant: the deepest documented module that holds it under this name
             holder = max((m for m in documented if getattr(sys.modules.get(m), name, None) is obj),
                          key=lambda m: m.count("."), default=module)
         if holder != module and holder in documented:
             continue
-        out.append((name, "autoclass" if inspect.isclass(obj) else "autofunction" if callable(obj) else "autodata"))
+        kind = "autoclass" if inspect.isclass(obj) else "autofunction" if inspect.isroutine(obj) else "autodata"
+        out.append((name, kind))
     return out
 
 
