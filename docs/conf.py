@@ -66,9 +66,7 @@ numpydoc_xref_param_type = False
 # against an array namespace on another branch (jax-backend); they join when that lands.
 numpydoc_validation_checks = {"PR01", "PR02", "RT01", "GL08", "SS01", "GL06", "GL07"}
 NUMPYDOC_CHECKED = ["verify.api", "verify.checks", "verify.registry", "verify.stats", "verify.conformance",
-                    "theory.tradeoffs", "simulate.samplers", "simulate.sampler", "simulate.contracts",
-                    "simulate.validation", "simulate.conventions", "simulate.affine", "simulate.memory",
-                    "simulate.runtime"]
+                    "theory.tradeoffs", "simulate"]
 NUMPYDOC_UNCHECKED = ["simulate.estimators", "simulate.integrators"]
 # the machinery behind a documented door: public modules the API reference leaves out (docs/_ext/public_api.py)
 public_api_internal = ["simulate.runtime.dispatch", "simulate.runtime.pipeline", "simulate.runtime.divergence"] + [
@@ -152,7 +150,7 @@ def _fill_toctrees(app, docname, source):
 # cross-reference in a docstring they hold is listed at the end of the build and does not fail it (it renders as plain
 # text). Every other warning fails the build, malformed reStructuredText included (it renders wrong). Remove a module
 # as it is converted (and add it to NUMPYDOC_CHECKED), then delete the mechanism.
-TRANSITION_MODULES = ["simulate.models", "simulate.analysis", "simulate.estimators", "simulate.integrators",
+TRANSITION_MODULES = ["simulate.estimators", "simulate.integrators",
                       "theory.laws", "theory.linear_gaussian", "theory.noise", "theory.toy", "theory.chains",
                       "theory.weak_order", "theory.bounds", "theory.printed", "theory.numeric", "theory.schemes",
                       "theory.symbols"]
