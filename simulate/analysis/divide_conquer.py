@@ -216,7 +216,7 @@ def subposterior_draws(model: LogDensityModel, S: int, n_rep: int, n_draws: int,
     rng : numpy.random.Generator
         The stream (advanced).
     sizes : sequence of int, optional
-        The subsets' sizes (default S equal blocks; :func:`split`).
+        The subsets' sizes (default S equal blocks; :func:`~simulate.analysis.divide_conquer.split`).
     chains_per_rep : int, default 1
         C, MALA chains per replicate (M = C n_keep draws pooled).
     n_burn : int, default 300
@@ -433,7 +433,7 @@ def kdemc(draws: np.ndarray, rng: np.random.Generator, n_out: int, *, bw_mult: f
     Independent Metropolis-within-Gibbs over component indices t = (t_1..t_S): for s = 1..S propose
     t_s' ~ U{1..M} and accept with w_{t'}/w_t, w_t = prod_s N(theta_{s,t_s} | theta_bar_t, h^2 I); then
     theta ~ N(theta_bar_t, (h^2/S) I). Draws are whitened by the replicate's mean subposterior covariance and the
-    bandwidth is fixed (:func:`kdemc_bandwidth`), workbench choices.
+    bandwidth is fixed (:func:`~simulate.analysis.divide_conquer.kdemc_bandwidth`), workbench choices.
 
     Parameters
     ----------

@@ -111,12 +111,12 @@ def knn_kl_replicates(samples: np.ndarray, reference: np.ndarray, k: int = 5) ->
     Returns
     -------
     numpy.ndarray, shape (R,)
-        :func:`knn_kl_divergence` of each replicate.
+        :func:`simulate.knn_kl_divergence` of each replicate.
 
     Raises
     ------
     ParameterError
-        As :func:`knn_kl_divergence`, or when the arrays have the wrong number of dimensions.
+        As :func:`simulate.knn_kl_divergence`, or when the arrays have the wrong number of dimensions.
     """
     samples = check_finite_array("samples", samples, ndim=(3,))
     reference = check_finite_array("reference", reference, ndim=(2,))

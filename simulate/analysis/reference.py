@@ -27,7 +27,7 @@ from ..validation import ParameterError, check_finite_array, check_int, check_po
 
 # ---------------------------------------------------------------------- reference: quadrature
 class QuadratureMoments(NamedTuple):
-    """Posterior moments by quadrature, with their estimated numerical error (:func:`posterior_moments_quadrature`).
+    """Posterior moments by quadrature and their numerical error (:func:`simulate.posterior_moments_quadrature`).
 
     Parameters
     ----------
@@ -113,7 +113,7 @@ def posterior_moments_quadrature(model: LogisticRegressionModel, order: int = 24
 
 # ---------------------------------------------------------------------- reference: MALA
 class MalaResult(NamedTuple):
-    """What :func:`mala` returns.
+    """What :func:`simulate.mala` returns.
 
     Parameters
     ----------
@@ -264,7 +264,7 @@ def mala_reference(
 
 # ---------------------------------------------------------------------- control variate for time averages
 class ControlVariateResult(NamedTuple):
-    """What :func:`laplace_cv_run` returns.
+    """What :func:`simulate.laplace_cv_run` returns.
 
     Parameters
     ----------

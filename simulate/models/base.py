@@ -18,11 +18,21 @@ class ModelBase:
     A subclass sets ``n_data`` and ``dim`` and defines :meth:`grad_log_prior` and :meth:`grad_log_lik`; the base
     class derives the minibatch and full-data sums, the posterior's gradient, the per-datum gradient covariance and
     the check of a chain state from them (a subclass overrides them where it has faster or closed forms).
+
+    Attributes
+    ----------
+    n_data : int
+        N, the number of data.
+    dim : int
+        d, the dimension of theta.
+    grad_cov_is_constant : bool
+        True when :meth:`per_datum_grad_cov` does not depend on theta (it may then return (d, d)); default False.
+    grad_lipschitz : float or None
+        The Lipschitz constant of grad log posterior (None if unknown, the default): it gives the samplers' step-size
+        bound.
     """
 
-    #: N, the number of data.
     n_data: int
-    #: d, the dimension of theta.
     dim: int
 
     def grad_log_prior(self, theta: np.ndarray) -> np.ndarray:
@@ -125,10 +135,7 @@ class ModelBase:
         gc = g - g.mean(axis=0)
         return np.einsum("nmi,nmj->mij", gc, gc) / self.n_data
 
-    #: True when :meth:`per_datum_grad_cov` does not depend on theta (it may then return (d, d)).
     grad_cov_is_constant: bool = False
-
-    #: Lipschitz constant of grad log posterior (None if unknown); gives the step-size bound.
     grad_lipschitz: float | None = None
 
     def check_theta(self, theta, name: str = "theta") -> np.ndarray:

@@ -93,6 +93,20 @@ class BivariateTLocation(LogDensityModel):
         return cls(x, Sigma=Sigma, nu=nu)
 
     def terms(self, theta, x):
+        """Per-datum t log densities -((nu + 2)/2) log(1 + q/nu) and their gradients (nu + 2)/(nu + q) P (x - theta).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (..., d)
+            Points, broadcast against ``x``.
+        x : numpy.ndarray, shape (..., dx)
+            Data, broadcast against ``theta``.
+
+        Returns
+        -------
+        log_lik : numpy.ndarray, shape (...)
+        grad : numpy.ndarray, shape (..., d)
+        """
         r = x - theta
         Pr = r @ self.P
         q = np.einsum("...i,...i->...", r, Pr)
@@ -101,6 +115,18 @@ class BivariateTLocation(LogDensityModel):
         return lp, g
 
     def prior_terms(self, theta):
+        """The flat prior's log density and gradient: zeros.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (..., d)
+            Points.
+
+        Returns
+        -------
+        log_prior : numpy.ndarray, shape (...)
+        grad : numpy.ndarray, shape (..., d)
+        """
         return np.zeros(theta.shape[:-1]), np.zeros_like(theta)
 
     def approx_cov(self, n_data: int, prior_power: float = 1.0) -> np.ndarray:

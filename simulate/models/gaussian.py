@@ -202,16 +202,53 @@ class GaussianMeanModel(LogDensityModel):
 
     # --- gradients
     def grad_log_prior(self, theta: np.ndarray) -> np.ndarray:
+        """The prior's gradient -theta / sigma0^2 (zeros for the flat prior).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+        """
         if self._isotropic and self.sigma0 is not None:
             return theta * (-1.0 / self.sigma0**2)
         return self.prior_terms(theta)[1]
 
     def grad_log_lik(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Per-datum gradients Sigma^{-1} (x_i - theta_m) for i = idx[:, m].
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+        idx : numpy.ndarray of int, shape (n, M)
+            Data indices, one column per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, M, d)
+        """
         if self._isotropic:
             return (self.data.take(idx, axis=0) - theta[None, :, :]) / self.sigma_x**2
         return self.terms(theta[None, :, :], self.data.take(idx, axis=0))[1]
 
     def grad_log_lik_sum(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """The minibatch sum Sigma^{-1} (sum_j x_{idx[j, m]} - n theta_m), the data summed in a fixed order.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+        idx : numpy.ndarray of int, shape (n, M)
+            Data indices, one column per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+        """
         n = idx.shape[0]
         if self._flat is not None:
             xsum = kernels.take_sum_flat(self._flat, idx)[:, None]
@@ -222,6 +259,17 @@ class GaussianMeanModel(LogDensityModel):
         return (xsum - n * theta) @ self.P
 
     def grad_log_lik_full(self, theta: np.ndarray) -> np.ndarray:
+        """The full-data likelihood gradient Sigma^{-1} (sum_i x_i - N theta).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+        """
         if self._isotropic:
             return (self._sum - self.n_data * theta) / self.sigma_x**2
         return (self._sum - self.n_data * theta) @ self.P
@@ -266,11 +314,37 @@ class GaussianMeanModel(LogDensityModel):
 
     # --- log densities (LogDensityModel)
     def terms(self, theta, x):
+        """Per-datum Gaussian log densities -(1/2)(x - theta)^T Sigma^{-1} (x - theta) and their gradients.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (..., d)
+            Points, broadcast against ``x``.
+        x : numpy.ndarray, shape (..., dx)
+            Data, broadcast against ``theta``.
+
+        Returns
+        -------
+        log_lik : numpy.ndarray, shape (...)
+        grad : numpy.ndarray, shape (..., d)
+        """
         r = x - theta
         Pr = r / self.sigma_x**2 if self._isotropic else r @ self.P
         return -0.5 * np.einsum("...i,...i->...", r, Pr), Pr
 
     def prior_terms(self, theta):
+        """The prior's log density -``|theta|^2``/(2 sigma0^2) and gradient (zeros for the flat prior).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (..., d)
+            Points.
+
+        Returns
+        -------
+        log_prior : numpy.ndarray, shape (...)
+        grad : numpy.ndarray, shape (..., d)
+        """
         if self.sigma0 is None:
             return np.zeros(theta.shape[:-1]), np.zeros_like(theta)
         s2 = self.sigma0 ** 2

@@ -93,6 +93,20 @@ class GaussianMixtureLocation(LogDensityModel):
         return cls(x, Sigma=Sigma, sigma0=sigma0)
 
     def terms(self, theta, x):
+        """Per-datum mixture log densities log((N_1 + N_2)/2) + const and their gradients r_k P (x - theta_k).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (..., d)
+            Points, broadcast against ``x``.
+        x : numpy.ndarray, shape (..., dx)
+            Data, broadcast against ``theta``.
+
+        Returns
+        -------
+        log_lik : numpy.ndarray, shape (...)
+        grad : numpy.ndarray, shape (..., d)
+        """
         t1, t2 = theta[..., :2], theta[..., 2:]
         r1, r2 = x - t1, x - t2
         P1, P2 = r1 @ self.P, r2 @ self.P
@@ -106,14 +120,27 @@ class GaussianMixtureLocation(LogDensityModel):
         return lp, np.concatenate([w1 * P1, w2 * P2], axis=-1)
 
     def prior_terms(self, theta):
+        """The prior's log density -``|theta|^2``/(2 sigma0^2) and gradient -theta/sigma0^2.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (..., d)
+            Points.
+
+        Returns
+        -------
+        log_prior : numpy.ndarray, shape (...)
+        grad : numpy.ndarray, shape (..., d)
+        """
         s2 = self.sigma0 ** 2
         return -0.5 * np.einsum("...i,...i->...", theta, theta) / s2, -theta / s2
 
     def block_log_post_and_grad(self, theta, xb, prior_power=1.0, weights=None):
         """The tempered-prior log posteriors of B data blocks and their gradients, by matrix products.
 
-        The same as the generic :meth:`simulate.models.LogDensityModel.block_log_post_and_grad`, with the quadratic
-        forms expanded: q_k(x) = x^T P x - 2 x^T P theta_k + theta_k^T P theta_k and
+        The same as the generic
+        :meth:`simulate.models.log_density.LogDensityModel.block_log_post_and_grad`, with the quadratic forms expanded:
+        q_k(x) = x^T P x - 2 x^T P theta_k + theta_k^T P theta_k and
         sum_i r_ik P (x_i - theta_k) = P (sum_i r_ik x_i - (sum_i r_ik) theta_k).
 
         Parameters

@@ -166,6 +166,17 @@ class LinearRegressionModel(ModelBase):
 
     # ------------------------------------------------------------------ gradients
     def grad_log_prior(self, theta: np.ndarray) -> np.ndarray:
+        """The prior's gradient -theta / sigma0^2.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+        """
         return theta * (-1.0 / self.sigma0**2)
 
     def grad_log_lik(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -188,6 +199,19 @@ class LinearRegressionModel(ModelBase):
         return Zs
 
     def grad_log_lik_sum(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """The minibatch sum sum_j z_i (y_i - z_i^T theta_m) / sigma^2 over i = idx[j, m] (column by column for d <= 8).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+        idx : numpy.ndarray of int, shape (n, M)
+            Data indices, one column per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+        """
         if self.dim > 8:
             return self.grad_log_lik(theta, idx).sum(axis=0)
         cols = [c.take(idx) for c in self._Zcols]  # d arrays (n, M)

@@ -88,12 +88,47 @@ class LogDensityModel(ModelBase):
 
     # --- Model interface
     def grad_log_prior(self, theta: np.ndarray) -> np.ndarray:
+        """The prior's gradient, from :meth:`prior_terms`.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+        """
         return self.prior_terms(theta)[1]
 
     def grad_log_lik(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Per-datum gradients for i = idx[:, m], from :meth:`terms`.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+        idx : numpy.ndarray of int, shape (n, M)
+            Data indices, one column per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, M, d)
+        """
         return self.terms(theta[None, :, :], self.data.take(idx, axis=0))[1]
 
     def grad_log_lik_full(self, theta: np.ndarray) -> np.ndarray:
+        """The full-data likelihood gradient, summed in chunks (:meth:`block_log_post_and_grad` without the prior).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+        """
         return self.block_log_post_and_grad(theta[None], self.data[None], prior_power=0.0)[1][0]
 
     # --- log densities

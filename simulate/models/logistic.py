@@ -19,12 +19,12 @@ from .._fast import kernels
 from ..validation import ParameterError, check_finite_array, check_int, check_positive
 from .base import ModelBase
 
-#: beta_true of the synthetic labels of :meth:`LogisticRegressionModel.paper_synthetic`. The paper does not state how
-#: its labels were drawn (Vollmer et al. Sec. 7; docs/papers/vollmer.md sec. 9); this is our choice.
+#: beta_true of the synthetic labels of :meth:`simulate.LogisticRegressionModel.paper_synthetic`. The paper does not
+#: state how its labels were drawn (Vollmer et al. Sec. 7; docs/papers/vollmer.md sec. 9); this is our choice.
 PAPER_BETA_TRUE = (1.0, -1.0, 0.5)
 #: N of Vollmer et al.'s Section 7 design.
 PAPER_N_DATA = 1000
-#: The seed of the synthetic data of :meth:`LogisticRegressionModel.paper_synthetic` (our choice).
+#: The seed of the synthetic data of :meth:`simulate.LogisticRegressionModel.paper_synthetic` (our choice).
 PAPER_DATA_SEED = 2016
 
 

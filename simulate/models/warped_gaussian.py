@@ -93,6 +93,20 @@ class WarpedGaussian(LogDensityModel):
                    sigma0=sigma0)
 
     def terms(self, theta, x):
+        """Per-datum log densities -(x - theta_1 - theta_2^2)^2/(2 sigma_x^2) and their gradients.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (..., d)
+            Points, broadcast against ``x``.
+        x : numpy.ndarray, shape (..., dx)
+            Data, broadcast against ``theta``.
+
+        Returns
+        -------
+        log_lik : numpy.ndarray, shape (...)
+        grad : numpy.ndarray, shape (..., d)
+        """
         r = x[..., 0] - theta[..., 0] - theta[..., 1] ** 2
         s2 = self.sigma_x ** 2
         lp = -0.5 * r * r / s2
@@ -100,6 +114,18 @@ class WarpedGaussian(LogDensityModel):
         return lp, g
 
     def prior_terms(self, theta):
+        """The prior's log density -``|theta|^2``/(2 sigma0^2) and gradient -theta/sigma0^2.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (..., d)
+            Points.
+
+        Returns
+        -------
+        log_prior : numpy.ndarray, shape (...)
+        grad : numpy.ndarray, shape (..., d)
+        """
         s2 = self.sigma0 ** 2
         return -0.5 * np.einsum("...i,...i->...", theta, theta) / s2, -theta / s2
 
