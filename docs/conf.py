@@ -97,7 +97,8 @@ def _validated_paths() -> list[str]:
                 obj = getattr(mod, name)
                 if isinstance(obj, types.ModuleType):
                     continue
-                holder = getattr(obj, "__module__", None) if inspect.isclass(obj) or inspect.isroutine(obj) else module
+                code = inspect.isclass(obj) or inspect.isroutine(obj)
+                holder = obj.__module__ if code and isinstance(getattr(obj, "__module__", None), str) else module
                 if holder and _inside(holder, NUMPYDOC_CHECKED) and not _inside(holder, NUMPYDOC_UNCHECKED):
                     # a Protocol has no constructor to document: its members only
                     members_only = inspect.isclass(obj) and getattr(obj, "_is_protocol", False)

@@ -51,6 +51,24 @@ def _data_doc(package: str, name: str) -> list[str]:
     return ["(no description)"]
 
 
+def _is_code(obj: object) -> bool:
+    """A class or function defined in a module (a sympy ``Function("f")`` is a class of no module: a constant)."""
+    return (inspect.isclass(obj) or inspect.isroutine(obj)) and isinstance(getattr(obj, "__module__", None), str)
+
+
+def _kind(obj: object) -> str:
+    return "autodata" if not _is_code(obj) else "autoclass" if inspect.isclass(obj) else "autofunction"
+
+
+def _has_attr_doc(module: str, name: str) -> bool:
+    from sphinx.pycode import ModuleAnalyzer
+
+    try:
+        return ("", name) in ModuleAnalyzer.for_module(module).find_attr_docs()
+    except Exception:  # noqa: BLE001 - no source to analyse: not described there
+        return False
+
+
 def _group(package: str, obj: object, depth: int) -> str:
     holder = getattr(obj, "__module__", None) or package
     if not holder.startswith(package + "."):
@@ -67,8 +85,7 @@ def public_groups(package: str, depth: int = 1) -> dict[str, list[tuple[str, str
         obj = getattr(mod, name)
         if isinstance(obj, types.ModuleType):
             continue
-        kind = ("autoclass" if inspect.isclass(obj) else
-                "autofunction" if inspect.isroutine(obj) else "autodata")
+        kind = _kind(obj)
         groups.setdefault(_group(package, obj, depth), []).append((name, kind))
     return groups
 
@@ -102,15 +119,16 @@ def module_names(module: str, documented: set[str], skip: set[tuple[str, int]]) 
         obj = getattr(mod, name)
         if isinstance(obj, types.ModuleType) or (name, id(obj)) in skip:
             continue
-        if inspect.isclass(obj) or inspect.isroutine(obj):
+        if _is_code(obj):
             holder = getattr(obj, "__module__", None)
-        else:  # a constant: the deepest documented module that holds it under this name
-            holder = max((m for m in documented if getattr(sys.modules.get(m), name, None) is obj),
-                         key=lambda m: m.count("."), default=module)
+        else:  # a constant: the documented module that describes it (``#:``), else the deepest that holds it
+            holders = sorted((m for m in documented if getattr(sys.modules.get(m), name, None) is obj),
+                             key=lambda m: (-m.count("."), m))
+            described = [m for m in holders if _has_attr_doc(m, name)]
+            holder = (described or holders or [module])[0]
         if holder != module and holder in documented:
             continue
-        kind = "autoclass" if inspect.isclass(obj) else "autofunction" if inspect.isroutine(obj) else "autodata"
-        out.append((name, kind))
+        out.append((name, _kind(obj)))
     return out
 
 
