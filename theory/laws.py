@@ -121,7 +121,7 @@ class Registration:
     examples : callable or None
         ``examples(model, settings) -> Sequence[Example]``.
     reason : str or None
-        Why there is no law (:func:`no_law`).
+        Why there is no law (:func:`theory.no_law`).
     """
 
     cls: type

@@ -14,7 +14,8 @@ one ``:only:`` group by the summary alone: the page's title names it) and is the
 value ``public_api_internal``'s prefixes; its public names: its ``__all__``, else the classes and functions it
 defines), each documented under the module that holds it (``simulate.validation.check_int``) and headed by that
 module's name and summary where it is below the group; a name re-exported from another documented module is documented
-there only. So every object of a public module has one entry.
+there only (a constant in the module whose ``__all__`` holds it and which describes it with a ``#:`` comment). So
+every object of a public module has one entry.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def module_names(module: str, documented: set[str], skip: set[tuple[str, int]]) 
     names = getattr(mod, "__all__", None)
     if names is None:
         names = [n for n, o in vars(mod).items() if not n.startswith("_") and getattr(o, "__module__", None) == module
-                 and (inspect.isclass(o) or inspect.isfunction(o))]
+                 and (inspect.isclass(o) or inspect.isroutine(o))]
     out = []
     for name in dict.fromkeys(names):
         obj = getattr(mod, name)
@@ -122,7 +123,8 @@ def module_names(module: str, documented: set[str], skip: set[tuple[str, int]]) 
         if _is_code(obj):
             holder = getattr(obj, "__module__", None)
         else:  # a constant: the documented module that describes it (``#:``), else the deepest that holds it
-            holders = sorted((m for m in documented if getattr(sys.modules.get(m), name, None) is obj),
+            holders = sorted((m for m in documented if getattr(sys.modules.get(m), name, None) is obj
+                              and name in getattr(sys.modules.get(m), "__all__", ())),
                              key=lambda m: (-m.count("."), m))
             described = [m for m in holders if _has_attr_doc(m, name)]
             holder = (described or holders or [module])[0]

@@ -40,7 +40,7 @@ class BiasDensity:
     """The leading bias as one pi-expectation: c1 = pi(w), w = alpha - 2 B (phi - pi(phi)) (new).
 
     See :func:`theory.weak_order.bias.bias_density`; the expressions contain the symbol
-    :data:`theory.weak_order.operators.pi_phi`.
+    :data:`theory.weak_order.pi_phi`.
 
     Parameters
     ----------

@@ -198,7 +198,7 @@ def drift(U: sp.Expr) -> sp.Expr:
     Parameters
     ----------
     U : sympy.Expr or str
-        The potential, an expression in :data:`theta` (other symbols allowed as parameters).
+        The potential, an expression in :data:`theory.weak_order.theta` (other symbols allowed as parameters).
 
     Returns
     -------
