@@ -10,12 +10,13 @@ puts the package's own docstring first. Each group is headed by its module's nam
 one ``:only:`` group by the summary alone: the page's title names it) and is the target of ``:mod:`group```.
 
 ``:with-modules:`` adds, to each group, the public names of the public modules under it that the package's
-``__all__`` does not hold (a public module: no part of its name starts with "_" and it is not under one of the config
-value ``public_api_internal``'s prefixes; its public names: its ``__all__``, else the classes and functions it
-defines), each documented under the module that holds it (``simulate.validation.check_int``) and headed by that
-module's name and summary where it is below the group; a name re-exported from another documented module is documented
-there only (a constant in the module whose ``__all__`` holds it and which describes it with a ``#:`` comment). So
-every object of a public module has one entry.
+``__all__`` does not hold, each documented under the module that holds it (``simulate.validation.check_int``) and
+headed by that module's name and summary where it is below the group. A public module: no part of its name starts
+with "_" and the config value ``public_api_internal`` does not exclude it (an entry names a module, or ``pkg.*``
+every module below pkg but those an entry ``+pkg.mod`` names). Its public names: its ``__all__``, else the classes and
+functions it defines. A name re-exported from another documented module is documented there only (a constant in the
+module whose ``__all__`` holds it and which describes it with a ``#:`` comment). So every object of a public module
+has one entry.
 """
 
 from __future__ import annotations
@@ -92,8 +93,14 @@ def public_groups(package: str, depth: int = 1) -> dict[str, list[tuple[str, str
 
 
 def _internal(module: str, internal) -> bool:
-    return any(part.startswith("_") for part in module.split(".")) or any(
-        module == p or module.startswith(p + ".") for p in internal)
+    """Private (a part starts with "_"), or under an ``internal`` prefix; ``"pkg.*"`` makes every module below pkg
+    internal except those that ``"+pkg.mod"`` entries name public."""
+    if any(part.startswith("_") for part in module.split(".")):
+        return True
+    if any(p.startswith("+") and (module == p[1:] or module.startswith(p[1:] + ".")) for p in internal):
+        return False
+    return any(module.startswith(p[:-1]) if p.endswith(".*") else (module == p or module.startswith(p + "."))
+               for p in internal if not p.startswith("+"))
 
 
 def public_modules(package: str, internal=()) -> list[str]:
