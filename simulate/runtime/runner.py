@@ -1,6 +1,6 @@
 """Advance M chains at once and stream statistics (:func:`run`).
 
-Reproducibility contract (:mod:`simulate.runtime.blocks`): chains are split into blocks of ``block_size`` consecutive
+Reproducibility contract (``simulate.runtime.blocks``): chains are split into blocks of ``block_size`` consecutive
 chains, block b drawing every random number from its own generator, so a run is a function of (seed, n_chains,
 block_size) only, whatever runs the blocks (threads, ``blocks=`` subsets, Dask workers).
 
@@ -29,6 +29,8 @@ from .divergence import DivergenceWatch
 
 TestFunction = Callable[[np.ndarray], np.ndarray]
 
+#: The test functions :func:`simulate.run` knows by name: "theta" (phi = theta) and "theta2" (phi = theta * theta,
+#: elementwise), each mapping the (m, d) states of a block to an (m, d) array.
 BUILTIN_TEST_FUNCTIONS: dict[str, TestFunction] = {
     "theta": lambda th: th,
     "theta2": lambda th: th * th,
@@ -36,19 +38,52 @@ BUILTIN_TEST_FUNCTIONS: dict[str, TestFunction] = {
 
 
 class StepHook(Protocol):
-    """Per-block observer of a run: ``before(k, state, rng)`` just before step k (k = 0..total-1; rng is the block's
-    generator, about to draw step k's numbers), ``after(k, state)`` just after it (state = theta_{k+1}), and
-    ``result()`` at the end, kept in ``RunResult.hooks`` (one entry per block, in block order). A hook must not
-    draw from rng; it may copy its state (``rng.bit_generator.state``) to replay the step's draws."""
+    """A per-block observer of a run, for what a study needs at each step (a coupled chain, gradients, a state).
 
-    def before(self, k: int, state: SamplerState, rng: np.random.Generator) -> None: ...
+    :func:`run` builds one per chain block with its ``hook(start, stop)`` factory
+    (:data:`~simulate.runtime.runner.HookFactory`) and calls :meth:`before` and :meth:`after` around every step, then
+    keeps :meth:`result` in ``RunResult.hooks`` (one entry per block, in block order). A hook must not draw from rng;
+    it may copy its state (``rng.bit_generator.state``) to replay the step's draws.
+    """
 
-    def after(self, k: int, state: SamplerState) -> None: ...
+    def before(self, k: int, state: SamplerState, rng: np.random.Generator) -> None:
+        """Called just before step k.
 
-    def result(self) -> Any: ...
+        Parameters
+        ----------
+        k : int
+            The step, 0 .. total - 1.
+        state : SamplerState
+            The block's state theta_k (not to be modified).
+        rng : numpy.random.Generator
+            The block's generator, about to draw step k's numbers (not to be drawn from).
+        """
+        ...
+
+    def after(self, k: int, state: SamplerState) -> None:
+        """Called just after step k.
+
+        Parameters
+        ----------
+        k : int
+            The step just taken.
+        state : SamplerState
+            The block's state theta_{k+1}.
+        """
+        ...
+
+    def result(self) -> Any:
+        """What the hook collected, called once at the end of the block.
+
+        Returns
+        -------
+        object
+            Kept in ``RunResult.hooks``.
+        """
+        ...
 
 
-#: ``hook(start, stop) -> StepHook`` for the block of chains start..stop-1.
+#: The type of :func:`simulate.run`'s ``hook``: ``hook(start, stop) -> StepHook`` for the block of chains start..stop-1.
 HookFactory = Callable[[int, int], StepHook]
 
 
@@ -59,8 +94,9 @@ def tune_allocator() -> None:
     """Keep large temporaries on the heap (glibc ``mallopt``) instead of fresh ``mmap`` pages every step.
 
     A step allocates arrays of about 1 MB per block; by default glibc maps fresh zeroed pages for each, and the
-    page faults double the cost of a step. Raising M_MMAP_THRESHOLD (and M_TRIM_THRESHOLD) to 64/256 MiB avoids
-    that. Called once by :func:`run`; a no-op off glibc or when SIMULATE_NO_MALLOPT is set.
+    page faults add to the cost of every step. Raising M_MMAP_THRESHOLD (and M_TRIM_THRESHOLD) to 64/256 MiB avoids
+    that. Called by :func:`simulate.run` (acts once per process); a no-op off Linux, where libc cannot be loaded, or
+    when the environment variable SIMULATE_NO_MALLOPT is set. Changes no number of a run.
     """
     global _ALLOCATOR_TUNED
     if _ALLOCATOR_TUNED:
@@ -123,25 +159,82 @@ def run(
     draw_ahead: bool = False,
     hook: HookFactory | None = None,
 ) -> RunResult:
-    """Run ``n_chains`` chains of ``sampler`` and return per-chain statistics.
+    """Run ``n_chains`` chains of ``sampler`` at once and return per-chain statistics, streamed.
 
-    theta0: None (zeros), a (d,) point, an (M, d) array, or ``f(rng, m) -> (m, d)`` drawn per block.
-    burn_in, n_steps: time averages use states theta_k, k = burn_in .. burn_in + n_steps - 1.
-    record_at: steps k whose states theta_k are kept for every chain (``snapshots``).
-    trace_stride: keep theta_k for k = 0, s, 2s, ... (opt-in; memory grows with the number of steps).
-    blocks: run only these chain blocks (for chunked or distributed runs; join with ``concatenate``).
-    threads: run up to this many blocks at once in threads of this process (default: the number of CPUs, when
-    there are several blocks and numba's threading layer allows concurrent kernel calls). Blocks have their own
-    random streams, so the numbers do not depend on it.
-    draw_ahead: draw each block's random numbers one or two steps ahead in a background thread
-    (:mod:`simulate.runtime.pipeline`; the same stream order, so the same numbers), where the sampler allows it
-    (``sampler.draws_ahead``). Off by default: whether it pays depends on the machine (README, "Performance").
-    hook: ``hook(start, stop)`` builds a :class:`StepHook` per block (turns draw_ahead off: a hook may replay rng).
+    The chains are split into blocks of ``block_size`` consecutive chains, block b drawing every random number from
+    its own generator (:func:`simulate.block_rng`), so the numbers depend on (seed, n_chains, block_size) only,
+    whatever runs the blocks: threads, ``blocks=`` subsets joined by :meth:`RunResult.concatenate`, or the workers
+    of a default Dask client (:func:`simulate.runtime.distributed.using`), bit for bit. States 0..K are computed,
+    K = max(burn_in + n_steps - 1, max(record_at)).
 
-    With a default Dask client set (:func:`simulate.runtime.distributed.using`), a run of several blocks is dispatched
-    block by block to its workers (bit-identical). Memory is O(n_chains d) (streamed statistics; traces are
-    opt-in); a run that would not fit in the available memory raises ParameterError before it starts. Chains that
-    diverge raise :class:`simulate.ChainDivergedError` naming h (``simulate.runtime.divergence``).
+    Parameters
+    ----------
+    sampler : Sampler
+        The sampler (:class:`simulate.Sampler`).
+    n_chains : int
+        M >= 1, the number of chains.
+    n_steps : int
+        L >= 0, the number of states time-averaged: theta_k for k = burn_in .. burn_in + L - 1 (L = 0 only with
+        ``record_at`` or ``trace_stride``).
+    seed : int, default 0
+        The run's seed, >= 0.
+    theta0 : array_like or callable, optional
+        The start: None (every chain at 0), a (d,) point, an (M, d) array, or ``f(rng, m) -> (m, d)`` called per
+        block with the block's generator (a random start, drawn before the block's first step).
+    burn_in : int, default 0
+        b >= 0, the first state averaged (b = 0 includes theta_0).
+    test_functions : iterable of str or mapping of str to callable, default ("theta", "theta2")
+        The observables averaged: names of :data:`~simulate.runtime.runner.BUILTIN_TEST_FUNCTIONS`, or a mapping
+        name -> phi with phi taking the (m, d) states of a block to an array with m rows.
+    record_at : iterable of int, default ()
+        Steps k >= 0 whose states theta_k are kept for every chain (``RunResult.snapshots``).
+    trace_stride : int, optional
+        s >= 1: keep theta_k for k = 0, s, 2s, ... <= K (``RunResult.trace``; memory grows with K / s).
+    block_size : int, default DEFAULT_BLOCK_SIZE
+        Chains per block, >= 1 (part of what fixes the numbers).
+    blocks : iterable of int, optional
+        Run only these chain blocks (a consecutive range of indices), for chunked or distributed runs.
+    progress : bool, default False
+        Show a tqdm progress bar.
+    threads : int, optional
+        Run up to this many blocks at once in threads of this process (default: the number of CPUs, where numba's
+        threading layer allows concurrent kernel calls, else 1). The numbers do not depend on it.
+    draw_ahead : bool, default False
+        Draw each block's random numbers one or two steps ahead in a background thread (the same stream order, so
+        the same numbers), where the sampler allows it (:attr:`Sampler.draws_ahead`) and no hook is given. Whether it
+        pays depends on the machine (docs/performance.md).
+    hook : callable, optional
+        ``hook(start, stop) -> StepHook`` for the block of chains start..stop-1 (:class:`StepHook`); turns
+        draw_ahead off (a hook may replay rng).
+
+    Returns
+    -------
+    RunResult
+        Time averages (one (M, d) array per test function), snapshots, the optional trace, the final states and the
+        hooks' results, with the run's settings and its cost in per-datum gradients per chain.
+
+    Raises
+    ------
+    ParameterError
+        On an argument out of its range (naming it), an unknown test function, a theta0 of the wrong shape, or a
+        run whose outputs would not fit in the available memory (before it starts; the message gives the largest
+        n_chains that fits).
+    ChainDivergedError
+        When the chains diverge: a non-finite state, or a mean ``|theta|^2`` that grows a millionfold from the first
+        half of the run (the step size is past the sampler's stability limit on this model; the message names h).
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (7): the time average (1/L) sum_{k=b}^{b+L-1} phi(theta_k)
+    (:doc:`/papers/vollmer`, sec. 2).
+
+    Examples
+    --------
+    >>> from simulate import GaussianMeanModel, run, sgld
+    >>> model = GaussianMeanModel.simulate_data(1000, theta_true=1.0, seed=2016)
+    >>> res = run(sgld(model, h=0.1 / model.A, n=10), n_chains=1000, n_steps=100, burn_in=300, seed=1)
+    >>> res.time_averages["theta"].shape
+    (1000, 1)
     """
     n_chains, n_steps, burn_in, block_size, seed, threads, record_at, trace_stride = _check_run_arguments(
         sampler, n_chains, n_steps, burn_in, block_size, seed, threads, record_at, trace_stride, theta0)

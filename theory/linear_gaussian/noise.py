@@ -17,7 +17,7 @@ Hence the exact covariance *operator* of the random matrix G_S = sum_i w_g c_i G
 which holds E[P_S X P_S] = P X P + sum_ij C_ij P_i X P_j (docs/engine.md) and the joint moments with r_S at once.
 It is applied as an operator: O(N d^2) per application for rank-one P_i = w_i z_i z_i^T, O(N d^3) for dense P_i,
 O(d^2) (precomputed) when all P_i in a group are equal (additive noise). Higher count moments (for fourth moments of
-the chain) are in :mod:`theory.linear_gaussian.quadratic`.
+the chain) are in ``theory.linear_gaussian.quadratic``.
 """
 
 from __future__ import annotations
@@ -45,7 +45,17 @@ PAIR_CHUNK = 2**17
 
 @dataclass(frozen=True)
 class Group:
-    """One stratum of a scheme: ``members`` (indices into the data), ``draws`` b_g, ``replace``."""
+    """One group (stratum) of a sampling scheme: b_g draws among its N_g data.
+
+    Parameters
+    ----------
+    members : ndarray
+        The group's data indices (N_g of them).
+    draws : int
+        b_g, the draws from the group per step.
+    replace : bool
+        Draws with replacement (multinomial counts) or without (0/1 counts).
+    """
 
     members: np.ndarray
     draws: int
@@ -53,6 +63,7 @@ class Group:
 
     @property
     def size(self) -> int:
+        """N_g, the group's number of data."""
         return int(self.members.size)
 
     @property
@@ -70,23 +81,59 @@ class Group:
 
     @property
     def gamma(self) -> Fraction:
+        """gamma_g = w_g^2 kappa_g, the group's factor in the covariance operator (module docstring; exact)."""
         return self.weight ** 2 * self.kappa
 
 
 @dataclass(frozen=True)
 class Scheme:
-    """Independent groups of minibatch draws (module docstring)."""
+    """A sampling scheme: independent groups of minibatch draws (module docstring).
+
+    Parameters
+    ----------
+    groups : tuple of Group
+        The groups; they partition the data.
+    """
 
     groups: tuple[Group, ...]
 
     @classmethod
     def minibatch(cls, N: int, n: int, replace: bool) -> Scheme:
-        """n of the N data, uniformly, with or without replacement (Welling & Teh 2011 eq. 4)."""
+        """The plain minibatch: n of the N data, uniformly, with or without replacement (Welling & Teh 2011 eq. 4).
+
+        Parameters
+        ----------
+        N : int
+            The number of data.
+        n : int
+            The minibatch size.
+        replace : bool
+            With replacement or without.
+
+        Returns
+        -------
+        Scheme
+            One group holding all the data.
+        """
         return cls((Group(np.arange(N), int(n), bool(replace)),))
 
     @classmethod
     def stratified(cls, members, sizes, replace: bool) -> Scheme:
-        """b_g draws inside each stratum (Fu & Zhang 2017 eq. 10)."""
+        """The stratified scheme: b_g draws inside each stratum, independently (Fu & Zhang 2017 eq. 10).
+
+        Parameters
+        ----------
+        members : sequence of array_like
+            The strata's data indices.
+        sizes : sequence of int
+            b_g per stratum.
+        replace : bool
+            Draws inside a stratum with replacement or without.
+
+        Returns
+        -------
+        Scheme
+        """
         return cls(tuple(Group(np.asarray(m), int(b), bool(replace)) for m, b in zip(members, sizes, strict=True)))
 
     @property
@@ -96,8 +143,23 @@ class Scheme:
 
 
 class NoiseOperator:
-    """The covariance operator Y -> sum_g gamma_g sum_{i in g} (G_i - Gbar_g) Y (G_i - Gbar_g)^T of one scheme on
-    one model's parts (module docstring); Y of shape (..., d+1, d+1), result (..., d, d)."""
+    """The covariance operator Y -> sum_g gamma_g sum_{i in g} (G_i - Gbar_g) Y (G_i - Gbar_g)^T of one scheme.
+
+    On one model's parts (module docstring): the exact second moments of the minibatch sum G_S, applied in
+    O(N d^2) for rank-one P_i, O(N d^3) for dense P_i, O(d^2) when the P_i are equal within every group.
+
+    Parameters
+    ----------
+    parts : Parts
+        The model's affine parts, in the kernel's number type.
+    scheme : Scheme
+        The sampling scheme.
+
+    References
+    ----------
+    :doc:`/engine`, section 3; Vollmer, Zygalakis & Teh (2016), Appendix 10.1 (the count moments); Fu & Zhang
+    (2017), Lemma 3.4 and its finite-population form.
+    """
 
     def __init__(self, parts: Parts, scheme: Scheme) -> None:
         self.parts = parts
@@ -123,11 +185,24 @@ class NoiseOperator:
 
     @property
     def zero(self) -> bool:
+        """True when no group is drawn at random (the minibatch sum is exact)."""
         return not self._live
 
     def apply(self, Y: np.ndarray) -> np.ndarray:
-        """sum_g gamma_g sum_{i in g} (G_i - Gbar_g) Y (G_i - Gbar_g)^T for Y (..., d+1, d+1); a batch of symmetric Y
-        (more than two axes) through :meth:`pair_matrix`, one matrix by the data."""
+        """The operator applied to Y: sum_g gamma_g sum_{i in g} (G_i - Gbar_g) Y (G_i - Gbar_g)^T.
+
+        A batch of symmetric Y (more than two axes) goes through :meth:`pair_matrix`, one matrix by the data.
+
+        Parameters
+        ----------
+        Y : ndarray
+            (..., d + 1, d + 1).
+
+        Returns
+        -------
+        ndarray
+            (..., d, d).
+        """
         d = self.dim
         if Y.ndim > 2:
             return unpack(pack(Y) @ self.pair_matrix().T, d)
@@ -284,8 +359,13 @@ class NoiseOperator:
         return self._rtr_cache[key]
 
     def centred(self) -> list[tuple[Group, np.ndarray]]:
-        """Per live group: (group, w_g (G_i - Gbar_g) for i in the group, shape (N_g, d, d+1)) (for the explicit
-        fourth-moment route; memory N d^2)."""
+        """The centred per-datum matrices written out, for the explicit fourth-moment route (memory N d^2).
+
+        Returns
+        -------
+        list of (Group, ndarray)
+            Per group drawn at random, (group, w_g (G_i - Gbar_g) for i in the group, shape (N_g, d, d + 1)).
+        """
         out = []
         for g, gbar in zip(self._live, self._gbar, strict=True):
             Gi = self.parts.gradient_matrices(g.members)

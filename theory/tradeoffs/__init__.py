@@ -7,10 +7,10 @@ spot-check.
     >>> print(answer.table())                                      # doctest: +SKIP
 
 Every number comes from the exact engine (:func:`theory.exact_law`): the models are those with an affine gradient
-(:mod:`.models`: the Gaussian toy, the Gaussian mean model, your linear regression, logistic regression through its
-Laplace approximation, labelled as such), the samplers one line each (:mod:`.samplers`), the objective and budget
-in :mod:`.objective`, the surface, optimum, explanation and single points (:func:`time_average_at`) in
-:mod:`.surface`, the spot-check in :mod:`.spotcheck`.
+(``models``: the Gaussian toy, the Gaussian mean model, your linear regression, logistic regression through its
+Laplace approximation, labelled as such), the samplers one line each (``samplers``), the objective and budget
+in ``objective``, the surface, optimum, explanation and single points (:func:`time_average_at`) in
+``surface``, the spot-check in ``spotcheck`` (modules of this package).
 ``python -m verify.explore`` prints the table and writes the interactive page.
 """
 

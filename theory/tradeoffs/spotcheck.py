@@ -17,7 +17,7 @@ from simulate.runtime.runner import run
 
 from .objective import Objective
 
-#: Largest chains x steps of one spot-check by default (about 5 s of SGLD on the toy on a 2-core machine).
+#: Largest chains x steps of one spot-check by default.
 MAX_WORK = 2e8
 
 

@@ -37,8 +37,22 @@ from theory.weak_order.operators import (
 
 @dataclass(frozen=True)
 class BiasDensity:
-    """c1 = pi(w) with w = alpha - 2 B (phi - pi(phi)): the leading bias as one pi-expectation (new; see
-    :func:`leading_bias_coefficient`).  ``alpha``, ``beta``, ``B`` contain the symbol :data:`pi_phi`."""
+    """The leading bias as one pi-expectation: c1 = pi(w), w = alpha - 2 B (phi - pi(phi)) (new).
+
+    See :func:`theory.weak_order.bias.bias_density`; the expressions contain the symbol
+    :data:`theory.weak_order.pi_phi`.
+
+    Parameters
+    ----------
+    alpha : sympy.Expr
+        The part of E psi free of psi'.
+    beta : sympy.Expr
+        The coefficient of psi' in E psi.
+    B : sympy.Expr
+        An antiderivative of beta.
+    w : sympy.Expr
+        alpha - 2 B (phi - pi(phi)).
+    """
 
     alpha: sp.Expr
     beta: sp.Expr
@@ -55,6 +69,30 @@ def bias_density(U: ExprLike, phi: ExprLike, method: str, var_fhat: ExprLike = 0
     In 1-D pi psi' = 2 F, F(theta) = int_{-inf}^theta phibar pi ds (F -> 0 at both ends since pi(phibar) = 0), and
     integrating by parts with B' = beta,  int beta pi psi' = 2 int beta F = -2 int B phibar pi.  Hence
     c1 = pi(alpha - 2 B phibar) (any antiderivative B: pi(phibar) = 0 removes the constant).
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    var_fhat : sympy.Expr or float, default 0
+        Var fhat = Var(g)/4: a number, a symbol or an expression in theta.
+
+    Returns
+    -------
+    BiasDensity
+
+    Raises
+    ------
+    ParameterError
+        When U is not an expression in theta, method is unknown, or sympy cannot integrate beta.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Theorem 3.3 (JMLR Theorem 6), eqs. (40)-(41) (:doc:`/papers/vollmer`, sec. 5).
     """
     U = _as_potential(U)
     phi = sp.sympify(phi)
@@ -107,8 +145,24 @@ def _integrate_symbolic(integrand: sp.Expr) -> sp.Expr:
 
 
 def expectation_symbolic(U: ExprLike, phi: ExprLike) -> sp.Expr:
-    """pi(phi) in closed form (sympy): polynomial phi from the moments of :func:`_normalized_moment`, else
-    int phi exp(-U) / int exp(-U) by sympy.integrate."""
+    """pi(phi) in closed form (sympy): a polynomial phi from the target's moments, else by sympy.integrate.
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Raises
+    ------
+    ParameterError
+        When U is not an expression in theta or sympy finds no closed form.
+    """
     U = _as_potential(U)
     phi = sp.expand(sp.sympify(phi))
     if phi.is_polynomial(theta):
@@ -135,8 +189,38 @@ def leading_bias_coefficient(U: ExprLike, phi: ExprLike, method: str, var_fhat: 
     then one integration by parts).  route: "symbolic" (sympy; exact, for U whose moments sympy integrates, e.g.
     Gaussian or quartic), "numeric" (quadrature with the normalising constant: scipy, or mpmath at ``dps``
     digits), "auto" (symbolic for a quadratic U or U = c theta^(2k), falling back to numeric; numeric otherwise, since
-    sympy can take minutes on e.g. the double well).  ``params`` substitutes numbers for other symbols in U.
-    var_fhat is Var fhat = Var(g)/4 (a number, a symbol, or an expression in theta).
+    sympy can be very slow on e.g. the double well).
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    var_fhat : sympy.Expr or float, default 0
+        Var fhat = Var(g)/4: a number, a symbol or an expression in theta.
+    route : {"auto", "symbolic", "numeric"}, default "auto"
+        As above.
+    params : mapping, optional
+        Numbers substituted for the other symbols of U (and phi, var_fhat).
+    dps : int, optional
+        Numeric route: quadrature in mpmath at this many digits (default: scipy in float64).
+
+    Returns
+    -------
+    sympy.Expr or float
+        Symbolic or numeric c1.
+
+    Raises
+    ------
+    ParameterError
+        When route or method is unknown, U is not an expression in theta, or the symbolic route fails.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Theorem 3.3 (JMLR Theorem 6), eqs. (40)-(41) (:doc:`/papers/vollmer`, sec. 5).
     """
     if route not in ("auto", "symbolic", "numeric"):
         raise ParameterError(f"route must be 'auto', 'symbolic' or 'numeric', got {route!r}")
@@ -231,7 +315,28 @@ def _target(U: sp.Expr) -> _Target:
 
 
 def expectation(U: ExprLike, phi: ExprLike, *, dps: int | None = None, params: Mapping | None = None) -> float:
-    """pi(phi) = int phi e^{-U} / int e^{-U} by adaptive quadrature (scipy; mpmath tanh-sinh at ``dps`` digits)."""
+    """pi(phi) = int phi e^{-U} / int e^{-U} by adaptive quadrature (scipy; mpmath tanh-sinh at ``dps`` digits).
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+    dps : int, optional
+        Digits of the mpmath route, >= 15 (default: scipy in float64).
+    params : mapping, optional
+        Numbers substituted for the other symbols of U (and phi, var_fhat).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        When a symbol other than theta is left without a number.
+    """
     U = _as_potential(U)
     phi = sp.sympify(phi)
     if params:
@@ -262,6 +367,26 @@ def poisson_derivative(U: ExprLike, phi: ExprLike, grid: np.ndarray, *, params: 
 
     (1-D solution of the Poisson equation; to avoid cancellation the integral is taken from the nearer end, using
     int_R (phi - pi phi) pi = 0.)  Adaptive quadrature per grid point (new).
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+    grid : numpy.ndarray, shape (m,)
+        The points, finite.
+    params : mapping, optional
+        Numbers substituted for the other symbols of U (and phi, var_fhat).
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,)
+
+    Raises
+    ------
+    ParameterError
+        When grid is not a 1-D array of finite numbers.
     """
     U = _as_potential(U)
     phi = sp.sympify(phi)
@@ -295,8 +420,34 @@ def poisson_derivative(U: ExprLike, phi: ExprLike, grid: np.ndarray, *, params: 
 def leading_bias_coefficient_direct(U: ExprLike, phi: ExprLike, method: str, var_fhat: ExprLike = 0, *,
                                     params: Mapping | None = None,
                                     n_grid: int = 801) -> float:
-    """c1 = pi(E psi) evaluated directly (psi' by :func:`poisson_derivative`, higher derivatives from the Poisson
-    equation, then a quadrature of E psi against pi): a cross-check of the integrated-by-parts route (new)."""
+    """c1 = pi(E psi) evaluated directly: a cross-check of :func:`leading_bias_coefficient`'s route (new).
+
+    psi' by :func:`poisson_derivative`, higher derivatives from the Poisson equation, then Gauss-Legendre
+    quadrature of E psi against pi over the region U - Umin < 40.
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    var_fhat : sympy.Expr or float, default 0
+        Var fhat = Var(g)/4: a number, a symbol or an expression in theta.
+    params : mapping, optional
+        Numbers substituted for the other symbols of U (and phi, var_fhat).
+    n_grid : int, default 801
+        Quadrature nodes, >= 101.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Theorem 3.3 (JMLR Theorem 6), eqs. (40)-(41) (:doc:`/papers/vollmer`, sec. 5).
+    """
     U = _as_potential(U)
     phi = sp.sympify(phi)
     if params:
@@ -325,6 +476,21 @@ def asymptotic_variance(U: ExprLike, phi: ExprLike, *, params: Mapping | None = 
 
     A time average over T = K h time units of a chain with small h then has variance ~ sigma^2 / T.  Evaluated by
     Gauss-Legendre quadrature over U - Umin < 40 with psi' from :func:`poisson_derivative`.
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+    params : mapping, optional
+        Numbers substituted for the other symbols of U (and phi, var_fhat).
+    n_grid : int, default 201
+        Quadrature nodes, >= 21.
+
+    Returns
+    -------
+    float
     """
     U = _as_potential(U)
     phi = sp.sympify(phi)
@@ -342,9 +508,29 @@ def asymptotic_variance(U: ExprLike, phi: ExprLike, *, params: Mapping | None = 
 
 
 def step_variance(method: str, h_val: float, var_g: float | np.ndarray) -> float | np.ndarray:
-    """Conditional variance of theta_1 given theta_0 with Gaussian gradient noise of variance var_g = Var g (new):
-    Euler h; SGLD h + h^2 var_g / 4; mSGLD h (1 - h var_g / 8)^2 + h^2 var_g / 4 (eqs. 42, 47, 51 with
-    Var fhat = var_g / 4).  ``var_g`` may be an array (theta-dependent variance)."""
+    """The conditional variance of theta_1 given theta_0, with Gaussian gradient noise of variance var_g (new).
+
+    Euler h; SGLD h + h^2 var_g / 4; mSGLD h (1 - h var_g / 8)^2 + h^2 var_g / 4 (eqs. (42), (47), (51) with
+    Var fhat = var_g / 4).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    h_val : float
+        The step size, > 0.
+    var_g : float or numpy.ndarray
+        Var g, >= 0 (an array for a variance that depends on theta).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Raises
+    ------
+    ParameterError
+        When method is unknown, h is not positive or var_g is negative or not finite.
+    """
     check_method(method)
     h_val = check_positive("h", h_val)
     v = np.asarray(var_g, dtype=np.float64)
@@ -367,7 +553,33 @@ def invariant_expectation(U: ExprLike, phis: list, method: str, h_val: float, va
     well below the step's standard deviation; rows renormalised, i.e. the chain is reflected at the grid edge);
     the invariant vector solves (P^T - I) p = 0, sum p = 1.  ``phis`` is a list of sympy expressions; ``var_g``
     a number or an expression in theta.  Explicit Euler on a superlinear drift is strictly transient (escape needs
-    |theta| > ~2/sqrt(h |U'''|), probability ~ exp(-U there)); this is the quasi-stationary law on the grid.
+    ``|theta| > ~2/sqrt(h |U'''|)``, probability ~ exp(-U there)); this is the quasi-stationary law on the grid.
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential.
+    phis : list of sympy.Expr
+        The test functions.
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    h_val : float
+        The step size, > 0.
+    var_g : sympy.Expr or float, default 0.0
+        Var g, a number or an expression in theta.
+    n_grid : int, optional
+        Grid points, >= 50, with spacing below sqrt(h)/4 (default: from the spacing sqrt(h)/8, 400 to 6000).
+    params : mapping, optional
+        Numbers substituted for other symbols.
+
+    Returns
+    -------
+    numpy.ndarray, shape (len(phis),)
+
+    Raises
+    ------
+    ParameterError
+        When h is not positive or the grid is too coarse for h.
     """
     U = _as_potential(U)
     phis = [sp.sympify(p) for p in phis]
