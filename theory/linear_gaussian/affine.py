@@ -132,6 +132,10 @@ class Parts:
         P_i of form "dense", (N, d, d).
     along : ndarray or None
         rho_i with r_i = rho_i z_i for rank-one data where that holds (linear regression), else None.
+    memo : dict
+        Products over the data that do not depend on h (the gradient sum, the minibatch pair sums of the noise
+        operator), kept for the next kernel built from these parts (an ``ExactLaw`` reuses its parts across step
+        sizes).
     """
 
     source: AffineParts

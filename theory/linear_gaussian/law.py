@@ -308,7 +308,7 @@ class ExactLaw:
 
         References
         ----------
-        New: :mod:`theory.linear_gaussian.solve` (the Collatz-Wielandt bounds of positive maps: Krein-Rutman).
+        New: ``theory.linear_gaussian.solve`` (the Collatz-Wielandt bounds of positive maps: Krein-Rutman).
         """
         K, _ = self._centred_or_raw
         if self._origins is None:
@@ -510,7 +510,8 @@ class ExactLaw:
 
         References
         ----------
-        New (:mod:`theory.linear_gaussian.stability`): Brent's method (Brent 1973, ch. 4) on 1 / tr X(h),
+        New (``theory.linear_gaussian.stability``; :doc:`/engine`, section 8): Brent's method (Brent 1973, ch. 4) on
+        1 / tr X(h),
         X(h) = (I - T(h))^{-1}(I), with Collatz-Wielandt certificates at both ends.
         """
         from .stability import stability_bracket

@@ -215,10 +215,22 @@ class NoiseOperator:
         return out
 
     def pair_matrix(self) -> np.ndarray:
-        """The operator on symmetric coordinates (:mod:`.symmetric`), (s(d), s(d+1)): sum_g gamma_g K_g with
-        K_g = sum_{i in g} (G_i - Gbar_g) (x) (G_i - Gbar_g) restricted to symmetric arguments (:meth:`_pair_sum`).
-        K_g depends on the data of the group only (not on h, b_g or the sampling scheme), so it is kept on the parts
-        for every later kernel built from them."""
+        """The operator as a matrix on symmetric coordinates: sum_g gamma_g K_g.
+
+        K_g = sum_{i in g} (G_i - Gbar_g) (x) (G_i - Gbar_g) restricted to symmetric arguments (upper-triangle
+        coordinates, ``theory.linear_gaussian.symmetric``), one product over the group's data. K_g depends on the data
+        of the group only (not on h, b_g or the sampling scheme), so it is kept on the parts for every later kernel
+        built from them.
+
+        Returns
+        -------
+        ndarray
+            (s(d), s(d + 1)) with s(k) = k (k + 1) / 2.
+
+        References
+        ----------
+        :doc:`/engine`, sections 3 and 8 (new).
+        """
         d = self.dim
         out = zeros((size(d), size(d + 1)), self.parts.dtype)
         for g, gbar in zip(self._live, self._gbar, strict=True):
@@ -229,7 +241,13 @@ class NoiseOperator:
         return out
 
     def pair_flops(self) -> float:
-        """Estimated floating-point operations of :meth:`pair_matrix` (0 for sums already kept on the parts)."""
+        """Estimated floating-point operations of :meth:`pair_matrix`.
+
+        Returns
+        -------
+        float
+            The estimate; 0 for sums already kept on the parts.
+        """
         d, total = self.dim, 0.0
         for g in self._live:
             if ("pair", "all" if g.size == self.parts.n_data else g.members.tobytes()) in self.parts.memo:
@@ -243,7 +261,13 @@ class NoiseOperator:
         return total
 
     def apply_flops(self) -> float:
-        """Estimated floating-point operations of :meth:`apply` to one matrix."""
+        """Estimated floating-point operations of :meth:`apply` to one matrix.
+
+        Returns
+        -------
+        float
+            The estimate.
+        """
         d, N = self.dim, sum(g.size for g in self._live)
         if self.parts.form == "common":
             return 2.0 * d * d * len(self._live)
