@@ -32,7 +32,11 @@ from .region import CUT, Frame, log_density, posterior_frame
 #: Largest widening of the posterior's region before the chain is said to escape.
 MAX_WIDEN = 4.0
 #: Largest number of nodes of the fine grid.
-MAX_NODES = 4096
+MAX_NODES = 6400
+#: Nodes per axis of the coarse grid relative to the fine one.
+COARSE = 0.85
+#: A start within this many times the region's half-widths widens the grids of start-dependent results to hold it.
+START_REACH = 2.5
 
 
 class Result(NamedTuple):
@@ -64,7 +68,7 @@ class _Level:
 
 def _spacing(tol: float) -> float:
     """z spacing that resolves a unit-scale density to about tol (Fourier tail exp(-kappa_max^2 / 2))."""
-    return 0.85 * math.pi / math.sqrt(2.0 * math.log(1.0 / min(tol, 1e-3)))
+    return 0.75 * math.pi / math.sqrt(2.0 * math.log(1.0 / min(tol, 1e-3)))
 
 
 class GridLaw:
@@ -92,7 +96,7 @@ class GridLaw:
     # ------------------------------------------------------------------ construction
     def _frame(self, region) -> Frame:
         if region is None:
-            f = posterior_frame(self.model, CUT)
+            f = posterior_frame(self.model, min(CUT, max(20.0, math.log(1.0 / self.tol) + 10.0)))
         else:
             r = check_finite_array("region", region, ndim=(2,))
             if r.shape != (self.d, 2) or np.any(r[:, 1] <= r[:, 0]):
@@ -114,20 +118,25 @@ class GridLaw:
     def _level(self, grid: Grid, ramp: float | None = None) -> _Level:
         start_ok = ramp is not None and bool(grid.inside(self._x0, ramp + TAPER)[0])
         cols = columns(grid, self.step, self.sampler, grid.points)
+        # probability that one step from each node leaves the box (Gaussian tails of the kernel's first two moments)
+        lo = np.asarray(grid.half) + cols.mean_z
+        hi = np.asarray(grid.half) - cols.mean_z
+        sd = np.maximum(cols.sd_z, 1e-300)
+        out = np.minimum(0.5 * (erfc(lo / (sd * math.sqrt(2))) + erfc(hi / (sd * math.sqrt(2)))).sum(axis=1), 1.0)
+        # a node whose step lands, on average, outside the box (an explicit step overshooting on a superlinear drift)
+        # would wrap around the periodic grid and could trap mass in spurious cycles: its mass is killed instead
+        # (the law has none there at a confined h; the leak below counts what such nodes hold)
+        escaping = np.any(np.abs(cols.mean_z) > np.asarray(grid.half), axis=1)
+        if np.any(escaping):
+            cols.T[:, escaping] = 0.0
         start = None
         if start_ok:
-            x0 = np.append(self.theta0, [0.0] * (self.D - self.d))[None, :]
-            start = columns(grid, self.step, self.sampler, x0, self.step.v0_var).T[:, 0]
+            start = columns(grid, self.step, self.sampler, self._x0, self.step.v0_var).T[:, 0]
         window = None if ramp is None else grid.taper(ramp, self.tol)
         # on the widened grids the chain is killed in the ramp (T diag(w)): backward iterates w (T^T v) then stay
         # smooth across the periodic seam, where the kernel's drift changes sign; the law has no mass there
         chain = Chain(cols.T if window is None else cols.T * window[None, :], start)
-        # mass that one step from the stationary law would put beyond the box (Gaussian tails of the kernel moments)
-        lo = np.asarray(grid.half) + cols.mean_z
-        hi = np.asarray(grid.half) - cols.mean_z
-        sd = np.maximum(cols.sd_z, 1e-300)
-        out = 0.5 * (erfc(lo / (sd * math.sqrt(2))) + erfc(hi / (sd * math.sqrt(2)))).sum(axis=1)
-        leak = float(np.abs(chain.m) @ np.minimum(out, 1.0)) + grid.edge_mass(chain.m)
+        leak = float(np.abs(chain.m) @ out) + grid.edge_mass(chain.m)
         return _Level(grid, chain, cols.bound, leak, window)
 
     @property
@@ -141,7 +150,11 @@ class GridLaw:
         out = []
         for lv in (self.fine, self.coarse):
             ramp = lv.grid.ramp_width(self.tol)
-            half = np.asarray(lv.grid.half) + ramp
+            z0 = np.abs(lv.grid.to_z(self._x0)[0])
+            half = np.asarray(lv.grid.half)
+            if np.all(z0 <= START_REACH * half):  # a start not far outside the region: widen the box to hold it
+                half = np.maximum(half, z0 + TAPER + 1.0)
+            half = half + ramp
             sizes = tuple(2 * math.ceil(n * h2 / h1 / 2) for n, h1, h2 in zip(lv.grid.sizes, lv.grid.half, half,
                                                                               strict=True))
             out.append(self._level(Grid(lv.grid.centre, lv.grid.frame, half, sizes), ramp))
@@ -150,9 +163,6 @@ class GridLaw:
     def _adapt(self, frame: Frame, sizes) -> tuple[_Level, _Level]:
         dz = _spacing(self.tol)
         half = np.asarray(frame.half, float)
-        z0 = np.linalg.solve(frame.frame, np.append(self.theta0, [0.0] * (self.D - self.d)) - frame.centre)
-        if np.all(np.abs(z0) <= 2.5 * half):  # a start not far outside: widen the box to hold it
-            half = np.maximum(half, np.abs(z0) + TAPER + 1.0)
         if sizes is None:
             sizes = tuple(max(8, 2 * math.ceil(hj / dz)) for hj in half)
         grid = Grid(frame.centre, frame.frame, half, sizes)
@@ -170,7 +180,7 @@ class GridLaw:
                         "steps on a superlinear drift are transient): reduce h")
                 grid, widened = grid.widened(1.3), widened * 1.3
                 continue
-            coarse = self._level(grid.refined(0.8))
+            coarse = self._level(grid.refined(COARSE))
             gap = float(np.abs(coarse.grid.interpolate(coarse.chain.m, grid) - fine.chain.m).sum())
             if gap <= self.tol:
                 return fine, coarse
@@ -179,7 +189,7 @@ class GridLaw:
                 raise ParameterError(f"n_grid = {grid.sizes} is too coarse for this law (fine and coarse grids differ "
                                      f"by {gap:.2g} > tol = {self.tol:g} in total variation); the smallest grid "
                                      f"that works is n_grid = {finer}")
-            grid = grid.refined(1.3)
+            grid = grid.refined(1.2)
         raise ParameterError(f"tol = {self.tol:g} not reached on grids up to {grid.sizes}; loosen tol")
 
     @property
@@ -192,7 +202,7 @@ class GridLaw:
             g = g.refined(1.3)
             if g.n_nodes > MAX_NODES:
                 break
-            f, c = self._level(g), self._level(g.refined(0.8))
+            f, c = self._level(g), self._level(g.refined(COARSE))
             if float(np.abs(c.grid.interpolate(c.chain.m, g) - f.chain.m).sum()) <= self.tol:
                 return g.sizes
         return g.sizes

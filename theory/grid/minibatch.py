@@ -35,17 +35,47 @@ CHUNK_ENTRIES = 1 << 22
 EPS = float(np.finfo(float).eps)
 
 
+def _fft_steps(k: np.ndarray) -> float | None:
+    """dk when k is numpy's FFT frequency order 0, 1, ..., n/2 - 1, -n/2, ..., -1 times dk (n even), else None."""
+    n = k.size
+    if n < 2 or n % 2:
+        return None
+    dk = float(k[1])
+    ideal = dk * np.fft.fftfreq(n, 1.0 / n)
+    return dk if np.allclose(k, ideal, rtol=0, atol=1e-12 * abs(dk) * n) else None
+
+
+def axis_phases(w: np.ndarray, k: np.ndarray, last: bool) -> np.ndarray:
+    """exp(i k_q w_pm) for w of shape (P, M): shape (P, M, K) if ``last`` else (P, K, M). On numpy's FFT frequency
+    order the powers of exp(i dk w) are taken by repeated multiplication (one exp per datum instead of K)."""
+    dk = _fft_steps(k)
+    if dk is None:
+        out = np.exp(1j * w[:, :, None] * k[None, None, :])
+        return out if last else np.ascontiguousarray(out.transpose(0, 2, 1))
+    n = k.size
+    base = np.exp(1j * dk * w)
+    pos = np.empty((n // 2 + 1,) + w.shape, dtype=complex)
+    pos[0] = 1.0
+    for q in range(1, n // 2 + 1):
+        np.multiply(pos[q - 1], base, out=pos[q])
+    full = np.concatenate([pos[: n // 2], np.conj(pos[n // 2: 0: -1])], axis=0)  # (K, P, M) in FFT order
+    return np.ascontiguousarray(full.transpose(1, 2, 0) if last else full.transpose(1, 0, 2))
+
+
 def phases(W: np.ndarray, axes: tuple[np.ndarray, ...]) -> list[np.ndarray]:
-    """exp(i kappa_j W[..., j]) per axis j: arrays of shape (P, M, K_j) for W of shape (P, M, D)."""
-    return [np.exp(1j * W[:, :, j, None] * k[None, None, :]) for j, k in enumerate(axes)]
+    """exp(i kappa_j W[..., j]) per axis j for W of shape (P, M, D): the first of shape (P, K_1, M) when D = 2 (else
+    (P, M, K_1)), the second (P, M, K_2) (the layouts :func:`tensor_sum` multiplies)."""
+    if len(axes) == 1:
+        return [axis_phases(W[:, :, 0], axes[0], last=True)]
+    return [axis_phases(W[:, :, 0], axes[0], last=False), axis_phases(W[:, :, 1], axes[1], last=True)]
 
 
 def tensor_sum(E: list[np.ndarray], weights: np.ndarray | None = None) -> np.ndarray:
-    """sum_m weights_m prod_j E_j[:, m, k_j], shape (P, K_1, ..., K_D) (D = 1 or 2)."""
-    first = E[0] if weights is None else E[0] * weights[..., None]
+    """sum_m weights_m prod_j E_j[...] over the data axis m, shape (P, K_1, ..., K_D) (layouts of :func:`phases`)."""
     if len(E) == 1:
-        return first.sum(axis=1)
-    return np.matmul(first.transpose(0, 2, 1), E[1])
+        return (E[0] if weights is None else E[0] * weights[..., None]).sum(axis=1)
+    first = E[0] if weights is None else E[0] * weights[:, None, :]
+    return np.einsum("pkm,pml->pkl", first, E[1], optimize=True)
 
 
 def _log_choose(N: int, k: int | np.ndarray) -> np.ndarray:
