@@ -10,8 +10,6 @@ Every sum over a window of length L then costs O(J) matrix-vector products and a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from scipy import linalg as sla
 
@@ -56,8 +54,7 @@ class Chain:
     def resolvent(self, v: np.ndarray) -> np.ndarray:
         """(I - R)^-1 v."""
         y = sla.lu_solve(self._lu, v)
-        w = self.m - self._u
-        # (B + w 1^T)^-1 v = y - B^-1 w (1^T y) / (1 + 1^T B^-1 w), B^-1 w = B^-1 m - m (B m = u)
+        # with w = m - u: (B + w 1^T)^-1 v = y - B^-1 w (1^T y) / (1 + 1^T B^-1 w), B^-1 w = B^-1 m - m (B m = u)
         Bw = self._Bm - self.m
         return y - Bw * (y.sum() / (1.0 + Bw.sum()))
 
@@ -130,7 +127,8 @@ class Chain:
         return mu + mean_c, var
 
     def _stationary_pairs(self, ft: np.ndarray, Lg: int) -> float:
-        """sum_{t=1}^{Lg-1} (Lg - t) f~^T R^t (f~ m) = f~^T R [Lg z1 - z2 + R^Lg z2], z1 = (I-R)^-1 y, z2 = (I-R)^-1 z1."""
+        """sum_{t=1}^{Lg-1} (Lg - t) f~^T R^t (f~ m) = f~^T R [Lg z1 - z2 + R^Lg z2], z1 = (I-R)^-1 y,
+        z2 = (I-R)^-1 z1."""
         if Lg < 2:
             return 0.0
         y = ft * self.m

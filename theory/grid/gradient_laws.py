@@ -162,5 +162,5 @@ def additive_noise(est: AdditiveNoise, ctx: GridContext) -> GaussianGradient:
     return GaussianGradient(mean, _finite("variance", np.ascontiguousarray(cov), ctx.points))
 
 
-__all__ = ["CF_TOL", "GaussianGradient", "gaussian_factor", "GridContext", "MinibatchGradient", "PointMass", "additive_noise",
-           "control_variate", "full_gradient", "minibatch", "per_datum"]
+__all__ = ["CF_TOL", "GaussianGradient", "GridContext", "MinibatchGradient", "PointMass", "additive_noise",
+           "control_variate", "full_gradient", "gaussian_factor", "minibatch", "per_datum"]

@@ -117,8 +117,11 @@ class Grid:
 
     # ------------------------------------------------------------------ new grids
     def refined(self, factor: float) -> Grid:
-        """The same box with about ``factor`` times as many nodes per axis (even counts)."""
-        return Grid(self.centre, self.frame, self.half, tuple(_even(n * factor) for n in self.sizes))
+        """The same box with about ``factor`` times as many nodes per axis (even counts; strictly fewer or more)."""
+        sizes = tuple(_even(n * factor) for n in self.sizes)
+        if factor < 1:
+            sizes = tuple(min(m, n - 2) for m, n in zip(sizes, self.sizes, strict=True))
+        return Grid(self.centre, self.frame, self.half, sizes)
 
     def widened(self, factor: float) -> Grid:
         """The box ``factor`` times wider in every direction, at the same spacing."""

@@ -33,6 +33,8 @@ from .region import CUT, Frame, log_density, posterior_frame
 MAX_WIDEN = 4.0
 #: Largest number of nodes of the fine grid.
 MAX_NODES = 6400
+#: A leak above this is the chain leaving the region (widen before refining).
+ESCAPE = 1e-3
 #: Nodes per axis of the coarse grid relative to the fine one.
 COARSE = 0.85
 #: A start within this many times the region's half-widths widens the grids of start-dependent results to hold it.
@@ -172,7 +174,23 @@ class GridLaw:
                 raise ParameterError(f"n_grid: the grid law would need {grid.sizes} nodes (more than {MAX_NODES}) to "
                                      f"reach tol = {self.tol:g}; loosen tol or give a smaller region")
             fine = self._level(grid)
+            # a large leak is the chain leaving the region: widen (a small one may be discretisation noise: refine
+            # first, then widen if it stays)
+            coarse = None if fine.leak > ESCAPE and not self._user_sizes else self._level(grid.refined(COARSE))
+            gap = math.inf if coarse is None else float(
+                np.abs(coarse.grid.interpolate(coarse.chain.m, grid) - fine.chain.m).sum())
+            if coarse is not None and gap > self.tol:
+                if self._user_sizes:
+                    raise ParameterError(f"n_grid = {grid.sizes} is too coarse for this law (fine and coarse grids "
+                                         f"differ by {gap:.2g} > tol = {self.tol:g} in total variation); the smallest "
+                                         f"grid that works is n_grid = {self._smallest_ok(grid)}")
+                grid = grid.refined(1.2)
+                continue
             if fine.leak > 0.1 * self.tol:
+                if self._user_sizes:
+                    raise ParameterError(f"n_grid = {grid.sizes}: the law reaches the edge of the grid's region (mass "
+                                         f"{fine.leak:.2g} > tol/10 there); give a wider region or leave n_grid to the "
+                                         "adaptive choice")
                 if widened * 1.3 > MAX_WIDEN:
                     raise ParameterError(
                         f"h = {self.h:g}: the chain escapes the grid's region (mass {fine.leak:.2g} per step leaves "
@@ -180,16 +198,7 @@ class GridLaw:
                         "steps on a superlinear drift are transient): reduce h")
                 grid, widened = grid.widened(1.3), widened * 1.3
                 continue
-            coarse = self._level(grid.refined(COARSE))
-            gap = float(np.abs(coarse.grid.interpolate(coarse.chain.m, grid) - fine.chain.m).sum())
-            if gap <= self.tol:
-                return fine, coarse
-            if self._user_sizes:
-                finer = self._smallest_ok(grid)
-                raise ParameterError(f"n_grid = {grid.sizes} is too coarse for this law (fine and coarse grids differ "
-                                     f"by {gap:.2g} > tol = {self.tol:g} in total variation); the smallest grid "
-                                     f"that works is n_grid = {finer}")
-            grid = grid.refined(1.2)
+            return fine, coarse
         raise ParameterError(f"tol = {self.tol:g} not reached on grids up to {grid.sizes}; loosen tol")
 
     @property

@@ -98,6 +98,23 @@ def _curvature(model, mode: np.ndarray) -> np.ndarray:
     return 0.5 * (H + H.T)
 
 
+def _one_nat(logp: Callable, mode: np.ndarray, v: np.ndarray) -> float:
+    """The distance r along v (both ways, the smaller) at which log pi falls 1 below its value at the mode."""
+    top = float(logp(mode[None, :])[0])
+    out = []
+    for sgn in (1.0, -1.0):
+        lo, hi = 0.0, 1.0
+        for _ in range(200):  # bracket: double hi until log pi drops by more than 1
+            if float(logp((mode + sgn * hi * v)[None, :])[0]) < top - 1.0:
+                break
+            lo, hi = hi, 2.0 * hi
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if float(logp((mode + sgn * mid * v)[None, :])[0]) >= top - 1.0 else (lo, mid)
+        out.append(hi)
+    return float(min(out))
+
+
 def _scan(logp: Callable, mode: np.ndarray, axes: np.ndarray, cut: float) -> tuple[np.ndarray, np.ndarray]:
     """(points, log densities) of a tensor scan around ``mode`` along ``axes`` (columns scaled) that reaches past
     {log pi > max - cut}, widened until it does."""
@@ -145,8 +162,8 @@ def posterior_frame(model, cut: float = CUT) -> Frame:
         return Frame(mean, V * np.sqrt(lam), np.full(mean.size, np.sqrt(2.0 * cut) + TAPER + 0.5))
     mode = _mode(model, logp)
     H = _curvature(model, mode)
-    lam, V = np.linalg.eigh(H)
-    local = np.where(lam > 0, 1.0 / np.sqrt(np.where(lam > 0, lam, 1.0)), 1.0)
+    _, V = np.linalg.eigh(H)
+    local = np.array([_one_nat(logp, mode, V[:, j]) for j in range(mode.size)])
     pts, lp = _scan(logp, mode, V * local, cut)
     w = np.exp(lp - lp.max())
     w /= w.sum()
