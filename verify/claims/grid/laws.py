@@ -15,7 +15,7 @@ from collections.abc import Callable
 from theory.grid import grid_law
 from verify.api import ClaimResult, Settings, claim
 
-from ._cases import TOL, law_checks, samplers, simulate_moments, theta0_of
+from ._cases import law_checks, samplers, simulate_moments, theta0_of, tol_for
 
 PAPER = "grid"
 SOURCE = "theory.grid_law, docs/grid_law.md (new)"
@@ -26,7 +26,7 @@ def _claim_run(model_name: str) -> Callable[[Settings], ClaimResult]:
         out = ClaimResult()
         theta0 = theta0_of(model_name)
         for name, sampler in samplers(model_name).items():
-            law = grid_law(sampler, theta0, tol=TOL)
+            law = grid_law(sampler, theta0, tol=tol_for(name))
             sim = simulate_moments(sampler, theta0, settings.chains, settings.seed_for(f"grid.{model_name}.{name}"))
             out.checks += law_checks(name, law, sim)
             out.notes.append(f"{name}: h = {sampler.h:.4g}, grid {law.fine.grid.sizes} nodes (coarse "
