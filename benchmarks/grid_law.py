@@ -35,7 +35,9 @@ def simulation_equivalent(sampler, law, chains: int = 2000, steps: int = 200) ->
     """(chain-steps per second, seconds a simulation needs to reach the grid law's error on E theta_1)."""
     sec, _ = timed(lambda: run(sampler, chains, steps, seed=1, theta0=law.posterior_expectation(lambda x: x).value))
     rate = chains * steps / sec
-    f = (lambda x: x[:, 0])
+    def f(x):
+        return x[:, 0]
+
     ta = law.time_average(f, n_steps=10**6, burn_in=10**4)  # L Var(avg) -> the asymptotic variance
     asym = ta.variance * 10**6
     err = max(law.stationary_expectation(f).error, 1e-16)

@@ -46,7 +46,8 @@ from .surface import (
 )
 
 __all__ = [
-    "FRACTIONS", "PRESETS", "SAMPLERS", "Budget", "LaplaceGap", "ModelSpec", "Objective", "Optimum", "Point", "SamplerOptions",
+    "FRACTIONS", "PRESETS", "SAMPLERS", "Budget", "LaplaceGap", "ModelSpec", "Objective", "Optimum", "Point",
+    "SamplerOptions",
     "SamplerResult", "SamplerSpec", "SpotCheck", "Surface", "Tradeoff", "default_n_values", "explain",
     "gaussian_mean", "laplace_linearised", "laplace_versus_exact", "linear_regression", "logistic_exact",
     "logistic_laplace", "optimum", "preset",

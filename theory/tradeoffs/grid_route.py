@@ -49,12 +49,12 @@ class GridRouteLaw:
         if (a is None) == (quadratic is None):
             raise ParameterError("give a (a linear observable) or quadratic (a matrix B), not both")
         c = np.zeros(self.d) if centre is None else np.asarray(centre, float)
-        if a is not None:
-            av = np.asarray(a, float)
-            f = (lambda x: x @ av)
-        else:
-            B = np.asarray(quadratic, float)
-            f = (lambda x: np.einsum("mi,ij,mj->m", x - c, B, x - c))
+        av = None if a is None else np.asarray(a, float)
+        B = None if quadratic is None else np.asarray(quadratic, float)
+
+        def f(x: np.ndarray) -> np.ndarray:
+            return x @ av if av is not None else np.einsum("mi,ij,mj->m", x - c, B, x - c)
+
         ta = self.law.time_average(f, n_steps=n_steps, burn_in=burn_in, target=target)
         return _Average(float(ta.mean), float(ta.variance), float(ta.mse), float(ta.target))
 

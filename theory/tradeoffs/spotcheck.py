@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
-from dataclasses import dataclass
 
 from simulate.runtime.runner import run
 
@@ -58,7 +58,7 @@ def spot_check(sampler, objective: Objective, burn_in: int, n_steps: int, exact_
         mu = posterior(read_parts(sampler.model))[0]
     elif objective.kind == "variance":
         return SpotCheck(0, math.nan, math.nan, exact_mse, math.nan, 0.0,
-                         skipped="the variance objective's simulated centre needs the exact posterior mean (grid route)")
+                         skipped="the variance objective's centre needs the exact posterior mean (grid route)")
     else:  # the grid route, mean and quadratic objectives: phi does not read mu
         mu = np.zeros(sampler.model.dim)
     t0 = time.perf_counter()

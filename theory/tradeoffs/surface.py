@@ -1,12 +1,13 @@
 """The exact MSE surface over (n, h) of one sampler under a budget, its optimum, and the one-line explanation.
 
 For each minibatch size n the stability edge h_max(n) = ``exact_law(sampler).stability_limit()`` (mean-square
-stability; on the Laplace linearisation for a non-affine model) is computed first; h then runs over fractions of it (default :data:`FRACTIONS`, dense near the edge,
-where budget-limited optima often sit). Every number is the exact engine's: at each (n, h) the budget gives the
-burn-in b and window L (:meth:`.objective.Budget.steps`) and the exact law's ``time_average(...)`` (the engine's, or
-the grid law's for a non-affine model, :mod:`.grid_route`) the mean,
-variance and MSE of the time average. The optimum is the grid's minimum, refined in h at that n by bounded Brent
-minimisation of the exact MSE on log h between the neighbouring grid points.
+stability; on the Laplace linearisation for a non-affine model, capped by the simulator's own bound) is computed
+first; h then runs over fractions of it (default :data:`FRACTIONS`, dense near the edge, where budget-limited optima
+often sit). Every number is an exact law's: at each (n, h) the budget gives the burn-in b and window L
+(:meth:`.objective.Budget.steps`) and the exact law's ``time_average(...)`` (the engine's, or the grid law's for a
+non-affine model, :mod:`.grid_route`) the mean, variance and MSE of the time average. The optimum is the grid's
+minimum, refined in h at that n by bounded Brent minimisation of the exact MSE on log h between the neighbouring grid
+points.
 """
 
 from __future__ import annotations

@@ -20,7 +20,6 @@ import mpmath
 import numpy as np
 import sympy as sp
 from scipy import integrate as spi
-from scipy import linalg as sla
 
 from simulate.validation import ParameterError, check_int, check_positive
 from theory.weak_order.operators import (
