@@ -3,7 +3,6 @@ equation symbolically, and the quadrature agrees with the slope of grid_law and 
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import sympy as sp
 
@@ -21,7 +20,8 @@ def _generator(U, rho, xs):
 
 
 def _euler_a1_adjoint_over_pi(U, xs):
-    """A_1^dagger(pi) / pi for Euler's A_1 phi = (1/8) b^T grad^2 phi b + (1/4) b . grad Delta phi + (1/8) Delta^2 phi."""
+    """A_1^dagger(pi) / pi for Euler's A_1 phi = (1/8) b^T grad^2 phi b + (1/4) b . grad Delta phi
+    + (1/8) Delta^2 phi."""
     pi = sp.exp(-U)
     b = [-sp.diff(U, v) for v in xs]
     lap = lambda e: sum(sp.diff(e, v, 2) for v in xs)  # noqa: E731
