@@ -15,6 +15,8 @@
                  finite-T bias (``stratified``), time averages under frozen-anchor noise (``chen_mse``, closed
                  forms), the anchor gap of Chen et al.'s Lemma 5/3 (``chen_anchor_gap``)
     weak_order   Vollmer et al. Sections 3-4: operator expansions and the leading invariant-measure bias in 1-D
+    grid/        ``grid_law(sampler)``: the law of any sampler on a 1-D or 2-D posterior from its discretised one-step
+                 kernel (exact minibatch laws), the first-order bias by quadrature, KSD of exact laws
     bounds/      the papers' bounds and budget calculus: Chen et al. (``chen``), Baker et al. Theorems 1-3 and ZV
                  (``baker``) and Lemmas 1-4 (``baker_lemmas``), Fu & Zhang Theorems 3.1-3.3 (``fu_zhang``), Vollmer
                  et al. Theorem 5.2 and Section 6, Figure 3's cheapest MSE at a cost (``vollmer``)
@@ -36,6 +38,7 @@ import types
 import warnings
 
 from . import numeric, weak_order
+from .grid import GridLaw, grid_law
 from .linear_gaussian import ExactLaw, exact_law
 from .toy.chain import ToyChain
 from .toy.constants import ToyConstants, toy_constants
@@ -50,7 +53,8 @@ def chain_for(sampler, theta0=None, cov0=None) -> ExactLaw:
     return exact_law(sampler, theta0, cov0)
 
 
-__all__ = ["ExactLaw", "ToyChain", "ToyConstants", "chain_for", "exact_law", "numeric", "toy_constants", "weak_order"]
+__all__ = ["ExactLaw", "GridLaw", "ToyChain", "ToyConstants", "chain_for", "exact_law", "grid_law", "numeric",
+           "toy_constants", "weak_order"]
 
 #: Module paths of the previous layout -> the modules that now hold their names.
 _MOVED = {
