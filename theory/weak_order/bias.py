@@ -20,7 +20,6 @@ import mpmath
 import numpy as np
 import sympy as sp
 from scipy import integrate as spi
-from scipy import linalg as sla
 
 from simulate.validation import ParameterError, check_int, check_positive
 from theory.schemes import check_method
@@ -545,15 +544,14 @@ def step_variance(method: str, h_val: float, var_g: float | np.ndarray) -> float
 def invariant_expectation(U: ExprLike, phis: list, method: str, h_val: float, var_g: ExprLike = 0.0, *,
                           n_grid: int | None = None,
                           params: Mapping | None = None) -> np.ndarray:
-    """pi_h(phi) for the chain theta' ~ N(theta + h f(theta), step_variance) on R, by a Nystrom method (new).
+    """pi_h(phi) of the discrete chain itself: Euler, SGLD or mSGLD with Gaussian gradient noise on pi ∝ exp(-U).
 
-    With Gaussian gradient noise (simulate.estimators.additive_noise.AdditiveNoise) one step of Euler, SGLD and mSGLD is
-    exactly Gaussian.  The transition density is discretised on a uniform grid over the region where U - Umin < 60 with
-    the trapezoid rule (spectrally accurate for these smooth, rapidly decaying kernels when the grid spacing is
-    well below the step's standard deviation; rows renormalised, i.e. the chain is reflected at the grid edge);
-    the invariant vector solves (P^T - I) p = 0, sum p = 1.  ``phis`` is a list of sympy expressions; ``var_g``
-    a number or an expression in theta.  Explicit Euler on a superlinear drift is strictly transient (escape needs
-    ``|theta| > ~2/sqrt(h |U'''|)``, probability ~ exp(-U there)); this is the quasi-stationary law on the grid.
+    These are the stationary expectations of :func:`theory.grid_law` for the sampler
+    ``Sampler(PotentialModel(U), FullGradient() or AdditiveNoise(var_g), Langevin() or ModifiedLangevin(), h)``
+    (one implementation: the grid law's Fourier-Nystrom discretisation, to tol 1e-11). With Gaussian gradient noise
+    one step of Euler, SGLD and mSGLD is exactly Gaussian. Explicit Euler on a superlinear drift is strictly
+    transient (escape needs ``|theta| > ~2/sqrt(h |U'''|)``, probability ~ exp(-U there)); this is the
+    quasi-stationary law on the grid.
 
     Parameters
     ----------
@@ -568,7 +566,7 @@ def invariant_expectation(U: ExprLike, phis: list, method: str, h_val: float, va
     var_g : sympy.Expr or float, default 0.0
         Var g, a number or an expression in theta.
     n_grid : int, optional
-        Grid points, >= 50, with spacing below sqrt(h)/4 (default: from the spacing sqrt(h)/8, 400 to 6000).
+        Fixes the grid law's number of nodes (default: chosen by the grid law to reach its tolerance).
     params : mapping, optional
         Numbers substituted for other symbols.
 
@@ -580,36 +578,29 @@ def invariant_expectation(U: ExprLike, phis: list, method: str, h_val: float, va
     ------
     ParameterError
         When h is not positive or the grid is too coarse for h.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Section 3 (the invariant measure of the numerical scheme); the grid law's
+    derivation: :doc:`/grid_law`.
     """
+    from simulate import FullGradient, Langevin, ModifiedLangevin, Sampler
+    from simulate.estimators.additive_noise import AdditiveNoise
+    from simulate.models.potentials import PotentialModel, compile_expr
+
+    from ..grid import grid_law
+
     U = _as_potential(U)
     phis = [sp.sympify(p) for p in phis]
     var_g = sp.sympify(var_g)
     if params:
         U, var_g = U.subs(params), var_g.subs(params)
         phis = [p.subs(params) for p in phis]
+    check_method(method)
     h_val = check_positive("h", h_val)
-    a, b = _target(U).region(60.0)
-    sd = math.sqrt(h_val)
-    if n_grid is None:
-        n_grid = int(min(6000, max(400, math.ceil((b - a) / (sd / 8.0)))))
-    n_grid = check_int("n_grid", n_grid, 50)
-    x = np.linspace(a, b, n_grid)
-    dx = x[1] - x[0]
-    if dx > sd / 4:
-        raise ParameterError(f"n_grid = {n_grid} is too coarse for h = {h_val}: need spacing < sqrt(h)/4")
-    fx = sp.lambdify(theta, drift(U), modules="numpy")
-    vg = sp.lambdify(theta, var_g, modules="numpy")
-    mean = x + h_val * np.broadcast_to(fx(x), x.shape)
-    var = np.broadcast_to(step_variance(method, h_val, np.broadcast_to(vg(x), x.shape)), x.shape)
-    P = np.exp(-((x[None, :] - mean[:, None]) ** 2) / (2.0 * var[:, None]))
-    P /= P.sum(axis=1, keepdims=True)
-    M = P.T - np.eye(n_grid)
-    M[-1, :] = 1.0
-    rhs = np.zeros(n_grid)
-    rhs[-1] = 1.0
-    p = sla.solve(M, rhs)
-    out = []
-    for e in phis:
-        g = sp.lambdify(theta, e, modules="numpy")
-        out.append(float(p @ np.broadcast_to(g(x), x.shape)))
-    return np.array(out)
+    model = PotentialModel(U)
+    est = FullGradient() if method == "euler" else AdditiveNoise(var_g)
+    integ = ModifiedLangevin() if method == "msgld" else Langevin()
+    law = grid_law(Sampler(model, est, integ, h_val), tol=1e-11, n_grid=n_grid)
+    fns = [compile_expr(p) for p in phis]
+    return np.array([float(law.stationary_expectation(lambda x, c=c: c(x)[:, 0]).value) for c in fns])
