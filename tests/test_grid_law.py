@@ -139,7 +139,7 @@ def test_law_registry():
     class MyIntegrator(Langevin):
         pass
 
-    with pytest.raises(ParameterError, match=r"MyIntegrator: no law registered on the route 'grid' \(known classes"):
+    with pytest.raises(ParameterError, match=r"MyIntegrator: no law registered on route 'grid' \(known on 'grid'"):
         law_of(MyIntegrator(), "grid")
     law_for(MyIntegrator, route="grid")(law_of(Langevin(), "grid"))
     m = _toy()

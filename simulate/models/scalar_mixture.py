@@ -1,10 +1,10 @@
 """Baker et al.'s Sec. 3.2 bimodal mixture with scalar data (new reduction): x_i ~ (1/2) N(theta_1, s^2) +
 (1/2) N(theta_2, s^2), theta = (theta_1, theta_2) ~ N(0, sigma0^2 I), the allocation summed out.
 
-The paper's mixture has bivariate data and a 4-D posterior (:class:`simulate.models.toy_targets.
-GaussianMixtureLocation`); with scalar data the posterior is 2-D, still bimodal under the label swap
-theta_1 <-> theta_2, and within reach of the exact grid law. With r_k(x) = N(x | theta_k, s^2) / sum_j N(x | theta_j,
-s^2): grad_{theta_k} log p(x | theta) = r_k (x - theta_k) / s^2.
+The paper's mixture has bivariate data and a 4-D posterior
+(:class:`simulate.models.gaussian_mixture.GaussianMixtureLocation`); with scalar data the posterior is 2-D, still
+bimodal under the label swap theta_1 <-> theta_2, and within reach of the exact grid law. With
+r_k(x) = N(x | theta_k, s^2) / sum_j N(x | theta_j, s^2): grad_{theta_k} log p(x | theta) = r_k (x - theta_k) / s^2.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import check_finite_array, check_int, check_positive
-from .base import Model
+from .base import ModelBase
 
 
 @dataclass
-class ScalarMixtureLocation(Model):
+class ScalarMixtureLocation(ModelBase):
     """x_i ~ (1/2) N(theta_1, scale^2) + (1/2) N(theta_2, scale^2), theta ~ N(0, sigma0^2 I) (module docstring).
 
     Parameters

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import ParameterError, check_finite_array, check_int, check_positive
-from .base import Model
+from .base import ModelBase
 
 
 @dataclass
-class StudentTLocation(Model):
+class StudentTLocation(ModelBase):
     """x_i ~ t_nu(theta, scale), theta ~ N(0, sigma0^2) (module docstring).
 
     Parameters

@@ -15,6 +15,6 @@ window, the first-order coefficient in h, each with an error estimate from grid 
 """
 
 from . import gradient_laws, kernels  # noqa: F401  (registers the laws on the route "grid")
-from .law import GridLaw, Result, TimeAverage, grid_law
+from .law import GridLaw, GridTimeAverage, Result, grid_law
 
-__all__ = ["GridLaw", "Result", "TimeAverage", "grid_law"]
+__all__ = ["GridLaw", "Result", "GridTimeAverage", "grid_law"]

@@ -130,13 +130,13 @@ def per_datum(model, points: np.ndarray) -> np.ndarray:
 
 
 @law_for(FullGradient, route="grid")
-def full_gradient(est: FullGradient, ctx: GridContext) -> PointMass:
+def full_gradient_grid_law(est: FullGradient, ctx: GridContext) -> PointMass:
     """The exact gradient: a point mass at grad log pi(theta)."""
     return PointMass(_finite("grad_log_post", np.asarray(ctx.model.grad_log_post(ctx.points), float), ctx.points))
 
 
 @law_for(Minibatch, route="grid")
-def minibatch(est: Minibatch, ctx: GridContext) -> MinibatchGradient:
+def minibatch_grid_law(est: Minibatch, ctx: GridContext) -> MinibatchGradient:
     """grad log pi_0 + (N/n) times the exact law of the minibatch sum of the per-datum gradients."""
     m = ctx.model
     prior = _finite("grad_log_prior", np.asarray(m.grad_log_prior(ctx.points), float), ctx.points)
@@ -144,7 +144,7 @@ def minibatch(est: Minibatch, ctx: GridContext) -> MinibatchGradient:
 
 
 @law_for(ControlVariate, route="grid")
-def control_variate(est: ControlVariate, ctx: GridContext) -> MinibatchGradient:
+def control_variate_grid_law(est: ControlVariate, ctx: GridContext) -> MinibatchGradient:
     """SGLD-CV's estimate: the minibatch law of g_j(theta) - g_j(theta_hat) around the exact full-data part."""
     m = ctx.model
     prior = _finite("grad_log_prior", np.asarray(m.grad_log_prior(ctx.points), float), ctx.points)
@@ -153,7 +153,7 @@ def control_variate(est: ControlVariate, ctx: GridContext) -> MinibatchGradient:
 
 
 @law_for(AdditiveNoise, route="grid")
-def additive_noise(est: AdditiveNoise, ctx: GridContext) -> GaussianGradient:
+def additive_noise_grid_law(est: AdditiveNoise, ctx: GridContext) -> GaussianGradient:
     """grad log pi(theta) plus Gaussian noise of the estimator's exact covariance."""
     P, d = ctx.points.shape
     mean = _finite("grad_log_post", np.asarray(ctx.model.grad_log_post(ctx.points), float), ctx.points)
@@ -162,5 +162,5 @@ def additive_noise(est: AdditiveNoise, ctx: GridContext) -> GaussianGradient:
     return GaussianGradient(mean, _finite("variance", np.ascontiguousarray(cov), ctx.points))
 
 
-__all__ = ["CF_TOL", "GaussianGradient", "GridContext", "MinibatchGradient", "PointMass", "additive_noise",
-           "control_variate", "full_gradient", "gaussian_factor", "minibatch", "per_datum"]
+__all__ = ["CF_TOL", "GaussianGradient", "GridContext", "MinibatchGradient", "PointMass", "additive_noise_grid_law",
+           "control_variate_grid_law", "full_gradient_grid_law", "gaussian_factor", "minibatch_grid_law", "per_datum"]

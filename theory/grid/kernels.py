@@ -75,7 +75,7 @@ def _constant_root(R: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
 
 
 @law_for(Langevin, route="grid")
-def langevin(integ: Langevin, ctx: IntegratorContext) -> AffineStep:
+def langevin_grid_law(integ: Langevin, ctx: IntegratorContext) -> AffineStep:
     """theta' = theta + (h/2) g + sqrt(h T) xi."""
     d, h = ctx.model.dim, ctx.h
     return AffineStep(np.eye(d), 0.5 * h * np.eye(d), _constant_root(integ.noise_scale(h) * np.eye(d)),
@@ -107,7 +107,7 @@ def _momentum_checks(integ: SGHMC, ctx: IntegratorContext) -> None:
 
 
 @law_for(SGHMC, route="grid")
-def sghmc(integ: SGHMC, ctx: IntegratorContext) -> AffineStep:
+def sghmc_grid_law(integ: SGHMC, ctx: IntegratorContext) -> AffineStep:
     """v' = (1 - alpha) v + h g + sqrt(2 alpha h T) xi, theta' = theta + v' (Chen et al. eq. 15)."""
     _momentum_checks(integ, ctx)
     a, h, s = integ.alpha, ctx.h, integ.noise_scale(ctx.h)
@@ -117,7 +117,7 @@ def sghmc(integ: SGHMC, ctx: IntegratorContext) -> AffineStep:
 
 
 @law_for(ExplicitEulerSGHMC, route="grid")
-def explicit_euler_sghmc(integ: ExplicitEulerSGHMC, ctx: IntegratorContext) -> AffineStep:
+def explicit_euler_sghmc_grid_law(integ: ExplicitEulerSGHMC, ctx: IntegratorContext) -> AffineStep:
     """theta' = theta + v, v' = (1 - alpha) v + h g(theta) + sqrt(2 alpha h T) xi."""
     _momentum_checks(integ, ctx)
     a, h, s = integ.alpha, ctx.h, integ.noise_scale(ctx.h)
@@ -197,5 +197,5 @@ def law_chunk(law, sl: slice):
     return type(law)(**fields)
 
 
-__all__ = ["AffineStep", "Columns", "IntegratorContext", "columns", "explicit_euler_sghmc", "gradient_law",
-           "langevin", "law_chunk", "sghmc", "step_law"]
+__all__ = ["AffineStep", "Columns", "IntegratorContext", "columns", "explicit_euler_sghmc_grid_law", "gradient_law",
+           "langevin_grid_law", "law_chunk", "sghmc_grid_law", "step_law"]

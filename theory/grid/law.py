@@ -50,7 +50,7 @@ class Result(NamedTuple):
     error: float
 
 
-class TimeAverage(NamedTuple):
+class GridTimeAverage(NamedTuple):
     """The time average (1/L) sum_{k=b}^{b+L-1} f(theta_k): its mean, variance, MSE about ``target``, and the error
     estimate of each."""
 
@@ -267,7 +267,7 @@ class GridLaw:
         return lv.grid.points, dens, float(np.abs(dens - other).max())
 
     def time_average(self, f: Callable, *, n_steps: int, burn_in: int = 0, target: float | None = None
-                     ) -> TimeAverage:
+                     ) -> GridTimeAverage:
         """Mean, variance and MSE of (1/L) sum_{k=b}^{b+L-1} f(theta_k) (Vollmer et al. eq. 7) from theta0, for any
         L (closed sums: the cost does not grow with L); ``target`` defaults to pi(f)."""
         L = check_int("n_steps", n_steps, 1)
@@ -284,7 +284,7 @@ class GridLaw:
             out.append((mean, var, var + (mean - float(tgt.value)) ** 2))
         (m, v, e), (mc, vc, ec) = out
         extra = self._transient[0].bound + self._transient[0].leak
-        return TimeAverage(m, v, e, float(tgt.value),
+        return GridTimeAverage(m, v, e, float(tgt.value),
                            (abs(m - mc) + extra, abs(v - vc) + extra, abs(e - ec) + extra + 2 * abs(m) * tgt.error))
 
     def time_average_mse(self, f: Callable, *, n_steps: int, burn_in: int = 0, target: float | None = None) -> Result:
@@ -365,4 +365,4 @@ def grid_law(sampler, theta0=None, *, tol: float = 1e-8, n_grid=None, region=Non
     return law
 
 
-__all__ = ["GridLaw", "Result", "TimeAverage", "grid_law"]
+__all__ = ["GridLaw", "Result", "GridTimeAverage", "grid_law"]
