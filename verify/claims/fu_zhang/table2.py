@@ -32,6 +32,8 @@ TABLE2 = {
     "mnist": [("SGLD", "0", "25.4", "153", "6.9", "256.0", "1.67"),
               ("CP-SGLD", "15.7", "16.4", "168", "6.6", "316.4", "1.94")],
 }
+#: The rows where the printed ESS per second is not ESS / runtime within rounding: reading A's counter-examples.
+A_FAILS = (("usps", "SGLD"), ("mnist", "CP-SGLD"))
 RUNS = 5  # "All the results have been averaged out after 5 different runs" (Table 2's caption)
 #: The largest run-to-run coefficient of variation (sd / mean over the five runs) that reading B may use. Wall-clock
 #: runtimes of repeated runs (k-means stopped early, burn-in, shared machines) and ESS estimates from a truncated
@@ -108,7 +110,7 @@ def run_to_run_cv(runs: tuple[np.ndarray, np.ndarray] | None) -> tuple[float, fl
 # ------------------------------------------------------------------------------------------ checks
 def reading_a_checks() -> list[ExactCheck]:
     """Per row: the printed ESS per second lies in the interval of ESS / runtime allowed by the printed ESS and
-    runtime. The rows where it does not carry reading A's counter-example (expect "fail")."""
+    runtime. The rows of A_FAILS carry reading A's counter-example (expect "fail")."""
     out = []
     for ds, rows in TABLE2.items():
         for meth, _, _, total, _, ess, per_s in rows:
@@ -120,7 +122,7 @@ def reading_a_checks() -> list[ExactCheck]:
                 f"{ess}/{total} in [{lo:.5g}, {hi:.5g}]; printed {per_s} = [{r_lo:.5g}, {r_hi:.5g}]; ratio of the "
                 f"printed values {float(ess) / float(total):.5g} "
                 f"({float(per_s) / (float(ess) / float(total)) - 1:+.2%})",
-                part="A", expect="hold" if ok else "fail"))
+                part="A", expect="fail" if (ds, meth) in A_FAILS else "hold"))
     return out
 
 
