@@ -48,6 +48,8 @@ TABLE2 = {  # dataset: (method, k-means time, burn-in time, total runtime, sum |
     "covtype.binary": [("SGLD", 0.0, 18.9, 115, 5.7, 305.6, 2.65), ("CP-SGLD", 9.7, 12.3, 124, 4.7, 353.6, 2.84)],
     "mnist": [("SGLD", 0.0, 25.4, 153, 6.9, 256.0, 1.67), ("CP-SGLD", 15.7, 16.4, 168, 6.6, 316.4, 1.94)],
 }
+#: The row of Table 2 that carries the erratum's counter-example (its check is registered with ``expect="fail"``).
+TABLE2_COUNTER_EXAMPLE = ("mnist", "CP-SGLD")
 
 
 # ------------------------------------------------------------------------------------------ computation
@@ -170,7 +172,8 @@ def table2_checks() -> tuple[list[ExactCheck], list[str]]:
         for meth, km, _, total, _, ess, ess_s in rows:
             rel = abs(ess / total - ess_s) / ess_s
             checks.append(ExactCheck(f"{ds} {meth}: ESS per second = ESS / total runtime (to 1%, rounding)",
-                                     rel < 0.01, f"{ess}/{total} = {ess / total:.4g} vs printed {ess_s}"))
+                                     rel < 0.01, f"{ess}/{total} = {ess / total:.4g} vs printed {ess_s}",
+                                     expect="fail" if (ds, meth) == TABLE2_COUNTER_EXAMPLE else "hold"))
             if km:
                 notes.append(f"{ds}: k-means share of CP-SGLD's total runtime {km / total:.1%}")
     return checks, notes
