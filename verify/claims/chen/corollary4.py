@@ -82,7 +82,8 @@ def critical_point_v1_checks() -> tuple[list[ExactCheck], list[str]]:
         "n* = 8T/(27 N^6 Gamma^3) minimises the optimised bound (V1: 'the optimal minibatch size')",
         kind == "minimiser",
         f"d^2/dn^2 = {d2} < 0: the bound is concave in n, n* is the {kind}; with the exact constant "
-        f"3/2^(2/3) n* = {chen_bounds.critical_point(True)} ({chen_bounds.critical_point_kind(True)})")
+        f"3/2^(2/3) n* = {chen_bounds.critical_point(True)} ({chen_bounds.critical_point_kind(True)})",
+        expect="fail")
     N_, g = 1000, 1e-3
     T_ = 1e11
     nstar = float(ns.subs({chen_bounds.T: T_, chen_bounds.N: N_, chen_bounds.Gamma: g}))
@@ -129,7 +130,8 @@ def regime_grid_check(N_: int, g: float, label: str | None = None) -> ExactCheck
 
 
 def regime_behaviour_checks(tab: dict) -> list[ExactCheck]:
-    """Per step policy: the best n of the exact MSE is non-increasing in T and N where the Corollary says case 1."""
+    """Per step policy: the best n of the exact MSE is non-increasing in T and N where the Corollary says case 1 (the
+    finding: it is not, ``expect="fail"``)."""
     g = vr_noise.gaussian_gamma(gdata())
     t1 = 27 / 8 * g**3 * N_DATA**6
     out = []
@@ -141,7 +143,7 @@ def regime_behaviour_checks(tab: dict) -> list[ExactCheck]:
         out.append(ExactCheck(
             f"exact MSE, {pol}: best n in {BATCHES} is non-increasing in T and = N where T < T1 (Corollary case 1)",
             ok, f"best n at T = {BUDGETS}: {best}; Corollary (unit constants, Gamma = {g:.3g}, T1 = {t1:.3g}) "
-                f"predicts {['1 or N' if p == 0 else p for p in predicted]}", part=BEHAVIOUR))
+                f"predicts {['1 or N' if p == 0 else p for p in predicted]}", part=BEHAVIOUR, expect="fail"))
     return out
 
 
