@@ -166,7 +166,9 @@ def scaling_checks(gammas: list[float]) -> list[ExactCheck]:
 def minibatch_vs_budget(settings: Settings) -> ClaimResult:
     out = ClaimResult(exact=[*fig1_checks(fig1_table()), fig1_floor_check()],
                       notes=[f"data: N = {N_DATA}, x_i ~ N({THETA_TRUE}, 1), theta_0 = 0, budgets {BUDGETS}; the "
-                             "overheads c0 = 10, 100 model a wall-clock cost per step beyond the n gradients"])
+                             f"overhead c0 = {OVERHEADS[-1]} models a wall-clock cost per step beyond the n gradients",
+                             "judged for standard SG-MCMC (SGLD), V2's setting and the subject of the corollary; V1's "
+                             "figure ran vrSG-MCMC without saying which of n1, n2 was varied"])
     return out.add(*fig1_simulated_checks(settings))
 
 
