@@ -134,7 +134,7 @@ def euler_note() -> str:
                "sampling with replacement, r < 2 or theta_0 = mu do not help SGLD/mSGLD without breaking Euler, and "
                "a finer step or n grid can only raise a cost. Nor does a smaller data variance: at the paper's own "
                "read-off points (SGLD n = 13, M = 42; mSGLD n = 100, M = 30 and 110) the MSE2 with the minibatch "
-               "noise switched off is still 1.36-1.75x, 2.4-3.3x and 2.4-3.1x the targets over the plotted r = "
+               "noise switched off is still 1.36-1.75x, 2.57-3.31x and 2.43-3.05x the targets over the plotted r = "
                "0.66-0.73. The plotted crossover (mSGLD cheaper than SGLD below about 4e-5) lies between 5e-4 and "
                "2e-4 exactly (mSGLD already costs 0.85x SGLD's at 2e-4). Section 6.1's two findings hold "
                "(vollmer.fig3.findings); the source of the plotted costs is not identifiable from the text.")
