@@ -324,11 +324,13 @@ class MinimalCost:
     cost: float
 
 
-def minimal_steps(chain: ToyFiniteTime, eps2: float) -> float:
+def minimal_steps(chain: ToyFiniteTime, eps2: float, exact: bool = True) -> float:
     """Smallest integer M with MSE2(M) <= eps2 from the exact closed form (inf when bias^2 >= eps2).
 
     The expansion MSE2 ~ e0 + e1/M + e2/M^2 (exact up to O(M^2 a^M)) gives a first guess; an integer bisection on
-    the exact closed form then finds the crossing (MSE2 is taken to cross eps2 once beyond the transient).
+    the exact closed form then finds the crossing (MSE2 is taken to cross eps2 once beyond the transient). With
+    ``exact=False`` the guess itself is returned, ceil(1/u) with u the root of e0 + e1 u + e2 u^2 = eps2 (the
+    leading-order steps: equal to the exact M once the transient a^M is negligible, at a fraction of the cost).
 
     Parameters
     ----------
@@ -336,6 +338,8 @@ def minimal_steps(chain: ToyFiniteTime, eps2: float) -> float:
         The chain.
     eps2 : float
         The MSE target, > 0.
+    exact : bool, default True
+        The exact crossing (True) or the leading-order steps (False).
 
     Returns
     -------
@@ -353,6 +357,8 @@ def minimal_steps(chain: ToyFiniteTime, eps2: float) -> float:
         return math.inf
     disc = e1 * e1 - 4 * e2 * (e0 - eps2)
     u = (-e1 + math.sqrt(disc)) / (2 * e2) if e2 > 0 and disc >= 0 else (eps2 - e0) / max(e1, 1e-300)
+    if not exact:
+        return float(max(1, math.ceil(1.0 / u))) if u > 0 else 1.0
     guess = max(1, int(1.0 / u)) if u > 0 else 1
 
     def ok(m: int) -> bool:
@@ -373,10 +379,11 @@ def minimal_steps(chain: ToyFiniteTime, eps2: float) -> float:
 
 
 def minimal_cost(method: str, data, eps2: float, n_values, replace: bool = False, theta0: float = 0.0,
-                 r_bounds: tuple[float, float] = (1e-4, 0.999), dps: int = 40) -> MinimalCost:
+                 r_bounds: tuple[float, float] = (1e-4, 0.999), dps: int = 40, exact: bool = True) -> MinimalCost:
     """The least cost M(r, n) n over n in n_values and r in r_bounds subject to MSE2 <= eps2 (r < 1 as in the paper).
 
-    Euler ignores n_values (n = N).
+    Euler ignores n_values (n = N). ``exact=False`` takes the leading-order steps of :func:`minimal_steps` (re-check
+    the optimum with the exact closed form: :func:`reaches`).
 
     Parameters
     ----------
@@ -396,6 +403,8 @@ def minimal_cost(method: str, data, eps2: float, n_values, replace: bool = False
         The range of r.
     dps : int, default 40
         Decimal digits of the exact MSE.
+    exact : bool, default True
+        Exact minimal steps (True) or the leading-order steps (False).
 
     Returns
     -------
@@ -415,10 +424,17 @@ def minimal_cost(method: str, data, eps2: float, n_values, replace: bool = False
     ns = [N] if method == "euler" else sorted({check_int("n", int(v), 1, N) for v in n_values})
     best = MinimalCost(method, eps2, ns[0], math.nan, math.inf, math.inf)
     for n in ns:
-        def cost(logr: float, n=n) -> float:
-            ch = toy_finite_time(method, data, None if method == "euler" else n, replace=replace,
-                                 r=math.exp(logr), theta0=theta0, dps=dps)
-            m = minimal_steps(ch, eps2)
+        base = None if exact else toy_finite_time(method, data, None if method == "euler" else n, replace=replace,
+                                                 r=0.5, theta0=theta0, dps=dps)
+
+        def cost(logr: float, n=n, base=base) -> float:
+            if base is None:
+                ch = toy_finite_time(method, data, None if method == "euler" else n, replace=replace,
+                                     r=math.exp(logr), theta0=theta0, dps=dps)
+            else:
+                with mpmath.workdps(dps):
+                    ch = dataclasses.replace(base, h=mpmath.mpf(math.exp(logr)) / base.A)
+            m = minimal_steps(ch, eps2, exact)
             return math.log(m * n) if math.isfinite(m) else 1e3 - logr  # infeasible: push r down
         res = optimize.minimize_scalar(cost, bounds=(math.log(r_bounds[0]), math.log(r_bounds[1])),
                                        method="bounded", options={"xatol": 1e-3})
@@ -426,6 +442,40 @@ def minimal_cost(method: str, data, eps2: float, n_values, replace: bool = False
         if c < best.cost:
             best = MinimalCost(method, eps2, n, math.exp(res.x), c / n, c)
     return best
+
+
+def reaches(method: str, data, n: int | None, r: float, M: int, eps2: float, dps: int = 40) -> tuple[bool, bool]:
+    """Whether the exact MSE2 of ``method`` at (n, r) is <= eps2 after M states, and after M - 1.
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    data : array_like, shape (N,)
+        The toy's data.
+    n : int or None
+        Subset size (None for Euler).
+    r : float
+        r = A h.
+    M : int
+        Number of averaged states, >= 1.
+    eps2 : float
+        The MSE target.
+    dps : int, default 40
+        Decimal digits of the exact MSE.
+
+    Returns
+    -------
+    tuple of bool
+        (MSE2(M) <= eps2, MSE2(M - 1) <= eps2): (True, False) says M is the exact minimal number of states at this r;
+        both True say it is not minimal.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Section 6.1, eq. (69) (:doc:`/papers/vollmer`).
+    """
+    ch = toy_finite_time(method, data, n, r=r, dps=dps)
+    return float(ch.mse2(M)) <= eps2, M > 1 and float(ch.mse2(M - 1)) <= eps2
 
 
 @dataclass(frozen=True)
