@@ -84,7 +84,7 @@ def svrg_sgld_run(kind: str, chains: int, seed: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------ checks
-def bound_checks(alg: dict) -> list[ExactCheck]:
+def svrg_bound_checks(alg: dict) -> list[ExactCheck]:
     """The appendix's algebra: the min's first branch exceeds (14)'s term; (13) < (14) exactly when (15) < (14);
     (15)'s term grows in h, so (15) < (14) iff h < h_c."""
     s2 = alg["s2"]
@@ -114,7 +114,7 @@ def behaviour_check(tab: dict) -> ExactCheck:
         f"largest SVRG-LD / SGLD ratio {worst:.3f}; {rows}", part=BEHAVIOUR, expect="fail")
 
 
-def simulated_checks(settings: Settings) -> list[Check]:
+def svrg_simulated_checks(settings: Settings) -> list[Check]:
     """Simulated SGLD and SVRG-LD at h L = SIM_FRACTION, m = SIM_EPOCH against the exact engine, and SVRG-LD below
     SGLD (shown)."""
     model = regression()
@@ -149,5 +149,5 @@ def simulated_checks(settings: Settings) -> list[Check]:
                "chains agree). The uncertainty is the bound's; Theorem 6's guarantee that the appendix contrasts "
                "with it does not hold as stated either (chen.thm6.n1_gt_n2_suffices).")
 def svrg_vs_sgld(settings: Settings) -> ClaimResult:
-    out = ClaimResult(exact=[*bound_checks(bound_algebra()), behaviour_check(exact_mse_table())])
-    return out.add(*simulated_checks(settings))
+    out = ClaimResult(exact=[*svrg_bound_checks(bound_algebra()), behaviour_check(exact_mse_table())])
+    return out.add(*svrg_simulated_checks(settings))

@@ -14,11 +14,13 @@ import itertools
 
 import numpy as np
 
-from simulate.estimators.stratified import Strata, Stratified
+from simulate.estimators.strata import Strata
+from simulate.estimators.stratified import Stratified
 from simulate.models.gaussian import GaussianMeanModel
 from simulate.runtime.runner import run
 from theory.chains import stratified as stratified_chains
 from theory.noise import stratified as stratified_noise
+from theory.noise.subset_moments import set_partitions
 from verify.api import Check, ClaimResult, ExactCheck, OrderingCheck, Settings, claim, mean_and_se, simulation_cache
 
 from ._common import PAPER, B, gauss_model, posterior_precision
@@ -35,19 +37,7 @@ def special_case_model() -> GaussianMeanModel:
     """Six 1-D data, two far from the rest (per-datum gradients of very different size at theta = 0)."""
     rng = np.random.default_rng(SPECIAL_SEED)
     x = np.concatenate([rng.normal(0.0, 0.3, SPECIAL_N - 2), [6.0, 9.0]])
-    return GaussianMeanModel(x[:, None], sigma_x=1.0, sigma_theta=10.0)
-
-
-def set_partitions(items: list[int]):
-    """Every partition of ``items`` into non-empty blocks (a list of lists), each exactly once."""
-    if len(items) == 1:
-        yield [items]
-        return
-    first, rest = items[0], items[1:]
-    for smaller in set_partitions(rest):
-        for i in range(len(smaller)):
-            yield [*smaller[:i], [first, *smaller[i]], *smaller[i + 1:]]
-        yield [[first], *smaller]
+    return GaussianMeanModel(x[:, None], sigma_x=1.0, sigma0=10.0)
 
 
 def law(values: np.ndarray, probs: np.ndarray) -> tuple[tuple[float, float], ...]:

@@ -127,7 +127,7 @@ def per_pass_checks() -> list[ExactCheck]:
     return out
 
 
-def simulated_checks(settings: Settings) -> list[Check]:
+def figure2_simulated_checks(settings: Settings) -> list[Check]:
     """The simulator at one and ten passes: MSE2 against the exact values, n = 10 below n = 50 at one pass, and SGLD
     against mSGLD at n = 10, M = 1000 (both against the exact values)."""
     runs = {c: fig2_run(*c, settings.chains, settings.seed_for(f"vollmer.fig2.{c}")) for c in SIM_CASES}
@@ -149,7 +149,7 @@ def simulated_checks(settings: Settings) -> list[Check]:
                  "Euler's (N = 1000, r = 1/20, n = 150, 50, 10).",
        family="vollmer_fig2")
 def per_step(settings: Settings) -> ClaimResult:
-    return ClaimResult(exact=per_step_checks(curves())).add(*simulated_checks(settings))
+    return ClaimResult(exact=per_step_checks(curves())).add(*figure2_simulated_checks(settings))
 
 
 @claim("vollmer.fig2.msgld_lower_bias", paper=PAPER, source="Vollmer et al. 2016, Section 2.2, Figure 2; eq. (70)",
