@@ -37,7 +37,8 @@ ENABLED = True
 @dataclass(frozen=True)
 class FusedProgram:
     """How to run blocks of one sampler through a fused kernel: the kernel pair (one thread, parallel over chains),
-    the model's arguments and the step's constants in the kernel's order."""
+    the minibatch draw (N, n, replace, index dtype), the model's arguments and the step's constants in the kernel's
+    order (:mod:`simulate._fast.kernels`: ``sgld_steps_gaussian``, ``sgld_steps_logistic``)."""
 
     serial: Any
     parallel: Any
@@ -74,7 +75,7 @@ def program_for(sampler: Sampler, phis: dict) -> FusedProgram | None:
         serial, parallel = kernels.sgld_steps_gaussian, kernels.sgld_steps_gaussian_parallel
     elif type(model) is LogisticRegressionModel:
         coef = np.array([est.scale(model), -1.0 / model.sigma0**2, half_h, noise])
-        args = (model._Zp, model._blocks, coef)  # the padded data and width the model's own kernels read
+        args = (model._Zp, model._blocks, coef)  # the padded data and width its own kernels read
         serial, parallel = kernels.sgld_steps_logistic, kernels.sgld_steps_logistic_parallel
     else:
         return None
@@ -105,14 +106,8 @@ class FusedBlock:
         p, ks = self.program, self.ks
         ks[0], ks[1] = k0, k1
         fn, st = self.pointers
-        if p.serial is kernels.sgld_steps_gaussian:
-            X, coef, has_prior = p.model_args
-            self.kernel(fn, st, self.rng, p.n_data, p.replace, self.idx, self.work, self.xi, X, self.theta, coef,
-                        has_prior, ks, self.s1, self.s2)
-        else:
-            Zp, nb, coef = p.model_args
-            self.kernel(fn, st, self.rng, p.n_data, p.replace, self.idx, self.work, self.xi, Zp, nb, self.theta,
-                        coef, ks, self.s1, self.s2)
+        self.kernel(fn, st, self.rng, p.n_data, p.replace, self.idx, self.work, self.xi, self.theta, ks, self.s1,
+                    self.s2, *p.model_args)
         steps = max(0, min(k1, int(ks[2])) - k0)
         return state._replace(step=state.step + steps)
 

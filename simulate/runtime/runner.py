@@ -131,11 +131,12 @@ def run(
     record_at: steps k whose states theta_k are kept for every chain (``snapshots``).
     trace_stride: keep theta_k for k = 0, s, 2s, ... (opt-in; memory grows with the number of steps).
     blocks: run only these chain blocks (for chunked or distributed runs; join with ``concatenate``).
-    threads: the CPU threads the run uses (default: the CPUs this process may run on, or 1 where numba's threading
-    layer cannot take concurrent kernel calls): min(threads, blocks) blocks run at once, each in a thread of this
-    process, and a block's parallel kernels use threads // (blocks at once) of numba's threads, so threads=1 runs
-    on one core. More threads than CPUs warns (once). Blocks have their own random streams and each chain is
-    computed by one thread, so the numbers do not depend on it. SGLD on the isotropic Gaussian mean model or on
+    threads: the CPU threads the run uses (default: the CPUs this process may run on; where numba's threading
+    layer cannot take concurrent kernel calls, one block at a time with its kernels on all of them):
+    min(threads, blocks) blocks run at once, each in a thread of this process, and a block's parallel kernels use
+    threads // (blocks at once) of numba's threads, so threads=1 runs on one core. More threads than CPUs warns
+    (once). Blocks have their own random streams and each chain is computed by one thread, so the numbers do not
+    depend on it. SGLD on the isotropic Gaussian mean model or on
     logistic regression runs each block's steps in fused kernels without the GIL (:mod:`simulate.runtime.fused`).
     draw_ahead: draw each block's random numbers one or two steps ahead in a background thread
     (:mod:`simulate.runtime.pipeline`; the same stream order, so the same numbers), where the sampler allows it
