@@ -67,7 +67,7 @@ from .estimators import (
     sgd_mode,
     stratified_estimator,
 )
-from .integrators import SGHMC, Langevin, ModifiedLangevin, SGHMCState
+from .integrators import SGHMC, Langevin, ModifiedLangevin, SGHMCState, UnderdampedLangevinMC
 from .models import (
     BivariateTLocation,
     ChainDivergedError,
@@ -103,6 +103,7 @@ from .samplers import (
     sgld_cv,
     sgrld,
     svrgld,
+    ulmc,
     vrsgld,
 )
 from .validation import ParameterError
@@ -127,6 +128,8 @@ __all__ = [
     "sgrld", "stratified_estimator", "synthetic_lda_corpus", "topic_error", "ess", "to_inference_data",
     # chain blocks on Dask (bit-identical to one process)
     "run_distributed", "run_many",
+    # Cheng et al. (2018): underdamped Langevin MCMC (CV-ULD with a control-variate estimator)
+    "UnderdampedLangevinMC", "ulmc",
     # affine models (read by the exact engine) and the K-step minibatch reuse
     "AffineModel", "AffineParts", "ReuseState", "Reused",
 ]

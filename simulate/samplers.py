@@ -19,6 +19,7 @@ from .estimators.vr import SVRG, VRMinibatch
 from .integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin
 from .integrators.sghmc import SGHMC
 from .integrators.sgrld import ExpandedMeanLangevin
+from .integrators.ulmc import UnderdampedLangevinMC
 from .models.lda import LDAModel
 from .sampler import Sampler
 from .validation import ParameterError
@@ -96,6 +97,20 @@ def sghmc_cv(model: Model, h: float, alpha: float, n: int, theta_hat=None, repla
     return Sampler(model, est, SGHMC(alpha, resample_every), h, name="sghmc_cv")
 
 
+def ulmc(model: Model, h: float, gamma: float = 2.0, u: float | None = None,
+         estimator: GradientEstimator | None = None, v0_var: float | None = None) -> Sampler:
+    """Underdamped Langevin MCMC (Cheng, Chatterji, Bartlett & Jordan 2018, Algorithm 1): the exact frozen-gradient
+    flow over a time step h with friction ``gamma`` (default 2) and inverse mass ``u`` (default 1/L, L the model's
+    gradient Lipschitz constant), full gradient by default; with a control-variate ``estimator`` it is CV-ULD
+    (Chatterji, Flammarion, Ma, Bartlett & Jordan 2018, Algorithm 3)."""
+    if u is None:
+        if model.grad_lipschitz is None:
+            raise ParameterError("ulmc: u defaults to 1/L, and this model declares no grad_lipschitz; pass u")
+        u = 1.0 / model.grad_lipschitz
+    integ = UnderdampedLangevinMC(gamma=gamma, u=u, v0_var=v0_var)
+    return Sampler(model, FullGradient() if estimator is None else estimator, integ, h, name="ulmc")
+
+
 def cp_sgld(model: Model, h: float, strata: Strata, b: int, allocation: str | Sequence[int] = "neyman",
             replace: bool = False) -> Sampler:
     """CP-SGLD, Fu & Zhang Algorithm 1 (fixed step; workbench convention theta' = theta + (h/2) g + sqrt(h) xi)."""
@@ -124,4 +139,4 @@ def sgrld(model: LDAModel, h: float, b: int, strata: Strata | None = None, alloc
 
 
 __all__ = ["cp_sghmc", "cp_sgld", "euler", "msgld", "msgld_estimated_cov", "saga_ld", "sghmc", "sghmc_cv", "sgld",
-           "sgld_cv", "sgrld", "svrgld", "vrsgld"]
+           "sgld_cv", "sgrld", "svrgld", "ulmc", "vrsgld"]

@@ -16,6 +16,7 @@ from simulate.estimators.stratified import Stratified
 from simulate.estimators.vr import SVRG, VRMinibatch
 from simulate.integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin, PrintedEq9Langevin
 from simulate.integrators.sghmc import SGHMC
+from simulate.integrators.ulmc import UnderdampedLangevinMC
 from simulate.integrators.underdamped import BAOAB, ExplicitEulerSGHMC
 from simulate.validation import ParameterError
 
@@ -43,6 +44,7 @@ INTEGRATORS = {
     SGHMC: il.sghmc,
     ExplicitEulerSGHMC: il.explicit_euler_sghmc,
     BAOAB: il.baoab,
+    UnderdampedLangevinMC: il.ulmc,
 }
 
 
