@@ -132,3 +132,13 @@ def test_grid_distances_reproduce_the_gaussian_closed_forms():
 def test_bad_input_is_a_parameter_error(call, match):
     with pytest.raises(ParameterError, match=match):
         call()
+
+
+def test_gil_pelaez_with_weights_of_very_different_sizes():
+    """A weight 10^5 times smaller than the other (a chain's covariance matching the target in one direction)."""
+    rng = np.random.default_rng(7)
+    lam, s, c0 = np.array([0.5, 1e-5]), np.array([0.3, 0.0]), -0.2
+    w = rng.standard_normal((2_000_000, 2))
+    q = ((w + s) ** 2) @ lam + c0
+    est, se = (q > 0).mean(), (q > 0).std() / math.sqrt(q.size)
+    assert abs(_prob_positive(lam, s, 0.0, c0) - est) < 4 * se

@@ -1,0 +1,108 @@
+"""The constants of an atlas point (:class:`theory.bounds.literature.Constants`), computed by the workbench: m and
+M from the spectrum of the posterior precision, the start's distances, and Dalalyan & Karagulyan's sigma^2 from the
+exact noise law of the gradient estimator along the exact law of the chain.
+
+The noise: for per-datum gradients G_i(theta) = r_i - P_i theta, a minibatch of n of N without replacement has
+Cov(g | theta) = K_n sum_i (G_i - Gbar)(G_i - Gbar)^T (:func:`theory.noise.minibatch.minibatch_noise_cov`,
+K_n = N (N - n) / (n (N - 1))), so under theta ~ N(m, C)
+
+    E tr Cov(g | theta) = K_n [sum_i |c_i - B_i m|^2 + tr((sum_i B_i^2) C)],   B_i = P_i - Pbar,
+
+with c_i = r_i - rbar (SGLD), c_i = B_i theta_hat (SGLD-CV, control variate at theta_hat) or, for SVRG-LD, the same
+with theta - anchor in place of theta - theta_hat (the whole state's moments). sigma^2 = sup_k E tr Cov(g|theta_k) / p
+over the steps k < K of the atlas's grid (k = 0 and the grid's K below K): exact where the trace does not depend on
+theta (the Gaussian targets and the Gaussian mean model: B_i = 0), a grid supremum otherwise (the regressions).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from theory.bounds.literature import Bound, Constants
+from theory.distances import kl_gaussian, w2_gaussian
+from theory.noise.minibatch import k_factor
+
+from .laws import K_GRID, ChainLaws
+from .problems import Problem
+from .samplers import MINIBATCH, UNDERDAMPED
+
+
+@lru_cache(maxsize=64)
+def _noise_parts(prob: Problem):
+    """(K-free) sum_i B_i^2 and the centred shifts c_i, B_i of the problem's per-datum gradients."""
+    parts = prob.model.affine_parts()
+    Pi = parts.datum_precisions()
+    B = Pi - Pi.mean(axis=0)
+    c = parts.shifts - parts.shifts.mean(axis=0)
+    return np.einsum("nij,njk->ik", B, B), B, c
+
+
+def noise_trace(prob: Problem, sampler_name: str, n: int, mean: np.ndarray, cov: np.ndarray) -> float:
+    """E tr Cov(g | theta) under theta ~ N(mean, cov) (module docstring); for SVRG-LD ``mean``/``cov`` are the
+    moments of theta - anchor."""
+    BB, B, c = _noise_parts(prob)
+    Kn = k_factor(prob.N, n, replace=False)
+    if sampler_name == "sgld":
+        resid = c - np.einsum("nij,j->ni", B, mean)
+    elif sampler_name in ("sgld_cv", "cv_uld"):
+        resid = np.einsum("nij,j->ni", B, mean - prob.mean)
+    elif sampler_name == "svrgld":
+        resid = np.einsum("nij,j->ni", B, mean)
+    else:
+        return 0.0
+    return Kn * float(np.sum(resid**2) + np.trace(BB @ cov))
+
+
+def _svrg_difference(laws: ChainLaws, k: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Moments of theta_k - anchor_k from the whole state (theta, anchor, anchor_grad)."""
+    m, C = laws.whole[k]
+    t, a = slice(0, d), slice(d, 2 * d)
+    return m[t] - m[a], C[t, t] + C[a, a] - C[t, a] - C[a, t]
+
+
+def sigma2(prob: Problem, sampler_name: str, n: int | None, laws: ChainLaws, K: int) -> float:
+    """Dalalyan & Karagulyan's sigma^2 at K (module docstring); 0 for full gradients."""
+    if sampler_name not in MINIBATCH or sampler_name == "saga_ld":
+        return 0.0
+    if not np.any(_noise_parts(prob)[1]):  # B_i = 0: the trace does not depend on theta
+        return noise_trace(prob, sampler_name, n, prob.mean, np.zeros((prob.p, prob.p))) / prob.p
+    d, best = prob.p, 0.0
+    for k in (0,) + tuple(k for k in K_GRID if k < K):
+        if sampler_name == "svrgld":
+            m, C = _svrg_difference(laws, k, d) if k > 0 else (np.zeros(d), np.zeros((d, d)))
+        else:
+            m, C = laws.start if k == 0 else laws.at[k]
+            m, C = m[:d], C[:d, :d]
+        best = max(best, noise_trace(prob, sampler_name, n, m, C))
+    return best / d
+
+
+def base_constants(bound: Bound, prob: Problem, h: float, n: int | None, laws: ChainLaws,
+                   sampler=None) -> Constants:
+    """The constants of the chain (bound, problem, h, n) at K = 1 with sigma^2 = 0: the start's distances, the
+    spectrum, the integrator's; :func:`at_K` completes them (module docstring)."""
+    m0, C0 = laws.start
+    target = laws.target
+    w0 = w2_gaussian(m0, C0, *target)
+    definite = bool(np.all(np.diag(C0) > 0)) and bool(np.linalg.eigvalsh(C0)[0] > 0)
+    kl0 = kl_gaussian(m0, C0, *target) if definite else math.inf
+    d = prob.p
+    dist2 = float(np.sum((m0[:d] - prob.mean) ** 2) + np.trace(C0[:d, :d]))
+    under = bound.sampler in UNDERDAMPED
+    integ = getattr(sampler, "integrator", None)
+    return Constants(
+        m=prob.m, M=prob.M, p=d, h=h, step=h if under else h / 2.0, K=1, w0=w0, kl0=kl0, dist2=dist2, N=prob.N,
+        n=n, sigma2=0.0, delta=0.0, M_datum=prob.M_datum, hessian_lipschitz=0.0, lsi=prob.m,
+        friction=getattr(integ, "gamma", None) if under else None, u=getattr(integ, "u", None) if under else None)
+
+
+def at_K(base: Constants, prob: Problem, sampler_name: str, laws: ChainLaws, K: int) -> Constants:
+    """``base`` at K, with sigma^2 at K (:func:`sigma2`)."""
+    return dataclasses.replace(base, K=K, sigma2=sigma2(prob, sampler_name, base.n, laws, K))
+
+
+__all__ = ["at_K", "base_constants", "noise_trace", "sigma2"]

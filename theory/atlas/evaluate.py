@@ -1,0 +1,191 @@
+"""Evaluate a bound against the exact laws at every point of its grid (:mod:`theory.atlas.grid`).
+
+Each point gets the exact distance as an interval [lo, hi] (:mod:`theory.atlas.exact`), the bound's value and a
+status:
+
+    holds        value >= hi (the bound holds, certainly)
+    violated     value < lo (a counter-example to the bound as read)
+    undecided    lo <= value < hi (the law is known through its moments only)
+    outside      the point breaks one of the bound's assumptions (shown, not counted for or against it)
+    error        the bound raised, or returned NaN, a negative number or a non-number (the message names the
+                 bound and the point; the rest of the atlas still reports)
+
+and ``vacuous`` when the value is at least the distance at the start (or 1 for TV): a true but empty statement.
+
+The order in h: at each (problem, n), the three smallest step sizes inside the bound's assumptions; the exact
+distance of the stationary law (the averaged law's limit for an averaged-law bound; its lower end for a law known
+by its moments) and the bound's infimum over K (its K -> infinity limit for a contracting bound) are fitted to
+C h^q by least squares in log-log coordinates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import traceback
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from theory.bounds.literature import Bound
+
+from .constants import at_K, base_constants
+from .exact import Exact, average_kl, distance, start_distance
+from .grid import Cell, cells
+from .laws import K_GRID, chain_laws, stationary_law
+from .problems import problem
+from .samplers import build_sampler
+
+STATUSES = ("holds", "violated", "undecided", "outside", "error")
+#: Iteration counts over which the bound's infimum in K is taken for the order fit.
+K_INF = tuple(int(k) for k in np.unique(np.geomspace(1, 1e12, 97).astype(np.int64)))
+
+
+@dataclass(frozen=True)
+class Point:
+    """One atlas point (module docstring)."""
+
+    problem: str
+    n: int | None
+    h: float
+    K: int
+    lo: float
+    hi: float
+    value: float
+    status: str
+    vacuous: bool = False
+    message: str = ""
+
+    @property
+    def ratio(self) -> float:
+        """bound / exact (the exact distance's lower end for an interval); inf for a zero distance."""
+        return self.value / self.lo if self.lo > 0 else math.inf
+
+
+@dataclass
+class Order:
+    """The fitted orders in h at one (problem, n): exact ``q_exact`` and the bound's ``q_bound`` on ``hs``."""
+
+    problem: str
+    n: int | None
+    hs: tuple[float, ...]
+    exact: tuple[float, ...]
+    bound: tuple[float, ...]
+    q_exact: float
+    q_bound: float
+
+
+@dataclass
+class BoundResult:
+    """The atlas of one bound: its points, its order fits and the routes of its exact values."""
+
+    bound: Bound
+    points: list[Point] = field(default_factory=list)
+    orders: list[Order] = field(default_factory=list)
+    routes: dict = field(default_factory=dict)
+
+    def counted(self) -> list[Point]:
+        return [p for p in self.points if p.status in ("holds", "violated", "undecided")]
+
+    def by_status(self, status: str) -> list[Point]:
+        return [p for p in self.points if p.status == status]
+
+
+def _call(bound: Bound, c, what: str):
+    """(result, message): the bound's value or outside at the constants c, or its failure as a message."""
+    try:
+        out = bound.value(c) if what == "value" else bound.outside(c)
+    except Exception as e:  # noqa: BLE001 - a bound that raises gets the verdict "error", the rest still reports
+        return None, f"{bound.key}: {what} raised {type(e).__name__}: {e} ({traceback.format_exc(limit=1).strip()})"
+    if what == "outside":
+        return out, ""
+    if isinstance(out, bool) or not isinstance(out, (int, float, np.floating, np.integer)):
+        return None, f"{bound.key}: value returned {type(out).__name__} {out!r}, not a number"
+    out = float(out)
+    if math.isnan(out) or out < 0:
+        return None, f"{bound.key}: value returned {out!r} (a bound must be a number >= 0)"
+    return out, ""
+
+
+def _exact_at(bound: Bound, laws, K: int) -> Exact:
+    if bound.law != "last iterate":
+        return average_kl(laws.average[K], laws.target)
+    m, C = laws.at[K]
+    return distance(bound.metric, m, C, laws.gaussian, laws.target)
+
+
+def _status(value: float, ex: Exact) -> str:
+    if value >= ex.hi:
+        return "holds"
+    return "violated" if value < ex.lo else "undecided"
+
+
+def _cell_points(bound: Bound, cell: Cell, result: BoundResult) -> None:
+    prob = problem(cell.problem)
+    joint = bound.metric == "w2_joint"
+    for h in cell.hs:
+        laws = chain_laws(cell.problem, bound.sampler, h, cell.n, bound.start, joint,
+                          bound.law != "last iterate")
+        base = base_constants(bound, prob, h, cell.n, laws, build_sampler(prob, bound.sampler, h, cell.n))
+        d0 = start_distance(bound.metric, laws.start, laws.target)
+        for K in K_GRID:
+            where = f"problem {cell.problem}, n = {cell.n}, h = {h:.4g}, K = {K}"
+            c = at_K(base, prob, bound.sampler, laws, K)
+            reason, msg = _call(bound, c, "outside")
+            value, vmsg = _call(bound, c, "value") if not msg else (None, "")
+            ex = _exact_at(bound, laws, K)
+            result.routes.setdefault(cell.problem, ex.route + f"; {laws.route} route")
+            if msg or vmsg:
+                result.points.append(Point(cell.problem, cell.n, h, K, ex.lo, ex.hi, math.nan, "error",
+                                           message=f"{msg or vmsg} at {where}"))
+                continue
+            status = "outside" if reason else _status(value, ex)
+            vac = value >= (1.0 if bound.metric == "tv" else d0) or (bound.metric == "tv" and value >= 1.0)
+            result.points.append(Point(cell.problem, cell.n, h, K, ex.lo, ex.hi, value, status, vac,
+                                       str(reason) if reason else ""))
+
+
+def _order(bound: Bound, cell: Cell, result: BoundResult) -> Order | None:
+    """The order fit of one cell (module docstring), None with fewer than 3 step sizes inside the assumptions."""
+    inside = sorted({p.h for p in result.points if p.problem == cell.problem and p.n == cell.n
+                     and p.K == K_GRID[-1] and p.status != "outside" and p.status != "error"})[:3]
+    if len(inside) < 3:
+        return None
+    prob = problem(cell.problem)
+    joint = bound.metric == "w2_joint"
+    ex, bd = [], []
+    for h in inside:
+        laws = chain_laws(cell.problem, bound.sampler, h, cell.n, bound.start, joint, bound.law != "last iterate")
+        m, C = stationary_law(cell.problem, bound.sampler, h, cell.n, joint)
+        metric = bound.metric
+        e = distance(metric, m, C, laws.gaussian and bound.law == "last iterate", laws.target)
+        ex.append(e.lo)
+        last = at_K(base_constants(bound, prob, h, cell.n, laws, build_sampler(prob, bound.sampler, h, cell.n)),
+                    prob, bound.sampler, laws, K_GRID[-1])
+        vals = []
+        for K in K_INF:
+            c = dataclasses.replace(last, K=K)
+            v, msg = _call(bound, c, "value")
+            reason, _ = _call(bound, c, "outside")
+            if v is not None and not reason:
+                vals.append(v)
+        if not vals:
+            return None
+        bd.append(min(vals))
+    lh = np.log(inside)
+    q = lambda y: float(np.polyfit(lh, np.log(np.maximum(y, 1e-300)), 1)[0])  # noqa: E731
+    return Order(cell.problem, cell.n, tuple(inside), tuple(ex), tuple(bd), q(ex), q(bd))
+
+
+def evaluate_bound(bound: Bound) -> BoundResult:
+    """The atlas of ``bound`` (module docstring)."""
+    result = BoundResult(bound)
+    for cell in cells(bound):
+        _cell_points(bound, cell, result)
+        order = _order(bound, cell, result)
+        if order is not None:
+            result.orders.append(order)
+    return result
+
+
+__all__ = ["K_INF", "STATUSES", "BoundResult", "Order", "Point", "evaluate_bound"]
