@@ -78,7 +78,7 @@ def _noise_check(result: BoundResult) -> ExactCheck | None:
     for name, n in sorted({(p.problem, p.n) for p in result.points}):
         prob = problem(name)
         sampler = build_sampler(prob, b.sampler, 1e-9 / prob.M, n)
-        x = prob.mean + 0.1 * prob.offset()
+        x = prob.mean + 0.1 * prob.offset
         cov = np.asarray(sampler.estimator.noise_cov(prob.model, x[None, :]))
         sim = float(np.trace(cov.reshape(-1, prob.p, prob.p)[0]))
         ours = noise_trace(prob, b.sampler, n, x, np.zeros((prob.p, prob.p)))

@@ -26,14 +26,16 @@ from collections.abc import Callable
 
 from simulate.validation import ParameterError
 from theory.atlas import evaluate_bound
+from theory.atlas.laws import clear_caches as clear_atlas_caches
 from theory.bounds.literature import LAWS, METRICS, SAMPLERS, STARTS, Bound, Constants, Source
 
 from .api import claim
 from .bound_checks import bound_claim_result
-from .registry import simulation_cache
+from .registry import _CACHES, simulation_cache
 
 #: Bounds registered in this process (built-in and user), by key.
 BOUNDS: dict[str, Bound] = {}
+_CACHES.append(clear_atlas_caches)  # a run starts from fresh exact laws (a planted bug must not meet cached numbers)
 
 
 @simulation_cache
@@ -73,9 +75,10 @@ def register_bound(b: Bound, *, paper: str | None = None, expected: str = "holds
     if b.key in BOUNDS:
         raise ParameterError(f"bound {b.key!r} is registered already; choose another key (a prefix of your package's "
                              "name keeps them apart)")
-    from theory.atlas.grid import problems_for
+    if b.problems is not None:
+        from theory.atlas.grid import problems_for
 
-    problems_for(b)  # an unknown problem, or one the exact route cannot take, is refused here, naming it
+        problems_for(b)  # an unknown problem, or one the exact route cannot take, is refused here, naming it
     BOUNDS[b.key] = b
     unconfirmed = "" if b.confirmed else " (constants unconfirmed against the paper's text)"
     statement = (f"{b.title}{unconfirmed}: {b.formula} bounds {_metric(b.metric)} between the {b.law} of "

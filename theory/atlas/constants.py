@@ -33,12 +33,20 @@ from .samplers import MINIBATCH, UNDERDAMPED
 
 @lru_cache(maxsize=64)
 def _noise_parts(prob: Problem):
-    """(K-free) sum_i B_i^2 and the centred shifts c_i, B_i of the problem's per-datum gradients."""
+    """(K-free) sum_i B_i^2, B_i (None when every B_i = 0: a common per-datum precision) and the centred shifts c_i
+    of the problem's per-datum gradients."""
     parts = prob.model.affine_parts()
+    c = parts.shifts - parts.shifts.mean(axis=0)
+    if parts.form == "common":
+        return np.zeros((prob.p, prob.p)), None, c
     Pi = parts.datum_precisions()
     B = Pi - Pi.mean(axis=0)
-    c = parts.shifts - parts.shifts.mean(axis=0)
-    return np.einsum("nij,njk->ik", B, B), B, c
+    return np.einsum("nij,njk->ik", B, B), (B if np.any(B) else None), c
+
+
+def additive(prob: Problem) -> bool:
+    """True when every per-datum precision is the same (B_i = 0): the minibatch noise does not depend on theta."""
+    return _noise_parts(prob)[1] is None
 
 
 def noise_trace(prob: Problem, sampler_name: str, n: int, mean: np.ndarray, cov: np.ndarray) -> float:
@@ -46,6 +54,8 @@ def noise_trace(prob: Problem, sampler_name: str, n: int, mean: np.ndarray, cov:
     moments of theta - anchor."""
     BB, B, c = _noise_parts(prob)
     Kn = k_factor(prob.N, n, replace=False)
+    if B is None:  # additive: SGLD's noise is K_n sum |c_i|^2, the control variates' is 0
+        return Kn * float(np.sum(c**2)) if sampler_name == "sgld" else 0.0
     if sampler_name == "sgld":
         resid = c - np.einsum("nij,j->ni", B, mean)
     elif sampler_name in ("sgld_cv", "cv_uld"):
@@ -68,8 +78,13 @@ def sigma2(prob: Problem, sampler_name: str, n: int | None, laws: ChainLaws, K: 
     """Dalalyan & Karagulyan's sigma^2 at K (module docstring); 0 for full gradients."""
     if sampler_name not in MINIBATCH or sampler_name == "saga_ld":
         return 0.0
-    if not np.any(_noise_parts(prob)[1]):  # B_i = 0: the trace does not depend on theta
+    if additive(prob):  # B_i = 0: the trace does not depend on theta
         return noise_trace(prob, sampler_name, n, prob.mean, np.zeros((prob.p, prob.p))) / prob.p
+    return _sigma2_path(prob, sampler_name, n, laws, K)
+
+
+def _sigma2_path(prob: Problem, sampler_name: str, n: int, laws: ChainLaws, K: int) -> float:
+    """sup of the noise trace / p over k = 0 and the grid's K below K (non-additive problems)."""
     d, best = prob.p, 0.0
     for k in (0,) + tuple(k for k in K_GRID if k < K):
         if sampler_name == "svrgld":
@@ -91,7 +106,7 @@ def base_constants(bound: Bound, prob: Problem, h: float, n: int | None, laws: C
     definite = bool(np.all(np.diag(C0) > 0)) and bool(np.linalg.eigvalsh(C0)[0] > 0)
     kl0 = kl_gaussian(m0, C0, *target) if definite else math.inf
     d = prob.p
-    dist2 = float(np.sum((m0[:d] - prob.mean) ** 2) + np.trace(C0[:d, :d]))
+    dist2 = float(np.sum((m0[:d] - target[0][:d]) ** 2) + np.trace(C0[:d, :d]))
     under = bound.sampler in UNDERDAMPED
     integ = getattr(sampler, "integrator", None)
     return Constants(
@@ -105,4 +120,4 @@ def at_K(base: Constants, prob: Problem, sampler_name: str, laws: ChainLaws, K: 
     return dataclasses.replace(base, K=K, sigma2=sigma2(prob, sampler_name, base.n, laws, K))
 
 
-__all__ = ["at_K", "base_constants", "noise_trace", "sigma2"]
+__all__ = ["additive", "at_K", "base_constants", "noise_trace", "sigma2"]

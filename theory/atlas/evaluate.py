@@ -27,9 +27,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from simulate.validation import ParameterError
 from theory.bounds.literature import Bound
+from theory.distances import w2_gaussian
 
-from .constants import at_K, base_constants
+from .constants import additive, at_K, base_constants
 from .exact import Exact, average_kl, distance, start_distance
 from .grid import Cell, cells
 from .laws import K_GRID, chain_laws, stationary_law
@@ -107,11 +109,21 @@ def _call(bound: Bound, c, what: str):
     return out, ""
 
 
-def _exact_at(bound: Bound, laws, K: int) -> Exact:
+def _exact_at(bound: Bound, cell: Cell, h: float, laws, K: int) -> Exact:
+    """The exact distance at K; for a stochastic-gradient chain on an additive-noise problem (its minibatch noise
+    does not depend on theta) in W2, the upper end is the synchronous coupling with ULA at the same h and start:
+    theta = theta_ULA + D with D independent of theta_ULA and mean 0, so W2 <= W2(nu_ULA_K, pi) + (tr(C - C_ULA))^(1/2)
+    (new)."""
     if bound.law != "last iterate":
         return average_kl(laws.average[K], laws.target)
     m, C = laws.at[K]
-    return distance(bound.metric, m, C, laws.gaussian, laws.target)
+    ex = distance(bound.metric, m, C, laws.gaussian, laws.target, laws.blocks)
+    if ex.exact or bound.metric != "w2" or bound.sampler not in ("sgld", "sgld_cv", "svrgld") \
+            or not additive(problem(cell.problem)):
+        return ex
+    mu, Cu = chain_laws(cell.problem, "ula", h, None, bound.start).at[K]
+    hi = w2_gaussian(mu, Cu, *laws.target) + math.sqrt(max(float(np.trace(C - Cu)), 0.0))
+    return Exact(ex.lo, max(ex.lo, min(ex.hi, hi)), "moments: Gelbrich lower bound, coupling with ULA upper bound")
 
 
 def _status(value: float, ex: Exact) -> str:
@@ -124,8 +136,14 @@ def _cell_points(bound: Bound, cell: Cell, result: BoundResult) -> None:
     prob = problem(cell.problem)
     joint = bound.metric == "w2_joint"
     for h in cell.hs:
-        laws = chain_laws(cell.problem, bound.sampler, h, cell.n, bound.start, joint,
-                          bound.law != "last iterate")
+        try:
+            laws = chain_laws(cell.problem, bound.sampler, h, cell.n, bound.start, joint,
+                              bound.law != "last iterate")
+        except ParameterError as e:  # the exact route refused this chain: every point of it is an error, named
+            result.points += [Point(cell.problem, cell.n, h, K, math.nan, math.nan, math.nan, "error",
+                                    message=f"{bound.key}: the exact law is not available at problem {cell.problem}, "
+                                            f"n = {cell.n}, h = {h:.4g}, K = {K}: {e}") for K in K_GRID]
+            continue
         base = base_constants(bound, prob, h, cell.n, laws, build_sampler(prob, bound.sampler, h, cell.n))
         d0 = start_distance(bound.metric, laws.start, laws.target)
         for K in K_GRID:
@@ -133,16 +151,18 @@ def _cell_points(bound: Bound, cell: Cell, result: BoundResult) -> None:
             c = at_K(base, prob, bound.sampler, laws, K)
             reason, msg = _call(bound, c, "outside")
             value, vmsg = _call(bound, c, "value") if not msg else (None, "")
-            ex = _exact_at(bound, laws, K)
+            ex = _exact_at(bound, cell, h, laws, K)
             result.routes.setdefault(cell.problem, ex.route + f"; {laws.route} route")
+            if reason and not msg:  # outside the assumptions: shown, never an error of the bound
+                result.points.append(Point(cell.problem, cell.n, h, K, ex.lo, ex.hi,
+                                           math.nan if value is None else value, "outside", message=str(reason)))
+                continue
             if msg or vmsg:
                 result.points.append(Point(cell.problem, cell.n, h, K, ex.lo, ex.hi, math.nan, "error",
                                            message=f"{msg or vmsg} at {where}"))
                 continue
-            status = "outside" if reason else _status(value, ex)
             vac = value >= (1.0 if bound.metric == "tv" else d0) or (bound.metric == "tv" and value >= 1.0)
-            result.points.append(Point(cell.problem, cell.n, h, K, ex.lo, ex.hi, value, status, vac,
-                                       str(reason) if reason else ""))
+            result.points.append(Point(cell.problem, cell.n, h, K, ex.lo, ex.hi, value, _status(value, ex), vac))
 
 
 def _order(bound: Bound, cell: Cell, result: BoundResult) -> Order | None:
@@ -158,7 +178,7 @@ def _order(bound: Bound, cell: Cell, result: BoundResult) -> Order | None:
         laws = chain_laws(cell.problem, bound.sampler, h, cell.n, bound.start, joint, bound.law != "last iterate")
         m, C = stationary_law(cell.problem, bound.sampler, h, cell.n, joint)
         metric = bound.metric
-        e = distance(metric, m, C, laws.gaussian and bound.law == "last iterate", laws.target)
+        e = distance(metric, m, C, laws.gaussian and bound.law == "last iterate", laws.target, laws.blocks)
         ex.append(e.lo)
         last = at_K(base_constants(bound, prob, h, cell.n, laws, build_sampler(prob, bound.sampler, h, cell.n)),
                     prob, bound.sampler, laws, K_GRID[-1])

@@ -28,7 +28,8 @@ from simulate.affine import AffineParts
 from simulate.validation import ParameterError
 from theory.linear_gaussian import exact_law, solve
 
-from .problems import Problem, problem
+from .exact import mixture_kls_1d
+from .problems import EIGENBASIS, Problem, problem
 from .samplers import GAUSSIAN_SAMPLERS, UNDERDAMPED, build_sampler
 
 #: The iteration counts of the atlas.
@@ -39,7 +40,7 @@ K_GRID = (1, 3, 10, 30, 100, 300, 1000, 3000, 10_000)
 class ChainLaws:
     """Exact moments of one chain: ``at[K]`` = (mean, cov) of theta_K (of (x_K, v_K) when ``joint``), ``start`` of
     the start, ``average[K]`` = (mean, cov, mean
-    KL of the components, the components' (means, variances) in 1-D) of the averaged law, ``gaussian`` whether the
+    KL of the components, its exact KL in 1-D) of the averaged law, ``gaussian`` whether the
     law is Gaussian, ``target`` (mean, cov) of pi (of pi x N(0, u I) when ``joint``)."""
 
     at: dict
@@ -50,6 +51,7 @@ class ChainLaws:
     joint: bool
     route: str
     whole: dict
+    blocks: tuple | None = None
 
 
 def start_law(prob: Problem, start: str) -> tuple[np.ndarray, np.ndarray]:
@@ -58,9 +60,9 @@ def start_law(prob: Problem, start: str) -> tuple[np.ndarray, np.ndarray]:
     if start == "warm":
         return prob.mean.copy(), np.eye(p) / prob.M
     if start == "offset":
-        return prob.mean + prob.offset(), np.eye(p) / prob.M
+        return prob.mean + prob.offset, np.eye(p) / prob.M
     if start == "point":
-        return prob.mean + prob.offset(), np.zeros((p, p))
+        return prob.mean + prob.offset, np.zeros((p, p))
     raise ParameterError(f"start must be 'warm', 'offset' or 'point', got {start!r}")
 
 
@@ -122,6 +124,17 @@ def _select_state(m, C, d: int, joint: bool):
     return m[:n], C[:n, :n]
 
 
+#: Coordinate laws of the separable route, shared by every problem and chain with the same coordinate (the Gaussian
+#: targets with p = 10 and p = 100 share their ten precisions).
+_COORDINATES: dict[tuple, dict] = {}
+
+
+def _estimator_key(sampler) -> tuple:
+    est = sampler.estimator
+    return (type(est).__name__, getattr(est, "n", None), getattr(est, "replace", None),
+            type(sampler.integrator).__name__)
+
+
 def _coordinate_key(src: AffineParts, theta0, cov0, j: int) -> tuple:
     """What a coordinate's first two moments depend on: its precisions, prior shift, start, and the first two
     moments of its data shifts (the minibatch noise enters the moments through them only), to 12 digits."""
@@ -139,9 +152,10 @@ def _separable(law, sampler_name: str, joint: bool, ks) -> dict:
     d, w = law.d, 2 if joint else 1
     means = {k: np.zeros(w * d) for k in ks}
     covs = {k: np.zeros((w * d, w * d)) for k in ks}
-    done: dict[tuple, dict] = {}
+    done = _COORDINATES
     for j in range(d):
-        key = _coordinate_key(law.source, law.theta0, law.cov0, j)
+        key = (sampler_name, law.h, _estimator_key(law.sampler), joint, tuple(ks),
+               _coordinate_key(law.source, law.theta0, law.cov0, j))
         if key not in done:
             sub = law.projected(np.eye(d)[j:j + 1], _coordinate_parts(law.source, j))
             done[key] = {k: _select_state(m, C, 1, joint) for k, (m, C) in _laws_of(sub, ks, joint).items()}
@@ -158,21 +172,46 @@ def _laws_of(law, ks, joint: bool) -> dict:
     return _moments_at(law, ks, joint)
 
 
+def _all_moments(law, k_max: int) -> tuple[np.ndarray, np.ndarray]:
+    """Means (k_max + 1, d) and covariances (k_max + 1, d, d) of theta_k for every k <= k_max: from the engine's
+    explicit maps at once (:func:`_eigen_path`'s route, vectorised over k), else one pass of its recursions."""
+    K = law.kernel
+    d = law.d
+    if law.explicit and K.period == 1 and K.first is None:
+        Phi, W = solve.period_first(K), solve.period_second_matrix(K)
+        m, S0 = K.initial(law.theta0, law.cov0, first_ok=True)
+        lam, V = np.linalg.eig(W)
+        coef = np.linalg.solve(V, S0.reshape(-1).astype(complex))
+        n = S0.shape[0]
+        idx = (np.arange(d)[:, None] * n + np.arange(d)[None, :]).reshape(-1)
+        powers = lam[None, :] ** np.arange(k_max + 1)[:, None]
+        S = ((powers * coef) @ V[idx].T).real.reshape(k_max + 1, d, d)
+        means = np.empty((k_max + 1, d))
+        for k in range(k_max + 1):
+            means[k] = m[:d]
+            m = Phi @ m
+    else:
+        rows = [(mk, Ck) for _, mk, Ck in law.trajectory(k_max)]
+        means = np.array([r[0] for r in rows])
+        S = np.array([r[1] + np.outer(r[0], r[0]) for r in rows])
+    covs = S - np.einsum("ki,kj->kij", means, means)
+    return means, 0.5 * (covs + np.swapaxes(covs, 1, 2))
+
+
 def _average(law, ks, target) -> dict:
     """The averaged law (1/K) sum_{k=1}^K nu_k at every K of ks: mixture mean and covariance, the mean of the
-    components' KL to the target (:func:`_kl_batch`) and, in 1-D, the components themselves."""
-    want, out = set(ks), {}
-    s1, s2, kls, comps = 0.0, 0.0, 0.0, []
-    for k, m, C in law.trajectory(max(ks)):
-        if k == 0:
-            continue
-        s1, s2 = s1 + m, s2 + C + np.outer(m, m)
-        kls += _kl_batch(m[None], C[None], *target)[0]
-        if law.d == 1:
-            comps.append((m[0], C[0, 0]))
-        if k in want:
-            mean = s1 / k
-            out[k] = (mean, s2 / k - np.outer(mean, mean), kls / k, np.array(comps) if law.d == 1 else None)
+    components' KL to the target (:func:`_kl_batch`) and, in 1-D, its exact KL by quadrature."""
+    means, covs = _all_moments(law, max(ks))
+    means, covs = means[1:], covs[1:]
+    second = covs + np.einsum("ki,kj->kij", means, means)
+    s1, s2 = np.cumsum(means, axis=0), np.cumsum(second, axis=0)
+    kls = np.cumsum(_kl_batch(means, covs, *target))
+    exact = (mixture_kls_1d(np.stack([means[:, 0], covs[:, 0, 0]], axis=1), ks, float(target[0][0]),
+                            float(target[1][0, 0])) if law.d == 1 else {})
+    out = {}
+    for k in ks:
+        mean = s1[k - 1] / k
+        out[k] = (mean, s2[k - 1] / k - np.outer(mean, mean), kls[k - 1] / k, exact.get(k))
     return out
 
 
@@ -208,7 +247,11 @@ def _route(prob) -> str:
 @lru_cache(maxsize=4096)
 def chain_laws(problem_name: str, sampler_name: str, h: float, n: int | None, start: str, joint: bool = False,
                average: bool = False) -> ChainLaws:
-    """The exact laws of one chain (module docstring) at every K of :data:`K_GRID`; cached."""
+    """The exact laws of one chain (module docstring) at every K of :data:`K_GRID`; cached. Full-gradient chains on a
+    problem that is not separable are computed in its eigenbasis (:meth:`Problem.eigenbasis`; the means and
+    covariances are then those of the rotated coordinates, and so is the target)."""
+    if sampler_name in GAUSSIAN_SAMPLERS and not problem(problem_name).separable and not average:
+        return chain_laws(problem_name + EIGENBASIS, sampler_name, h, n, start, joint, average)
     prob, sampler, law, (m0, C0) = _law(problem_name, sampler_name, h, n, start)
     underdamped = sampler_name in UNDERDAMPED
     joint = joint and underdamped
@@ -229,12 +272,16 @@ def chain_laws(problem_name: str, sampler_name: str, h: float, n: int | None, st
         if underdamped:
             raise ParameterError(f"the averaged law is computed for first-order chains, not {sampler_name}")
         avg = _average(law, K_GRID, (prob.mean, prob.cov))
-    return ChainLaws(at, start_mc, avg, sampler_name in GAUSSIAN_SAMPLERS, target, joint, route, whole)
+    blocks = tuple(np.array([j, d + j]) for j in range(d)) if joint and route == "separable" else None
+    return ChainLaws(at, start_mc, avg, sampler_name in GAUSSIAN_SAMPLERS, target, joint, route, whole, blocks)
 
 
 @lru_cache(maxsize=4096)
 def stationary_law(problem_name: str, sampler_name: str, h: float, n: int | None, joint: bool = False) -> tuple:
-    """(mean, cov) of the stationary law of theta (of (x, v) when ``joint``; phase 0 for periodic chains); cached."""
+    """(mean, cov) of the stationary law of theta (of (x, v) when ``joint``; phase 0 for periodic chains; in the
+    eigenbasis where :func:`chain_laws` computes there); cached."""
+    if sampler_name in GAUSSIAN_SAMPLERS and not problem(problem_name).separable:
+        return stationary_law(problem_name + EIGENBASIS, sampler_name, h, n, joint)
     prob, sampler, law, _ = _law(problem_name, sampler_name, h, n, "warm")
     joint = joint and sampler_name in UNDERDAMPED
     if _route(prob) == "separable":
@@ -242,4 +289,12 @@ def stationary_law(problem_name: str, sampler_name: str, h: float, n: int | None
     return _select_state(*_laws_of(law, ("stationary",), joint)["stationary"], prob.p, joint)
 
 
-__all__ = ["K_GRID", "ChainLaws", "chain_laws", "start_law", "stationary_law"]
+def clear_caches() -> None:
+    """Forget every exact law computed so far (chains, stationary laws, coordinates): after a change of the code
+    they come from, e.g. a planted bug."""
+    chain_laws.cache_clear()
+    stationary_law.cache_clear()
+    _COORDINATES.clear()
+
+
+__all__ = ["K_GRID", "ChainLaws", "chain_laws", "clear_caches", "start_law", "stationary_law"]

@@ -1,6 +1,6 @@
 """The atlas's test problems: Gaussian targets (p in {1, 10, 100}, condition numbers 1, 10, 10^3), the Gaussian
-mean model (Vollmer et al.'s toy) and Bayesian linear regression on scikit-learn's diabetes data, plus two small
-problems on which SAGA-LD's gradient table fits the exact engine.
+mean model (Vollmer et al.'s toy) and Bayesian linear regression on scikit-learn's diabetes data, plus a small
+problem on which SAGA-LD's gradient table fits the exact engine.
 
 Every problem is a simulator model with an affine gradient, so the exact engine (:func:`theory.exact_law`) gives the
 law of every sampler on it. The Gaussian targets N(0, diag(1/lambda)) (lambda log-spaced from 1 to kappa; for
@@ -12,6 +12,9 @@ N diag(1/lambda) (the minibatch noise covariance is then (N/n) f diag(lambda), f
 They are written in the eigenbasis of the precision: W2, KL and TV are invariant under a rotation applied to both
 laws, and rotating the data rotates every sampler's chain on a GaussianLocation model, so no generality is lost;
 in this basis every coordinate's chain closes on itself (``separable``), which the atlas uses to reach p = 100.
+The regressions are not separable for stochastic gradients; their full-gradient chains (ULA, underdamped Langevin
+MCMC) depend on the posterior alone, so the atlas computes those in the precision's eigenbasis
+(:meth:`Problem.eigenbasis`: the same posterior as a separable Gaussian target; the distances are invariant).
 """
 
 from __future__ import annotations
@@ -24,7 +27,10 @@ import numpy as np
 from simulate import GaussianLocation, GaussianMeanModel, LinearRegressionModel
 from simulate.validation import ParameterError
 
-#: Samplers whose exact law the atlas computes on every problem; SVRG-LD and SAGA-LD only where listed.
+#: The suffix of a problem's eigenbasis form (:meth:`Problem.eigenbasis`).
+EIGENBASIS = "@eigenbasis"
+#: Samplers whose exact law the atlas computes on every problem; SVRG-LD and SAGA-LD only where listed (on the
+#: problems with a common per-datum precision SVRG-LD's and the control variates' noise vanishes: they are ULA).
 COMMON_SAMPLERS = ("ula", "sgld", "sgld_cv", "ulmc")
 
 
@@ -64,6 +70,17 @@ class Problem:
     def M(self) -> float:
         return float(self.spectrum[-1])
 
+    def eigenbasis(self) -> Problem:
+        """The same posterior as a separable Gaussian target in the eigenbasis of its precision (a GaussianLocation
+        model with one datum at the rotated mean): full-gradient samplers see only the posterior's gradient, and
+        every distance here is rotation invariant, so their laws may be computed there (module docstring)."""
+        lam, U = np.linalg.eigh(self.precision)
+        mean = U.T @ self.mean
+        model = GaussianLocation(mean[None, :], Sigma=np.diag(1.0 / lam))
+        return Problem(f"{self.name}{EIGENBASIS}", f"{self.description}, in the eigenbasis of its precision", model,
+                       mean, np.diag(1.0 / lam), np.diag(lam), True, ("ula", "ulmc"), self.M_datum)
+
+    @cached_property
     def offset(self) -> np.ndarray:
         """Delta: 3 posterior standard deviations along every eigen-direction of the precision."""
         lam, U = np.linalg.eigh(self.precision)
@@ -91,7 +108,7 @@ def gaussian_problem(p: int, kappa: float, N: int = 200, seed: int = 0) -> Probl
     data = _whitened(N, p, seed) * np.sqrt(N / lam)
     model = GaussianLocation(data, Sigma=np.diag(N / lam))
     name = "gauss_p1" if p == 1 else f"gauss_p{p}_k{kappa:g}"
-    samplers = COMMON_SAMPLERS + (("svrgld", "cv_uld") if p <= 10 else ())
+    samplers = COMMON_SAMPLERS + (("cv_uld",) if p <= 10 else ())
     return Problem(name, f"Gaussian target, p = {p}, condition number {kappa:g} (N = {N} whitened data)", model,
                    np.zeros(p), np.diag(1.0 / lam), np.diag(lam), True, samplers, float(lam.max()) / N)
 
@@ -100,7 +117,7 @@ def gaussian_mean_problem(N: int, seed: int = 2016) -> Problem:
     """Vollmer et al.'s 1-D Gaussian toy: x_i ~ N(theta, 1), theta ~ N(0, 1), N data simulated with theta = 1."""
     model = GaussianMeanModel.simulate_data(N, theta_true=1.0, seed=seed)
     prec = np.array([[model.grad_lipschitz]])
-    samplers = ("saga_ld",) if N <= 12 else COMMON_SAMPLERS + ("svrgld", "cv_uld")
+    samplers = COMMON_SAMPLERS + ("cv_uld",)
     return Problem("gaussian_mean" if N == 1000 else f"gaussian_mean_N{N}",
                    f"Gaussian mean model (Vollmer et al.'s toy), N = {N}", model, np.asarray(model.posterior_mean),
                    1.0 / prec, prec, True, samplers, 1.0 + 1.0 / N)
@@ -137,7 +154,6 @@ _FACTORIES = {
     "gauss_p1": lambda: gaussian_problem(1, 1.0),
     **{f"gauss_p{p}_k{k:g}": (lambda p=p, k=k: gaussian_problem(p, k)) for p in (10, 100) for k in (1.0, 10.0, 1e3)},
     "gaussian_mean": lambda: gaussian_mean_problem(1000),
-    "gaussian_mean_N10": lambda: gaussian_mean_problem(10),
     "diabetes": diabetes_problem,
     "regression_small": small_regression_problem,
 }
@@ -148,11 +164,14 @@ PROBLEMS = tuple(_FACTORIES)
 
 @cache
 def problem(name: str) -> Problem:
-    """The atlas problem ``name`` (one of :data:`PROBLEMS`); ParameterError naming it otherwise."""
+    """The atlas problem ``name`` (one of :data:`PROBLEMS`, or one of them with the suffix "@eigenbasis");
+    ParameterError naming it otherwise."""
+    if name.endswith(EIGENBASIS) and name.removesuffix(EIGENBASIS) in _FACTORIES:
+        return problem(name.removesuffix(EIGENBASIS)).eigenbasis()
     if name not in _FACTORIES:
         raise ParameterError(f"unknown atlas problem {name!r}; the problems are {', '.join(PROBLEMS)}")
     return _FACTORIES[name]()
 
 
-__all__ = ["PROBLEMS", "Problem", "diabetes_problem", "gaussian_mean_problem", "gaussian_problem", "problem",
-           "small_regression_problem"]
+__all__ = ["EIGENBASIS", "PROBLEMS", "Problem", "diabetes_problem", "gaussian_mean_problem", "gaussian_problem",
+           "problem", "small_regression_problem"]

@@ -91,7 +91,7 @@ def _theorem_4(sampler: str, name: str) -> Bound:
         sources=(Source("the first two terms (as Theorem 1 (a))", _WHERE, "secondary"),
                  Source("delta p^(1/2)/m and sigma^2 (gamma p)^(1/2)/(1.65 M (gamma p)^(1/2) + sigma m^(1/2)); "
                         "gamma <= 2/(m+M)", _MEMORY, "memory")),
-        minibatch=(1, 10, 50),
+        minibatch=(1, 10),
     )
 
 
