@@ -14,7 +14,7 @@ the bound's assumptions, vacuous or a violation, and the bound's order in h agai
     evaluate   the points, their status, the order fits
 """
 
-from .evaluate import BoundResult, Order, Point, evaluate_bound
+from .evaluate import BoundResult, Order, Point, evaluate_bound, evaluate_bounds
 from .problems import PROBLEMS, Problem, problem
 
-__all__ = ["PROBLEMS", "BoundResult", "Order", "Point", "Problem", "evaluate_bound", "problem"]
+__all__ = ["PROBLEMS", "BoundResult", "Order", "Point", "Problem", "evaluate_bound", "evaluate_bounds", "problem"]

@@ -9,9 +9,10 @@ K_n = N (N - n) / (n (N - 1))), so under theta ~ N(m, C)
     E tr Cov(g | theta) = K_n [sum_i |c_i - B_i m|^2 + tr((sum_i B_i^2) C)],   B_i = P_i - Pbar,
 
 with c_i = r_i - rbar (SGLD), c_i = B_i theta_hat (SGLD-CV, control variate at theta_hat) or, for SVRG-LD, the same
-with theta - anchor in place of theta - theta_hat (the whole state's moments). sigma^2 = sup_k E tr Cov(g|theta_k) / p
-over the steps k < K of the atlas's grid (k = 0 and the grid's K below K): exact where the trace does not depend on
-theta (the Gaussian targets and the Gaussian mean model: B_i = 0), a grid supremum otherwise (the regressions).
+with theta - anchor in place of theta - theta_hat (the whole state's moments). sigma^2 = max_{k < K} E tr Cov(g |
+theta_k) / p, exact: a constant where the trace does not depend on theta (the Gaussian targets and the Gaussian
+mean model: B_i = 0), otherwise the running maximum over the moments of every step (:func:`_noise_path`; +inf once
+the moments of a mean-square unstable chain overflow).
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from theory.bounds.literature import Bound, Constants
 from theory.distances import kl_gaussian, w2_gaussian
 from theory.noise.minibatch import k_factor
 
-from .laws import K_GRID, ChainLaws
-from .problems import Problem
+from .laws import ChainLaws, functional_path
+from .problems import Problem, problem
 from .samplers import MINIBATCH, UNDERDAMPED
 
 
@@ -67,33 +68,38 @@ def noise_trace(prob: Problem, sampler_name: str, n: int, mean: np.ndarray, cov:
     return Kn * float(np.sum(resid**2) + np.trace(BB @ cov))
 
 
-def _svrg_difference(laws: ChainLaws, k: int, d: int) -> tuple[np.ndarray, np.ndarray]:
-    """Moments of theta_k - anchor_k from the whole state (theta, anchor, anchor_grad)."""
-    m, C = laws.whole[k]
-    t, a = slice(0, d), slice(d, 2 * d)
-    return m[t] - m[a], C[t, t] + C[a, a] - C[t, a] - C[a, t]
-
-
 def sigma2(prob: Problem, sampler_name: str, n: int | None, laws: ChainLaws, K: int) -> float:
     """Dalalyan & Karagulyan's sigma^2 at K (module docstring); 0 for full gradients."""
     if sampler_name not in MINIBATCH or sampler_name == "saga_ld":
         return 0.0
     if additive(prob):  # B_i = 0: the trace does not depend on theta
         return noise_trace(prob, sampler_name, n, prob.mean, np.zeros((prob.p, prob.p))) / prob.p
-    return _sigma2_path(prob, sampler_name, n, laws, K)
+    running_max = _noise_path(prob.name, sampler_name, laws.h, n, laws.start_name)
+    return float(running_max[K - 1]) / prob.p
 
 
-def _sigma2_path(prob: Problem, sampler_name: str, n: int, laws: ChainLaws, K: int) -> float:
-    """sup of the noise trace / p over k = 0 and the grid's K below K (non-additive problems)."""
-    d, best = prob.p, 0.0
-    for k in (0,) + tuple(k for k in K_GRID if k < K):
-        if sampler_name == "svrgld":
-            m, C = _svrg_difference(laws, k, d) if k > 0 else (np.zeros(d), np.zeros((d, d)))
-        else:
-            m, C = laws.start if k == 0 else laws.at[k]
-            m, C = m[:d], C[:d, :d]
-        best = max(best, noise_trace(prob, sampler_name, n, m, C))
-    return best / d
+@lru_cache(maxsize=512)
+def _noise_path(problem_name: str, sampler_name: str, h: float, n: int, start: str) -> np.ndarray:
+    """max_{j <= k} E tr Cov(g | theta_j) for every k <= max(K_GRID) (module docstring): with S_k = E x_k x_k^T,
+    E tr Cov(g | theta_k) / K_n = |c|^2 - 2 m_k . sum_i B_i c_i + tr(sum_i B_i^2 S_k) in x = theta (SGLD),
+    theta - theta_hat (SGLD-CV: c = 0) or theta - anchor (SVRG-LD: c = 0), a linear functional of the exact moments of
+    every step (:func:`theory.atlas.laws.functional_path`); +inf once the moments of an unstable chain overflow."""
+    prob = problem(problem_name)
+    BB, B, c = _noise_parts(prob)
+    if sampler_name == "svrgld":  # x = theta - anchor in the state (theta, anchor, anchor gradient)
+        F = np.block([[BB, -BB], [-BB, BB]])
+        means, tr = functional_path(problem_name, sampler_name, h, n, start, F)
+        lin = np.zeros(means.shape[0])
+    elif sampler_name in ("sgld_cv", "cv_uld"):  # x = theta - theta_hat
+        means, tr = functional_path(problem_name, sampler_name, h, n, start, BB)
+        th = prob.mean
+        lin = -2.0 * means @ (BB @ th) + th @ BB @ th
+    else:
+        means, tr = functional_path(problem_name, sampler_name, h, n, start, BB)
+        lin = float(np.sum(c**2)) - 2.0 * means @ np.einsum("nij,ni->j", B, c)
+    with np.errstate(over="ignore", invalid="ignore"):
+        trace = (lin + tr) * k_factor(prob.N, n, replace=False)
+    return np.maximum.accumulate(np.where(np.isfinite(trace), trace, np.inf))
 
 
 def base_constants(bound: Bound, prob: Problem, h: float, n: int | None, laws: ChainLaws,

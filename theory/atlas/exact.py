@@ -43,11 +43,12 @@ def _definite(C: np.ndarray) -> bool:
 
 def psd(C: np.ndarray, m: np.ndarray) -> np.ndarray:
     """A covariance from the engine, symmetrised, with its negative eigenvalues set to 0 where they are rounding: the
-    engine forms Cov = E x x^T - m m^T, so its error is about 1e-16 (|m|^2 + tr C), and an eigenvalue above
-    -1e-10 (|m|^2 + tr C) is read as 0 (e.g. the position variance ~ h^3 of an underdamped step from a point);
-    a larger negative eigenvalue is left for the distances to refuse."""
+    engine forms Cov = E x x^T - m m^T (here through an eigendecomposition of its second-moment map, whose
+    eigenvectors may be ill-conditioned), so its error is a small multiple of 1e-16 (|m|^2 + tr C), and an
+    eigenvalue above -1e-8 (|m|^2 + tr C) is read as 0 (e.g. the position variance ~ h^3 of an underdamped step from
+    a point); a larger negative eigenvalue is left for the distances to refuse."""
     C = 0.5 * (C + C.T)
-    tol = 1e-10 * (float(m @ m) + float(np.abs(np.diag(C)).sum()))
+    tol = 1e-8 * (float(m @ m) + float(np.abs(np.diag(C)).sum()))
     if np.all(C == np.diag(np.diag(C))):
         d = np.diag(C)
         return np.diag(np.where((d < 0) & (d >= -tol), 0.0, d))
@@ -66,7 +67,7 @@ def _blockwise(metric: str, mean, cov, target, blocks) -> Exact:
         ix = np.ix_(b, b)
         key = (mean[b] - mu[b]).tobytes() + cov[ix].tobytes() + S[ix].tobytes()
         if key not in seen:
-            ex = distance(metric, mean[b], cov[ix], True, (mu[b], S[ix]))
+            ex = distance(metric, mean[b], psd(cov[ix], mean), True, (mu[b], S[ix]))
             seen[key] = ex.lo**2 if metric in ("w2", "w2_joint") else ex.lo
         total += seen[key]
     v = math.sqrt(total) if metric in ("w2", "w2_joint") else total
@@ -77,6 +78,9 @@ def distance(metric: str, mean, cov, gaussian: bool, target, blocks=None) -> Exa
     """The distance ``metric`` ("w2", "w2_joint", "kl", "tv") between the law with these moments and the target
     (mean, cov); ``gaussian`` says whether the law is Gaussian; ``blocks`` (index arrays) that the law and the target
     both factor over, for W2 and KL of a Gaussian law (:func:`_blockwise`)."""
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))):
+        return Exact(math.inf, math.inf, "the chain is mean-square unstable at this step: its exact second moments "
+                                         "overflow")
     if blocks is not None and gaussian and metric != "tv":
         return _blockwise(metric, np.asarray(mean, float), np.asarray(cov, float), target, blocks)
     mu, S = target

@@ -2,9 +2,11 @@
 iteration counts.
 
 Step sizes are shared by every bound on one (problem, sampler, n), so that bounds on the same chain share its exact
-law: h = h* 8^-j, j = 0..6, with h* = 0.9 times the chain's mean-square stability limit (ULA, and stochastic
-gradients whose noise does not depend on theta: 4/M; underdamped Langevin MCMC: its exact-gradient limit; other
-stochastic gradients: the engine's limit). Each bound's admissible range
+law: h = 0.9 h* 8^-j, j = 0..6, with h* the full-gradient chain's stability limit (first-order steps: 4/M, the
+mean-square limit of ULA and of stochastic gradients whose noise does not depend on theta; underdamped Langevin
+MCMC: its exact-gradient limit). A stochastic-gradient chain with multiplicative noise can be mean-square unstable
+at the largest step: its exact moments then grow, and it has no stationary law there (the order fits use the
+smallest steps). Each bound's admissible range
 (its ``outside``) decides which of them are inside its assumptions; the others are shown and not counted.
 Iterations: :data:`theory.atlas.laws.K_GRID` (1 to 10^4).
 """
@@ -14,14 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numpy as np
-
 from simulate.validation import ParameterError
 from theory.bounds.literature import Bound
-from theory.linear_gaussian import exact_law
 
-from .constants import additive
-from .laws import _coordinate_parts
 from .problems import PROBLEMS, problem
 from .samplers import MINIBATCH, UNDERDAMPED, build_sampler
 
@@ -42,19 +39,11 @@ class Cell:
 
 @lru_cache(maxsize=256)
 def stability_limit(problem_name: str, sampler_name: str, n: int | None) -> float:
-    """The chain's mean-square stability limit in h (module docstring); the separable problems' worst coordinate
-    (the largest precision) for stochastic gradients."""
+    """The top of the step grid (module docstring)."""
     prob = problem(problem_name)
-    if sampler_name == "ula" or (sampler_name in ("sgld", "sgld_cv", "svrgld") and additive(prob)):
-        return 4.0 / prob.M  # additive noise leaves the second-moment map's spectrum that of the mean map
-    probe = build_sampler(prob, sampler_name, 1e-6 / prob.M, n)
-    if sampler_name in UNDERDAMPED and sampler_name == "ulmc":
-        return probe.integrator.step_bound(prob.M)[0]
-    law = exact_law(probe)
-    if prob.separable and prob.p > 1:
-        j = int(np.argmax(np.diag(prob.precision)))
-        law = law.projected(np.eye(prob.p)[j:j + 1], _coordinate_parts(law.source, j))
-    return law.stability_limit(rtol=1e-4)
+    if sampler_name in UNDERDAMPED:
+        return build_sampler(prob, sampler_name, 1e-6 / prob.M, n).integrator.step_bound(prob.M)[0]
+    return 4.0 / prob.M
 
 
 def problems_for(bound: Bound) -> tuple[str, ...]:

@@ -52,6 +52,8 @@ class ChainLaws:
     route: str
     whole: dict
     blocks: tuple | None = None
+    h: float = 0.0
+    start_name: str = ""
 
 
 def start_law(prob: Problem, start: str) -> tuple[np.ndarray, np.ndarray]:
@@ -71,14 +73,25 @@ def _coordinate_parts(src: AffineParts, j: int) -> AffineParts:
                                    src.common[j:j + 1, j:j + 1], src.shifts[:, j:j + 1])
 
 
+def _uncorrelated_shifts(shifts: np.ndarray) -> bool:
+    """True when the data shifts' empirical cross-covariances vanish (to rounding); cached on the array's bytes."""
+    key = shifts.tobytes()
+    if key not in _SHIFTS_OK:
+        R = shifts - shifts.mean(axis=0)
+        G = R.T @ R
+        _SHIFTS_OK[key] = bool(np.allclose(G, np.diag(np.diag(G)), rtol=0.0, atol=1e-10 * np.abs(G).max()))
+    return _SHIFTS_OK[key]
+
+
+_SHIFTS_OK: dict[bytes, bool] = {}
+
+
 def _check_separable(law, sampler_name: str) -> None:
     src = law.source
     diag = lambda A: np.all(A == np.diag(np.diag(A)))  # noqa: E731
     ok = src.form == "common" and diag(src.prior_precision) and diag(src.common) and diag(law.cov0)
     if ok and sampler_name not in GAUSSIAN_SAMPLERS:
-        R = src.shifts - src.shifts.mean(axis=0)
-        G = R.T @ R
-        ok = np.allclose(G, np.diag(np.diag(G)), rtol=0.0, atol=1e-10 * np.abs(G).max())
+        ok = _uncorrelated_shifts(src.shifts)
     if not ok:
         raise ParameterError(f"the separable route needs diagonal precisions, a diagonal start and uncorrelated data "
                              f"shifts; this {sampler_name} chain has not")
@@ -97,8 +110,9 @@ def _eigen_path(law, ks, joint: bool) -> dict | None:
     coef = np.linalg.solve(V, S0.reshape(-1).astype(complex))
     n, D, out = S0.shape[0], K.layout.D, {}
     for k in sorted(set(ks)):
-        S = (V @ (lam**k * coef)).real.reshape(n, n)
-        m = np.linalg.matrix_power(Phi, k) @ m0
+        with np.errstate(over="ignore", invalid="ignore"):  # an unstable chain's moments overflow: inf, reported
+            S = (V @ (lam**k * coef)).real.reshape(n, n)
+            m = np.linalg.matrix_power(Phi, k) @ m0
         C = S[:D, :D] - np.outer(m[:D], m[:D])
         out[k] = (m[:D], 0.5 * (C + C.T))
     return out
@@ -112,9 +126,10 @@ def _moments_at(law, ks, joint: bool):
     if path is not None:
         return path
     out, want = {}, set(ks)
-    for k, m, C in law.trajectory(max(ks), whole_state=True):
-        if k in want:
-            out[k] = (m, C)
+    with np.errstate(over="ignore", invalid="ignore"):  # an unstable chain's moments overflow: inf, reported
+        for k, m, C in law.trajectory(max(ks), whole_state=True):
+            if k in want:
+                out[k] = (m, C)
     return out
 
 
@@ -173,7 +188,7 @@ def _laws_of(law, ks, joint: bool) -> dict:
 
 
 def _all_moments(law, k_max: int) -> tuple[np.ndarray, np.ndarray]:
-    """Means (k_max + 1, d) and covariances (k_max + 1, d, d) of theta_k for every k <= k_max: from the engine's
+    """Means (k_max + 1, d) and covariances (k_max + 1, d, d) of theta for every k <= k_max: from the engine's
     explicit maps at once (:func:`_eigen_path`'s route, vectorised over k), else one pass of its recursions."""
     K = law.kernel
     d = law.d
@@ -184,14 +199,16 @@ def _all_moments(law, k_max: int) -> tuple[np.ndarray, np.ndarray]:
         coef = np.linalg.solve(V, S0.reshape(-1).astype(complex))
         n = S0.shape[0]
         idx = (np.arange(d)[:, None] * n + np.arange(d)[None, :]).reshape(-1)
-        powers = lam[None, :] ** np.arange(k_max + 1)[:, None]
-        S = ((powers * coef) @ V[idx].T).real.reshape(k_max + 1, d, d)
+        with np.errstate(over="ignore", invalid="ignore"):
+            powers = lam[None, :] ** np.arange(k_max + 1)[:, None]
+            S = ((powers * coef) @ V[idx].T).real.reshape(k_max + 1, d, d)
         means = np.empty((k_max + 1, d))
         for k in range(k_max + 1):
             means[k] = m[:d]
             m = Phi @ m
     else:
-        rows = [(mk, Ck) for _, mk, Ck in law.trajectory(k_max)]
+        with np.errstate(over="ignore", invalid="ignore"):
+            rows = [(mk, Ck) for _, mk, Ck in law.trajectory(k_max)]
         means = np.array([r[0] for r in rows])
         S = np.array([r[1] + np.outer(r[0], r[0]) for r in rows])
     covs = S - np.einsum("ki,kj->kij", means, means)
@@ -273,7 +290,10 @@ def chain_laws(problem_name: str, sampler_name: str, h: float, n: int | None, st
             raise ParameterError(f"the averaged law is computed for first-order chains, not {sampler_name}")
         avg = _average(law, K_GRID, (prob.mean, prob.cov))
     blocks = tuple(np.array([j, d + j]) for j in range(d)) if joint and route == "separable" else None
-    return ChainLaws(at, start_mc, avg, sampler_name in GAUSSIAN_SAMPLERS, target, joint, route, whole, blocks)
+    # control variates on a common per-datum precision have no noise at all: the chain is the full-gradient one
+    gaussian = sampler_name in GAUSSIAN_SAMPLERS or (sampler_name in ("sgld_cv", "svrgld", "cv_uld")
+                                                     and prob.model.affine_parts().form == "common")
+    return ChainLaws(at, start_mc, avg, gaussian, target, joint, route, whole, blocks, h, start)
 
 
 @lru_cache(maxsize=4096)
@@ -289,6 +309,34 @@ def stationary_law(problem_name: str, sampler_name: str, h: float, n: int | None
     return _select_state(*_laws_of(law, ("stationary",), joint)["stationary"], prob.p, joint)
 
 
+def functional_path(problem_name: str, sampler_name: str, h: float, n: int | None, start: str,
+                    F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every k <= max(K_GRID): the mean of the first D = F.shape[0] state coordinates and <F, E x x^T> (the raw
+    second moment of those coordinates against the symmetric F), on the direct route. From the engine's explicit
+    maps the second part is one linear functional of W^k S_0, so its whole path costs one eigendecomposition of W
+    (:func:`_eigen_path`'s route); else one pass of the engine's recursions."""
+    _, _, law, _ = _law(problem_name, sampler_name, h, n, start)
+    K, k_max, D = law.kernel, K_GRID[-1], F.shape[0]
+    with np.errstate(over="ignore", invalid="ignore"):  # an unstable chain's moments overflow: inf, reported
+        if law.explicit and K.period == 1 and K.first is None:
+            Phi, W = solve.period_first(K), solve.period_second_matrix(K)
+            m, S0 = K.initial(law.theta0, law.cov0, first_ok=True)
+            lam, V = np.linalg.eig(W)
+            coef = np.linalg.solve(V, S0.reshape(-1).astype(complex))
+            nn = S0.shape[0]
+            idx = (np.arange(D)[:, None] * nn + np.arange(D)[None, :]).reshape(-1)
+            w = F.reshape(-1) @ V[idx]
+            values = ((lam[None, :] ** np.arange(k_max + 1)[:, None]) @ (w * coef)).real
+            means = np.empty((k_max + 1, D))
+            for k in range(k_max + 1):
+                means[k] = m[:D]
+                m = Phi @ m
+            return means, values
+        rows = [(mk[:D], float(np.sum(F * (Ck[:D, :D] + np.outer(mk[:D], mk[:D])))))
+                for _, mk, Ck in law.trajectory(k_max, whole_state=True)]
+    return np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
+
+
 def clear_caches() -> None:
     """Forget every exact law computed so far (chains, stationary laws, coordinates): after a change of the code
     they come from, e.g. a planted bug."""
@@ -297,4 +345,4 @@ def clear_caches() -> None:
     _COORDINATES.clear()
 
 
-__all__ = ["K_GRID", "ChainLaws", "chain_laws", "clear_caches", "start_law", "stationary_law"]
+__all__ = ["K_GRID", "ChainLaws", "chain_laws", "clear_caches", "functional_path", "start_law", "stationary_law"]

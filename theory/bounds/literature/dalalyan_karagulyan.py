@@ -66,6 +66,8 @@ def inaccurate_bound(c: Constants) -> float:
     """Theorem 4 (module docstring)."""
     g, s = c.step, math.sqrt(max(c.sigma2, 0.0))
     base = finite_or_inf((1.0 - c.m * g) ** c.K * c.w0) + C165 * c.kappa * math.sqrt(g * c.p)
+    if math.isinf(s):
+        return math.inf  # the last term grows like sigma (gamma p / m)^(1/2)
     noise = c.sigma2 * math.sqrt(g * c.p) / (C165 * c.M * math.sqrt(g * c.p) + s * math.sqrt(c.m)) if s > 0 else 0.0
     return base + c.delta * math.sqrt(c.p) / c.m + noise
 
