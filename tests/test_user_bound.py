@@ -6,7 +6,9 @@ point while the rest still reports."""
 from __future__ import annotations
 
 import json
+import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -102,7 +104,8 @@ pytest_plugins = ["pytester"]
 
 def test_pytest_plugin_runs_a_user_bound(pytester, monkeypatch, tmp_path):
     (tmp_path / "plugin_bounds.py").write_text(GOOD.replace("mybounds.", "pluginb."))
-    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    root = Path(__file__).resolve().parents[1]  # this checkout's verify, not an installed copy
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), str(root)]))
     pytester.makepyfile(test_mine="def test_claim(verify_claim):\n    verify_claim.assert_as_expected()\n")
     res = pytester.runpytest_subprocess("--verify-module", "plugin_bounds", "-q")
     res.assert_outcomes(passed=1, failed=2)

@@ -103,7 +103,10 @@ def panel_figure(result: BoundResult) -> str:
     a1.set_title("over h at K = 10^4", fontsize=9)
     a2.set_xlabel("K")
     a2.set_title("over K at a step inside the assumptions", fontsize=9)
-    a1.legend(fontsize=6, ncol=2)
+    if a1.get_legend_handles_labels()[0]:
+        a1.legend(fontsize=6, ncol=2)
+    else:
+        a1.text(0.5, 0.5, "no point inside the assumptions", ha="center", transform=a1.transAxes)
     fig.tight_layout()
     return png_data(fig, dpi=80)
 

@@ -45,7 +45,7 @@ def atlas_result(key: str):
 
 
 def register_bound(b: Bound, *, paper: str | None = None, expected: str = "holds", finding: str | None = None,
-                   out_of_scope: str | None = None) -> Bound:
+                   out_of_scope: str | None = None, module: str | None = None) -> Bound:
     """Register ``b`` in the atlas and as the claim ``b.key`` (paper ``paper``, default the key's first part).
 
     Parameters
@@ -61,6 +61,9 @@ def register_bound(b: Bound, *, paper: str | None = None, expected: str = "holds
         What the atlas found (required for "holds as a bound" and "fails").
     out_of_scope : str, optional
         The reason the claim is not judged (e.g. constants that could not be confirmed and are violated as read).
+    module : str, optional
+        The module the claim belongs to (the pytest plugin's ``--verify-module`` selects claims by it); default the
+        module of ``b.value``.
 
     Returns
     -------
@@ -83,10 +86,13 @@ def register_bound(b: Bound, *, paper: str | None = None, expected: str = "holds
     unconfirmed = "" if b.confirmed else " (constants unconfirmed against the paper's text)"
     statement = (f"{b.title}{unconfirmed}: {b.formula} bounds {_metric(b.metric)} between the {b.law} of "
                  f"{b.sampler} and the target at every atlas point inside its assumptions ({b.assumptions}).")
+    def run(settings, key=b.key):
+        return bound_claim_result(atlas_result(key))
+
+    run.__module__ = module or getattr(b.value, "__module__", __name__)
     claim(b.key, paper=paper or b.key.split(".")[0], source=b.reference, statement=statement, family=b.key,
           expected=expected, erratum=finding if expected == "fails" else None,
-          finding=finding if expected != "fails" else None, out_of_scope=out_of_scope)(
-        lambda settings, key=b.key: bound_claim_result(atlas_result(key)))
+          finding=finding if expected != "fails" else None, out_of_scope=out_of_scope)(run)
     return b
 
 
