@@ -25,6 +25,7 @@ from .integrators.preconditioned import PreconditionedLangevin
 from .integrators.psgld import AdaptivePreconditionedLangevin
 from .integrators.sghmc import SGHMC
 from .integrators.sgrld import ExpandedMeanLangevin
+from .integrators.ulmc import UnderdampedLangevinMC
 from .models.lda import LDAModel
 from .sampler import Sampler
 from .validation import ParameterError
@@ -515,6 +516,20 @@ def sghmc_cv(model: Model, h: float, alpha: float, n: int, theta_hat=None, repla
     return Sampler(model, est, SGHMC(alpha, resample_every), h, name="sghmc_cv")
 
 
+def ulmc(model: Model, h: float, gamma: float = 2.0, u: float | None = None,
+         estimator: GradientEstimator | None = None, v0_var: float | None = None) -> Sampler:
+    """Underdamped Langevin MCMC (Cheng, Chatterji, Bartlett & Jordan 2018, Algorithm 1): the exact frozen-gradient
+    flow over a time step h with friction ``gamma`` (default 2) and inverse mass ``u`` (default 1/L, L the model's
+    gradient Lipschitz constant), full gradient by default; with a control-variate ``estimator`` it is CV-ULD
+    (Chatterji, Flammarion, Ma, Bartlett & Jordan 2018, Algorithm 3)."""
+    if u is None:
+        if model.grad_lipschitz is None:
+            raise ParameterError("ulmc: u defaults to 1/L, and this model declares no grad_lipschitz; pass u")
+        u = 1.0 / model.grad_lipschitz
+    integ = UnderdampedLangevinMC(gamma=gamma, u=u, v0_var=v0_var)
+    return Sampler(model, FullGradient() if estimator is None else estimator, integ, h, name="ulmc")
+
+
 def cp_sgld(model: Model, h: float, strata: Strata, b: int, allocation: str | Sequence[int] = "neyman",
             replace: bool = False) -> Sampler:
     """CP-SGLD: SGLD with Fu & Zhang's stratified (clustered) minibatch gradient (Algorithm 1, fixed step).
@@ -652,4 +667,4 @@ def sgrld(model: LDAModel, h: float, b: int, strata: Strata | None = None, alloc
 
 
 __all__ = ["cp_sghmc", "cp_sgld", "euler", "msgld", "msgld_estimated_cov", "psgld", "saga_ld", "sghmc", "sghmc_cv",
-           "sgld", "sgld_cv", "sgld_preconditioned", "sgrld", "svrgld", "vrsgld"]
+           "sgld", "sgld_cv", "sgld_preconditioned", "sgrld", "svrgld", "ulmc", "vrsgld"]
