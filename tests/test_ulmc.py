@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.linalg import expm
 
-from simulate import GaussianLocation, LinearRegressionModel, control_variate, run, ulmc
+from simulate import GaussianMeanModel, LinearRegressionModel, control_variate, run, ulmc
 from simulate.integrators.ulmc import UnderdampedLangevinMC, ulmc_coefficients
 from simulate.validation import ParameterError
 from theory import exact_law
@@ -42,7 +42,7 @@ def _z(est, se, ref):
 def test_engine_law_matches_simulation(case):
     rng = np.random.default_rng(0)
     if case.startswith("gaussian"):
-        model = GaussianLocation(rng.standard_normal((5, 2)), Sigma=np.array([[1.0, 0.3], [0.3, 0.5]]))
+        model = GaussianMeanModel(rng.standard_normal((5, 2)), Sigma=np.array([[1.0, 0.3], [0.3, 0.5]]), sigma0=None)
         sampler = ulmc(model, 0.3, v0_var=0.0 if "0" in case else None)
     else:
         model = LinearRegressionModel.simulate_data(50, dim=2, seed=1)
@@ -57,7 +57,7 @@ def test_engine_law_matches_simulation(case):
 
 
 def test_gaussian_target_stationary_momentum_and_stability_bound():
-    model = GaussianLocation(np.zeros((1, 2)), Sigma=np.diag([1.0, 0.1]))
+    model = GaussianMeanModel(np.zeros((1, 2)), Sigma=np.diag([1.0, 0.1]), sigma0=None)
     err = []
     for h in (0.2, 0.1):  # the stationary momentum tends to N(0, u I), its error O(h)
         s = ulmc(model, h)

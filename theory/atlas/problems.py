@@ -5,12 +5,11 @@ problem on which SAGA-LD's gradient table fits the exact engine.
 Every problem is a simulator model with an affine gradient, so the exact engine (:func:`theory.exact_law`) gives the
 law of every sampler on it. The Gaussian targets N(0, diag(1/lambda)) (lambda log-spaced from 1 to kappa; for
 p > 10, ten log-spaced values with multiplicity p/10, which keeps the condition number and lets the exact route
-treat equal coordinates once) are
-:class:`simulate.GaussianLocation` models: N data x_i ~ N(theta, N diag(1/lambda)), flat prior, so the posterior is
-N(xbar, diag(1/lambda)); the data are whitened so that their mean is 0 and their empirical covariance is exactly
+treat equal coordinates once) are :class:`simulate.GaussianMeanModel` models with a flat prior (sigma0=None): N
+data x_i ~ N(theta, N diag(1/lambda)), so the posterior is N(xbar, diag(1/lambda)); the data are whitened so that their mean is 0 and their empirical covariance is exactly
 N diag(1/lambda) (the minibatch noise covariance is then (N/n) f diag(lambda), f the finite-population factor).
 They are written in the eigenbasis of the precision: W2, KL and TV are invariant under a rotation applied to both
-laws, and rotating the data rotates every sampler's chain on a GaussianLocation model, so no generality is lost;
+laws, and rotating the data rotates every sampler's chain on a flat-prior GaussianMeanModel, so no generality is lost;
 in this basis every coordinate's chain closes on itself (``separable``), which the atlas uses to reach p = 100.
 The regressions are not separable for stochastic gradients; their full-gradient chains (ULA, underdamped Langevin
 MCMC) depend on the posterior alone, so the atlas computes those in the precision's eigenbasis
@@ -24,7 +23,7 @@ from functools import cache, cached_property
 
 import numpy as np
 
-from simulate import GaussianLocation, GaussianMeanModel, LinearRegressionModel
+from simulate import GaussianMeanModel, LinearRegressionModel
 from simulate.validation import ParameterError
 
 #: The suffix of a problem's eigenbasis form (:meth:`Problem.eigenbasis`).
@@ -71,12 +70,12 @@ class Problem:
         return float(self.spectrum[-1])
 
     def eigenbasis(self) -> Problem:
-        """The same posterior as a separable Gaussian target in the eigenbasis of its precision (a GaussianLocation
+        """The same posterior as a separable Gaussian target in the eigenbasis of its precision (a flat-prior GaussianMeanModel
         model with one datum at the rotated mean): full-gradient samplers see only the posterior's gradient, and
         every distance here is rotation invariant, so their laws may be computed there (module docstring)."""
         lam, U = np.linalg.eigh(self.precision)
         mean = U.T @ self.mean
-        model = GaussianLocation(mean[None, :], Sigma=np.diag(1.0 / lam))
+        model = GaussianMeanModel(mean[None, :], Sigma=np.diag(1.0 / lam), sigma0=None)
         return Problem(f"{self.name}{EIGENBASIS}", f"{self.description}, in the eigenbasis of its precision", model,
                        mean, np.diag(1.0 / lam), np.diag(lam), True, ("ula", "ulmc"), self.M_datum)
 
@@ -97,7 +96,7 @@ def _whitened(N: int, p: int, seed: int) -> np.ndarray:
 
 def gaussian_problem(p: int, kappa: float, N: int = 200, seed: int = 0) -> Problem:
     """The Gaussian target N(0, diag(1/lambda)), lambda = geomspace(1, kappa, p) (for p > 10: ten values, each
-    p/10 times), as a GaussianLocation model with N whitened data (module docstring)."""
+    p/10 times), as a flat-prior GaussianMeanModel with N whitened data (module docstring)."""
     if not (isinstance(p, int) and 1 <= p <= 500):
         raise ParameterError(f"p must be an integer with 1 <= p <= 500 (the separable route's coordinates), got {p!r}")
     if not (kappa >= 1.0 and np.isfinite(kappa)) or (p == 1 and kappa != 1.0):
@@ -106,7 +105,7 @@ def gaussian_problem(p: int, kappa: float, N: int = 200, seed: int = 0) -> Probl
         raise ParameterError(f"N must exceed p to whiten the data, got N = {N}, p = {p}")
     lam = np.geomspace(1.0, kappa, p) if p <= 10 else np.repeat(np.geomspace(1.0, kappa, 10), -(-p // 10))[:p]
     data = _whitened(N, p, seed) * np.sqrt(N / lam)
-    model = GaussianLocation(data, Sigma=np.diag(N / lam))
+    model = GaussianMeanModel(data, Sigma=np.diag(N / lam), sigma0=None)
     name = "gauss_p1" if p == 1 else f"gauss_p{p}_k{kappa:g}"
     samplers = COMMON_SAMPLERS + (("cv_uld",) if p <= 10 else ())
     return Problem(name, f"Gaussian target, p = {p}, condition number {kappa:g} (N = {N} whitened data)", model,
