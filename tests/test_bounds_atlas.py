@@ -18,7 +18,7 @@ from theory.atlas.grid import problems_for
 from theory.atlas.laws import K_GRID, _eigen_path, chain_laws, start_law
 from theory.atlas.samplers import build_sampler
 from theory.bounds.literature import DK_W2, Bound, Source
-from theory.bounds.literature.dalalyan_karagulyan import w2_bound
+from theory.bounds.literature.dalalyan_karagulyan import dk_w2_bound as w2_bound
 from verify.bound_checks import bound_claim_result
 
 SMALL = ("gauss_p1", "regression_small")

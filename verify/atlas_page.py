@@ -22,7 +22,7 @@ from .html import esc, img, num, page, png_data, table
 COUNTED = ("holds", "violated", "undecided")
 
 
-def summary(result: BoundResult) -> dict:
+def atlas_summary(result: BoundResult) -> dict:
     """The figures of one bound: counts by status, vacuous points, the tightest and loosest ratio bound / exact over
     the counted points, the median fitted orders in h."""
     b, pts = result.bound, result.points
@@ -48,7 +48,7 @@ def slack_table(results: list[BoundResult]) -> str:
     rows = ["| bound | distance | order in h: bound / exact | tightest ratio | loosest ratio | violations | "
             "points (counted / outside) | constants |", "|---|---|---|---|---|---|---|---|"]
     for r in results:
-        s = summary(r)
+        s = atlas_summary(r)
         rows.append(f"| {s['title']} | {s['metric']} ({s['sampler']}) | {_fmt(s['order_bound'], '.2f')} / "
                     f"{_fmt(s['order_exact'], '.2f')} | {_fmt(s['tightest'])} | {_fmt(s['loosest'])} | "
                     f"{s['violated']} of {s['counted']} | {s['counted']} / {s['outside']} | "
@@ -112,7 +112,7 @@ def panel_figure(result: BoundResult) -> str:
 
 
 def _panel(result: BoundResult) -> str:
-    b, s = result.bound, summary(result)
+    b, s = result.bound, atlas_summary(result)
     status = "violations" if s["violated"] else ("errors" if s["error"] else "holds")
     badge = {"violations": "fails", "errors": "error", "holds": "holds"}[status]
     conf = "" if b.confirmed else ' <span class="badge erratum">constants unconfirmed</span>'
@@ -147,7 +147,7 @@ def write_atlas_page(results: list[BoundResult], outdir: Path, seconds: float | 
     """Write ``atlas.html`` and ``atlas.json`` (the summaries) into ``outdir``; returns the page's path."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    sums = [summary(r) for r in results]
+    sums = [atlas_summary(r) for r in results]
     rows = [[f'<a href="#{esc(s["key"])}">{esc(s["title"])}</a>', esc(s["metric"]), esc(s["sampler"]),
              num(s["order_bound"], ".2f"), num(s["order_exact"], ".2f"), num(s["tightest"], ".3g"),
              num(s["loosest"], ".3g"), f"{s['violated']} / {s['counted']}", str(s["vacuous"]), str(s["outside"]),
@@ -171,4 +171,4 @@ def write_atlas_page(results: list[BoundResult], outdir: Path, seconds: float | 
     return path
 
 
-__all__ = ["panel_figure", "slack_table", "summary", "write_atlas_page"]
+__all__ = ["panel_figure", "slack_table", "atlas_summary", "write_atlas_page"]

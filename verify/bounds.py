@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from simulate.validation import ParameterError
 from theory.atlas import evaluate_bound
-from theory.atlas.laws import clear_caches as clear_atlas_caches
+from theory.atlas.laws import clear_atlas_caches
 from theory.bounds.literature import LAWS, METRICS, SAMPLERS, STARTS, Bound, Constants, Source
 
 from .api import claim

@@ -14,7 +14,8 @@ the bound's assumptions, vacuous or a violation, and the bound's order in h agai
     evaluate   the points, their status, the order fits
 """
 
-from .evaluate import BoundResult, Order, Point, evaluate_bound, evaluate_bounds
-from .problems import PROBLEMS, Problem, problem
+from .evaluate import AtlasPoint, BoundResult, Order, evaluate_bound, evaluate_bounds
+from .problems import PROBLEMS, AtlasProblem, problem
 
-__all__ = ["PROBLEMS", "BoundResult", "Order", "Point", "Problem", "evaluate_bound", "evaluate_bounds", "problem"]
+__all__ = ["PROBLEMS", "AtlasPoint", "AtlasProblem", "BoundResult", "Order", "evaluate_bound", "evaluate_bounds",
+           "problem"]

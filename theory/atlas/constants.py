@@ -28,12 +28,12 @@ from theory.distances import kl_gaussian, w2_gaussian
 from theory.noise.minibatch import k_factor
 
 from .laws import ChainLaws, functional_path
-from .problems import Problem, problem
+from .problems import AtlasProblem, problem
 from .samplers import MINIBATCH, UNDERDAMPED
 
 
 @lru_cache(maxsize=64)
-def _noise_parts(prob: Problem):
+def _noise_parts(prob: AtlasProblem):
     """(K-free) sum_i B_i^2, B_i (None when every B_i = 0: a common per-datum precision) and the centred shifts c_i
     of the problem's per-datum gradients."""
     parts = prob.model.affine_parts()
@@ -45,12 +45,12 @@ def _noise_parts(prob: Problem):
     return np.einsum("nij,njk->ik", B, B), (B if np.any(B) else None), c
 
 
-def additive(prob: Problem) -> bool:
+def additive(prob: AtlasProblem) -> bool:
     """True when every per-datum precision is the same (B_i = 0): the minibatch noise does not depend on theta."""
     return _noise_parts(prob)[1] is None
 
 
-def noise_trace(prob: Problem, sampler_name: str, n: int, mean: np.ndarray, cov: np.ndarray) -> float:
+def noise_trace(prob: AtlasProblem, sampler_name: str, n: int, mean: np.ndarray, cov: np.ndarray) -> float:
     """E tr Cov(g | theta) under theta ~ N(mean, cov) (module docstring); for SVRG-LD ``mean``/``cov`` are the
     moments of theta - anchor."""
     BB, B, c = _noise_parts(prob)
@@ -68,7 +68,7 @@ def noise_trace(prob: Problem, sampler_name: str, n: int, mean: np.ndarray, cov:
     return Kn * float(np.sum(resid**2) + np.trace(BB @ cov))
 
 
-def sigma2(prob: Problem, sampler_name: str, n: int | None, laws: ChainLaws, K: int) -> float:
+def sigma2(prob: AtlasProblem, sampler_name: str, n: int | None, laws: ChainLaws, K: int) -> float:
     """Dalalyan & Karagulyan's sigma^2 at K (module docstring); 0 for full gradients."""
     if sampler_name not in MINIBATCH or sampler_name == "saga_ld":
         return 0.0
@@ -102,7 +102,7 @@ def _noise_path(problem_name: str, sampler_name: str, h: float, n: int, start: s
     return np.maximum.accumulate(np.where(np.isfinite(trace), trace, np.inf))
 
 
-def base_constants(bound: Bound, prob: Problem, h: float, n: int | None, laws: ChainLaws,
+def base_constants(bound: Bound, prob: AtlasProblem, h: float, n: int | None, laws: ChainLaws,
                    sampler=None) -> Constants:
     """The constants of the chain (bound, problem, h, n) at K = 1 with sigma^2 = 0: the start's distances, the
     spectrum, the integrator's; :func:`at_K` completes them (module docstring)."""
@@ -121,7 +121,7 @@ def base_constants(bound: Bound, prob: Problem, h: float, n: int | None, laws: C
         friction=getattr(integ, "gamma", None) if under else None, u=getattr(integ, "u", None) if under else None)
 
 
-def at_K(base: Constants, prob: Problem, sampler_name: str, laws: ChainLaws, K: int) -> Constants:
+def at_K(base: Constants, prob: AtlasProblem, sampler_name: str, laws: ChainLaws, K: int) -> Constants:
     """``base`` at K, with sigma^2 at K (:func:`sigma2`)."""
     return dataclasses.replace(base, K=K, sigma2=sigma2(prob, sampler_name, base.n, laws, K))
 

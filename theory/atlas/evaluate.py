@@ -38,13 +38,13 @@ from .laws import K_GRID, chain_laws, stationary_law
 from .problems import problem
 from .samplers import build_sampler
 
-STATUSES = ("holds", "violated", "undecided", "outside", "error")
+POINT_STATUSES = ("holds", "violated", "undecided", "outside", "error")
 #: Iteration counts over which the bound's infimum in K is taken for the order fit.
 K_INF = tuple(int(k) for k in np.unique(np.geomspace(1, 1e12, 97).astype(np.int64)))
 
 
 @dataclass(frozen=True)
-class Point:
+class AtlasPoint:
     """One atlas point (module docstring)."""
 
     problem: str
@@ -82,14 +82,14 @@ class BoundResult:
     """The atlas of one bound: its points, its order fits and the routes of its exact values."""
 
     bound: Bound
-    points: list[Point] = field(default_factory=list)
+    points: list[AtlasPoint] = field(default_factory=list)
     orders: list[Order] = field(default_factory=list)
     routes: dict = field(default_factory=dict)
 
-    def counted(self) -> list[Point]:
+    def counted(self) -> list[AtlasPoint]:
         return [p for p in self.points if p.status in ("holds", "violated", "undecided")]
 
-    def by_status(self, status: str) -> list[Point]:
+    def by_status(self, status: str) -> list[AtlasPoint]:
         return [p for p in self.points if p.status == status]
 
 
@@ -142,7 +142,7 @@ def _cell_points(bound: Bound, cell: Cell, result: BoundResult) -> None:
             laws = chain_laws(cell.problem, bound.sampler, h, cell.n, bound.start, joint,
                               bound.law != "last iterate")
         except ParameterError as e:  # the exact route refused this chain: every point of it is an error, named
-            result.points += [Point(cell.problem, cell.n, h, K, math.nan, math.nan, math.nan, "error",
+            result.points += [AtlasPoint(cell.problem, cell.n, h, K, math.nan, math.nan, math.nan, "error",
                                     message=f"{bound.key}: the exact law is not available at problem {cell.problem}, "
                                             f"n = {cell.n}, h = {h:.4g}, K = {K}: {e}") for K in K_GRID]
             continue
@@ -156,15 +156,15 @@ def _cell_points(bound: Bound, cell: Cell, result: BoundResult) -> None:
             ex = _exact_at(bound, cell, h, laws, K)
             result.routes.setdefault(cell.problem, ex.route + f"; {laws.route} route")
             if reason and not msg:  # outside the assumptions: shown, never an error of the bound
-                result.points.append(Point(cell.problem, cell.n, h, K, ex.lo, ex.hi,
+                result.points.append(AtlasPoint(cell.problem, cell.n, h, K, ex.lo, ex.hi,
                                            math.nan if value is None else value, "outside", message=str(reason)))
                 continue
             if msg or vmsg:
-                result.points.append(Point(cell.problem, cell.n, h, K, ex.lo, ex.hi, math.nan, "error",
+                result.points.append(AtlasPoint(cell.problem, cell.n, h, K, ex.lo, ex.hi, math.nan, "error",
                                            message=f"{msg or vmsg} at {where}"))
                 continue
             vac = value >= (1.0 if bound.metric == "tv" else d0) or (bound.metric == "tv" and value >= 1.0)
-            result.points.append(Point(cell.problem, cell.n, h, K, ex.lo, ex.hi, value, _status(value, ex), vac))
+            result.points.append(AtlasPoint(cell.problem, cell.n, h, K, ex.lo, ex.hi, value, _status(value, ex), vac))
 
 
 def _order(bound: Bound, cell: Cell, result: BoundResult) -> Order | None:
@@ -242,4 +242,4 @@ def evaluate_bounds(bounds, jobs: int = 1) -> list[BoundResult]:
     return results
 
 
-__all__ = ["K_INF", "STATUSES", "BoundResult", "Order", "Point", "evaluate_bound", "evaluate_bounds"]
+__all__ = ["K_INF", "POINT_STATUSES", "BoundResult", "Order", "AtlasPoint", "evaluate_bound", "evaluate_bounds"]

@@ -11,7 +11,7 @@ law itself is available (:mod:`theory.atlas.exact`).
 
 Routes: ``direct`` runs the engine on the whole model (moments by the engine's powers of the period maps where its
 state is small, else one pass of its recursions over K); ``separable`` (problems whose coordinates close on
-themselves, :attr:`theory.atlas.problems.Problem.separable`, p > 1) runs the engine on each coordinate's
+themselves, :attr:`theory.atlas.problems.AtlasProblem.separable`, p > 1) runs the engine on each coordinate's
 projected model (:meth:`theory.linear_gaussian.ExactLaw.projected`) and assembles the diagonal covariance: exact,
 because the coordinates' chains are independent in their first two moments (diagonal precisions, diagonal start,
 data whose empirical cross-covariances vanish, so the minibatch noise is uncorrelated across coordinates; checked).
@@ -29,7 +29,7 @@ from simulate.validation import ParameterError
 from theory.linear_gaussian import exact_law, solve
 
 from .exact import mixture_kls_1d
-from .problems import EIGENBASIS, Problem, problem
+from .problems import EIGENBASIS, AtlasProblem, problem
 from .samplers import GAUSSIAN_SAMPLERS, UNDERDAMPED, build_sampler
 
 #: The iteration counts of the atlas.
@@ -56,7 +56,16 @@ class ChainLaws:
     start_name: str = ""
 
 
-def start_law(prob: Problem, start: str) -> tuple[np.ndarray, np.ndarray]:
+
+def _period_second_matrix(kernel) -> np.ndarray:
+    """W, (n^2, n^2): the homogeneous second-moment map over one period from phase 0 as an explicit matrix acting
+    on row-major vec(C), built by applying the engine's map (:func:`theory.linear_gaussian.solve.period_second`) to
+    the n^2 unit matrices at once."""
+    n = kernel.layout.n
+    units = np.eye(n * n, dtype=kernel.layout.dtype).reshape(n * n, n, n)
+    return solve.period_second(kernel, units).reshape(n * n, n * n).T
+
+def start_law(prob: AtlasProblem, start: str) -> tuple[np.ndarray, np.ndarray]:
     """(mean, covariance) of theta_0: "warm" N(x*, I/M), "offset" N(x* + Delta, I/M), "point" x* + Delta."""
     p = prob.p
     if start == "warm":
@@ -104,7 +113,7 @@ def _eigen_path(law, ks, joint: bool) -> dict | None:
     K = law.kernel
     if not law.explicit or K.period != 1 or K.first is not None:
         return None
-    Phi, W = solve.period_first(K), solve.period_second_matrix(K)
+    Phi, W = solve.period_first(K), _period_second_matrix(K)
     m0, S0 = K.initial(law.theta0, law.cov0, first_ok=True)
     lam, V = np.linalg.eig(W)
     coef = np.linalg.solve(V, S0.reshape(-1).astype(complex))
@@ -193,7 +202,7 @@ def _all_moments(law, k_max: int) -> tuple[np.ndarray, np.ndarray]:
     K = law.kernel
     d = law.d
     if law.explicit and K.period == 1 and K.first is None:
-        Phi, W = solve.period_first(K), solve.period_second_matrix(K)
+        Phi, W = solve.period_first(K), _period_second_matrix(K)
         m, S0 = K.initial(law.theta0, law.cov0, first_ok=True)
         lam, V = np.linalg.eig(W)
         coef = np.linalg.solve(V, S0.reshape(-1).astype(complex))
@@ -265,7 +274,7 @@ def _route(prob) -> str:
 def chain_laws(problem_name: str, sampler_name: str, h: float, n: int | None, start: str, joint: bool = False,
                average: bool = False) -> ChainLaws:
     """The exact laws of one chain (module docstring) at every K of :data:`K_GRID`; cached. Full-gradient chains on a
-    problem that is not separable are computed in its eigenbasis (:meth:`Problem.eigenbasis`; the means and
+    problem that is not separable are computed in its eigenbasis (:meth:`AtlasProblem.eigenbasis`; the means and
     covariances are then those of the rotated coordinates, and so is the target)."""
     if sampler_name in GAUSSIAN_SAMPLERS and not problem(problem_name).separable and not average:
         return chain_laws(problem_name + EIGENBASIS, sampler_name, h, n, start, joint, average)
@@ -319,7 +328,7 @@ def functional_path(problem_name: str, sampler_name: str, h: float, n: int | Non
     K, k_max, D = law.kernel, K_GRID[-1], F.shape[0]
     with np.errstate(over="ignore", invalid="ignore"):  # an unstable chain's moments overflow: inf, reported
         if law.explicit and K.period == 1 and K.first is None:
-            Phi, W = solve.period_first(K), solve.period_second_matrix(K)
+            Phi, W = solve.period_first(K), _period_second_matrix(K)
             m, S0 = K.initial(law.theta0, law.cov0, first_ok=True)
             lam, V = np.linalg.eig(W)
             coef = np.linalg.solve(V, S0.reshape(-1).astype(complex))
@@ -337,7 +346,7 @@ def functional_path(problem_name: str, sampler_name: str, h: float, n: int | Non
     return np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
 
 
-def clear_caches() -> None:
+def clear_atlas_caches() -> None:
     """Forget every exact law computed so far (chains, stationary laws, coordinates): after a change of the code
     they come from, e.g. a planted bug."""
     chain_laws.cache_clear()
@@ -345,4 +354,4 @@ def clear_caches() -> None:
     _COORDINATES.clear()
 
 
-__all__ = ["K_GRID", "ChainLaws", "chain_laws", "clear_caches", "functional_path", "start_law", "stationary_law"]
+__all__ = ["K_GRID", "ChainLaws", "chain_laws", "clear_atlas_caches", "functional_path", "start_law", "stationary_law"]

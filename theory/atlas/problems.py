@@ -2,18 +2,19 @@
 mean model (Vollmer et al.'s toy) and Bayesian linear regression on scikit-learn's diabetes data, plus a small
 problem on which SAGA-LD's gradient table fits the exact engine.
 
-Every problem is a simulator model with an affine gradient, so the exact engine (:func:`theory.exact_law`) gives the
-law of every sampler on it. The Gaussian targets N(0, diag(1/lambda)) (lambda log-spaced from 1 to kappa; for
-p > 10, ten log-spaced values with multiplicity p/10, which keeps the condition number and lets the exact route
-treat equal coordinates once) are :class:`simulate.GaussianMeanModel` models with a flat prior (sigma0=None): N
-data x_i ~ N(theta, N diag(1/lambda)), so the posterior is N(xbar, diag(1/lambda)); the data are whitened so that their mean is 0 and their empirical covariance is exactly
-N diag(1/lambda) (the minibatch noise covariance is then (N/n) f diag(lambda), f the finite-population factor).
-They are written in the eigenbasis of the precision: W2, KL and TV are invariant under a rotation applied to both
-laws, and rotating the data rotates every sampler's chain on a flat-prior GaussianMeanModel, so no generality is lost;
-in this basis every coordinate's chain closes on itself (``separable``), which the atlas uses to reach p = 100.
+Every problem is a simulator model with an affine gradient, so the exact engine (:func:`theory.exact_law`) gives the law
+of every sampler on it. The Gaussian targets N(0, diag(1/lambda)) (lambda log-spaced from 1 to kappa; for p > 10, ten
+log-spaced values with multiplicity p/10, which keeps the condition number and lets the exact route treat equal
+coordinates once) are :class:`simulate.GaussianMeanModel` models with a flat prior (sigma0=None): N data x_i ~ N(theta,
+N diag(1/lambda)), so the posterior is N(xbar, diag(1/lambda)); the data are whitened so that their mean is 0 and their
+empirical covariance is exactly N diag(1/lambda) (the minibatch noise covariance is then (N/n) f diag(lambda), f the
+finite-population factor). They are written in the eigenbasis of the precision: W2, KL and TV are invariant under a
+rotation applied to both laws, and rotating the data rotates every sampler's chain on a flat-prior GaussianMeanModel, so
+no generality is lost; in this basis every coordinate's chain closes on itself (``separable``), which the atlas uses to
+reach p = 100.
 The regressions are not separable for stochastic gradients; their full-gradient chains (ULA, underdamped Langevin
 MCMC) depend on the posterior alone, so the atlas computes those in the precision's eigenbasis
-(:meth:`Problem.eigenbasis`: the same posterior as a separable Gaussian target; the distances are invariant).
+(:meth:`AtlasProblem.eigenbasis`: the same posterior as a separable Gaussian target; the distances are invariant).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 from simulate import GaussianMeanModel, LinearRegressionModel
 from simulate.validation import ParameterError
 
-#: The suffix of a problem's eigenbasis form (:meth:`Problem.eigenbasis`).
+#: The suffix of a problem's eigenbasis form (:meth:`AtlasProblem.eigenbasis`).
 EIGENBASIS = "@eigenbasis"
 #: Samplers whose exact law the atlas computes on every problem; SVRG-LD and SAGA-LD only where listed (on the
 #: problems with a common per-datum precision SVRG-LD's and the control variates' noise vanishes: they are ULA).
@@ -34,7 +35,7 @@ COMMON_SAMPLERS = ("ula", "sgld", "sgld_cv", "ulmc")
 
 
 @dataclass(frozen=True, eq=False)
-class Problem:
+class AtlasProblem:
     """A test problem: the model, its posterior N(mean, cov) (precision ``precision``, extreme eigenvalues m, M),
     whether its coordinates close on themselves (``separable``), the samplers the atlas runs on it and the largest
     per-datum smoothness constant ``M_datum`` (with the prior's share 1/N)."""
@@ -69,15 +70,15 @@ class Problem:
     def M(self) -> float:
         return float(self.spectrum[-1])
 
-    def eigenbasis(self) -> Problem:
-        """The same posterior as a separable Gaussian target in the eigenbasis of its precision (a flat-prior GaussianMeanModel
-        model with one datum at the rotated mean): full-gradient samplers see only the posterior's gradient, and
-        every distance here is rotation invariant, so their laws may be computed there (module docstring)."""
+    def eigenbasis(self) -> AtlasProblem:
+        """The same posterior as a separable Gaussian target in the eigenbasis of its precision (a flat-prior
+        GaussianMeanModel with one datum at the rotated mean): full-gradient samplers see only the posterior's gradient,
+        and every distance here is rotation invariant, so their laws may be computed there (module docstring)."""
         lam, U = np.linalg.eigh(self.precision)
         mean = U.T @ self.mean
         model = GaussianMeanModel(mean[None, :], Sigma=np.diag(1.0 / lam), sigma0=None)
-        return Problem(f"{self.name}{EIGENBASIS}", f"{self.description}, in the eigenbasis of its precision", model,
-                       mean, np.diag(1.0 / lam), np.diag(lam), True, ("ula", "ulmc"), self.M_datum)
+        return AtlasProblem(f"{self.name}{EIGENBASIS}", f"{self.description}, in the eigenbasis of its precision",
+                            model, mean, np.diag(1.0 / lam), np.diag(lam), True, ("ula", "ulmc"), self.M_datum)
 
     @cached_property
     def offset(self) -> np.ndarray:
@@ -94,7 +95,7 @@ def _whitened(N: int, p: int, seed: int) -> np.ndarray:
     return z @ (U / np.sqrt(lam)) @ U.T
 
 
-def gaussian_problem(p: int, kappa: float, N: int = 200, seed: int = 0) -> Problem:
+def gaussian_problem(p: int, kappa: float, N: int = 200, seed: int = 0) -> AtlasProblem:
     """The Gaussian target N(0, diag(1/lambda)), lambda = geomspace(1, kappa, p) (for p > 10: ten values, each
     p/10 times), as a flat-prior GaussianMeanModel with N whitened data (module docstring)."""
     if not (isinstance(p, int) and 1 <= p <= 500):
@@ -108,28 +109,28 @@ def gaussian_problem(p: int, kappa: float, N: int = 200, seed: int = 0) -> Probl
     model = GaussianMeanModel(data, Sigma=np.diag(N / lam), sigma0=None)
     name = "gauss_p1" if p == 1 else f"gauss_p{p}_k{kappa:g}"
     samplers = COMMON_SAMPLERS + (("cv_uld",) if p <= 10 else ())
-    return Problem(name, f"Gaussian target, p = {p}, condition number {kappa:g} (N = {N} whitened data)", model,
+    return AtlasProblem(name, f"Gaussian target, p = {p}, condition number {kappa:g} (N = {N} whitened data)", model,
                    np.zeros(p), np.diag(1.0 / lam), np.diag(lam), True, samplers, float(lam.max()) / N)
 
 
-def gaussian_mean_problem(N: int, seed: int = 2016) -> Problem:
+def gaussian_mean_problem(N: int, seed: int = 2016) -> AtlasProblem:
     """Vollmer et al.'s 1-D Gaussian toy: x_i ~ N(theta, 1), theta ~ N(0, 1), N data simulated with theta = 1."""
     model = GaussianMeanModel.simulate_data(N, theta_true=1.0, seed=seed)
     prec = np.array([[model.grad_lipschitz]])
     samplers = COMMON_SAMPLERS + ("cv_uld",)
-    return Problem("gaussian_mean" if N == 1000 else f"gaussian_mean_N{N}",
+    return AtlasProblem("gaussian_mean" if N == 1000 else f"gaussian_mean_N{N}",
                    f"Gaussian mean model (Vollmer et al.'s toy), N = {N}", model, np.asarray(model.posterior_mean),
                    1.0 / prec, prec, True, samplers, 1.0 + 1.0 / N)
 
 
-def _regression(name: str, description: str, model: LinearRegressionModel, samplers) -> Problem:
+def _regression(name: str, description: str, model: LinearRegressionModel, samplers) -> AtlasProblem:
     P = model.precision
     m_datum = float(np.max(np.sum(model.Z**2, axis=1)) / model.sigma**2) + 1.0 / (model.sigma0**2 * model.n_data)
-    return Problem(name, description, model, model.posterior_mean, np.linalg.inv(P), P, False, tuple(samplers),
+    return AtlasProblem(name, description, model, model.posterior_mean, np.linalg.inv(P), P, False, tuple(samplers),
                    m_datum)
 
 
-def diabetes_problem() -> Problem:
+def diabetes_problem() -> AtlasProblem:
     """Bayesian linear regression on scikit-learn's diabetes data (442 patients, 10 standardised features and an
     intercept, the response standardised), noise sigma = 1, prior N(0, 10^2 I)."""
     from sklearn.datasets import load_diabetes
@@ -141,7 +142,7 @@ def diabetes_problem() -> Problem:
                        COMMON_SAMPLERS + ("cv_uld",))
 
 
-def small_regression_problem() -> Problem:
+def small_regression_problem() -> AtlasProblem:
     """A small simulated regression (N = 6, p = 2, varied feature scales): SAGA-LD's gradient table makes its state
     p (N + 1) = 14-dimensional, which the engine's explicit route takes."""
     model = LinearRegressionModel.simulate_data(6, dim=2, seed=3)
@@ -162,7 +163,7 @@ PROBLEMS = tuple(_FACTORIES)
 
 
 @cache
-def problem(name: str) -> Problem:
+def problem(name: str) -> AtlasProblem:
     """The atlas problem ``name`` (one of :data:`PROBLEMS`, or one of them with the suffix "@eigenbasis");
     ParameterError naming it otherwise."""
     if name.endswith(EIGENBASIS) and name.removesuffix(EIGENBASIS) in _FACTORIES:
@@ -172,5 +173,5 @@ def problem(name: str) -> Problem:
     return _FACTORIES[name]()
 
 
-__all__ = ["EIGENBASIS", "PROBLEMS", "Problem", "diabetes_problem", "gaussian_mean_problem", "gaussian_problem",
+__all__ = ["EIGENBASIS", "PROBLEMS", "AtlasProblem", "diabetes_problem", "gaussian_mean_problem", "gaussian_problem",
            "problem", "small_regression_problem"]

@@ -46,7 +46,7 @@ from simulate.validation import ParameterError, check_int, check_positive
 from .linear_regression import noise_parts, ula_stationary_cov
 
 #: The four algorithms, in the paper's order.
-ALGORITHMS = ("lmc", "sgld", "sgldfp", "sgd")
+BROSSE_ALGORITHMS = ("lmc", "sgld", "sgldfp", "sgd")
 
 
 def samplers(model: LinearRegressionModel, gamma: float, p: int) -> dict[str, Sampler]:
@@ -89,4 +89,4 @@ def coupling_bounds(C: dict[str, np.ndarray]) -> dict[str, float]:
             "sgldfp-lmc": float(np.sqrt(max(np.trace(C["sgldfp"] - C["lmc"]), 0.0)))}
 
 
-__all__ = ["ALGORITHMS", "coupling_bounds", "invariant_covariances", "samplers"]
+__all__ = ["BROSSE_ALGORITHMS", "coupling_bounds", "invariant_covariances", "samplers"]

@@ -250,7 +250,7 @@ def _exp(x):
 
 @law_for(UnderdampedLangevinMC, examples=lambda model, s: [
     Example("ULMC", UnderdampedLangevinMC(gamma=2.0, u=1.0 / model.grad_lipschitz), "ulmc", 0.5)])
-def ulmc(integ, ctx: Context) -> IntegratorLaw:
+def ulmc_law(integ, ctx: Context) -> IntegratorLaw:
     """Underdamped Langevin MCMC (Cheng et al. 2018, Lemma 11): the exact frozen-gradient flow over h, as a
     Gaussian map of (theta, v) with the lemma's covariances."""
     h, T = ctx.h, ctx.num(integ.temperature)
@@ -281,4 +281,4 @@ def ulmc(integ, ctx: Context) -> IntegratorLaw:
 
 
 __all__ = ["baoab", "explicit_euler_sghmc", "langevin", "modified_langevin", "noiseless_langevin",
-           "preconditioned_langevin", "sghmc_law", "ulmc"]
+           "preconditioned_langevin", "sghmc_law", "ulmc_law"]

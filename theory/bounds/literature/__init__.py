@@ -15,15 +15,13 @@ as a :class:`Bound` (what it bounds, its assumptions, its constants and where ea
 """
 
 from .base import LAWS, METRICS, SAMPLERS, STARTS, Bound, Constants, Source
-from .chatterji import THEOREM_4_1 as CHATTERJI_SAGA
-from .chatterji import THEOREM_4_2 as CHATTERJI_SVRG
-from .cheng import THEOREM_1 as CHENG
-from .dalalyan import THEOREM_2 as DALALYAN
-from .dalalyan_karagulyan import THEOREM_1 as DK_W2
-from .dalalyan_karagulyan import THEOREM_4 as DK_INACCURATE
-from .durmus_majewski import THEOREM as DMM_AVERAGE
-from .durmus_moulines import THEOREM as DM_W2
-from .vempala_wibisono import THEOREM_1 as VW_KL
+from .chatterji import CHATTERJI_SAGA, CHATTERJI_SVRG
+from .cheng import CHENG
+from .dalalyan import DALALYAN
+from .dalalyan_karagulyan import DK_INACCURATE, DK_W2
+from .durmus_majewski import DMM_AVERAGE
+from .durmus_moulines import DM_W2
+from .vempala_wibisono import VW_KL
 
 PUBLISHED: tuple[Bound, ...] = (DALALYAN, DK_W2, *DK_INACCURATE, DM_W2, VW_KL, DMM_AVERAGE, CHENG, CHATTERJI_SAGA,
                                 CHATTERJI_SVRG)

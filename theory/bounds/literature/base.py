@@ -32,7 +32,7 @@ LAWS = ("last iterate", "average of iterates 1..K")
 #: (momentum 0 for underdamped chains); Delta = 3 posterior standard deviations in every eigen-direction.
 STARTS = ("warm", "offset", "point")
 #: Provenance statuses (module docstring; "own": a user's own bound, :mod:`verify.bounds`).
-STATUSES = ("paper", "secondary", "memory", "own")
+SOURCE_STATUSES = ("paper", "secondary", "memory", "own")
 
 
 @dataclass(frozen=True)
@@ -79,15 +79,15 @@ class Constants:
 @dataclass(frozen=True)
 class Source:
     """Where one constant of a bound was read: ``what`` (the constant or term), ``where`` (the copy: URL or
-    repository, file and commit), ``status`` in :data:`STATUSES`."""
+    repository, file and commit), ``status`` in :data:`SOURCE_STATUSES`."""
 
     what: str
     where: str
     status: str
 
     def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise ParameterError(f"Source {self.what!r}: status must be one of {STATUSES}, got {self.status!r}")
+        if self.status not in SOURCE_STATUSES:
+            raise ParameterError(f"Source {self.what!r}: status must be one of {SOURCE_STATUSES}, got {self.status!r}")
 
 
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -149,5 +149,5 @@ def finite_or_inf(x: float) -> float:
         return math.inf
 
 
-__all__ = ["LAWS", "METRICS", "SAMPLERS", "STARTS", "STATUSES", "Bound", "Constants", "Source", "finite_or_inf",
+__all__ = ["LAWS", "METRICS", "SAMPLERS", "STARTS", "SOURCE_STATUSES", "Bound", "Constants", "Source", "finite_or_inf",
            "step_at_most"]

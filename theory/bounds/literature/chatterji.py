@@ -23,7 +23,7 @@ from .base import Bound, Constants, Source, finite_or_inf, step_at_most
 _MEMORY = "no copy found: the paper's text could not be read (stored copies hold its abstract and introduction only)"
 
 
-def w2_bound(c: Constants) -> float:
+def chatterji_w2_bound(c: Constants) -> float:
     """The right-hand side (module docstring)."""
     g = c.step
     return (5.0 * finite_or_inf(math.exp(-c.m * g * c.K / 4.0)) * c.w0 + 2.0 * g * c.hessian_lipschitz * c.p / c.m
@@ -31,7 +31,7 @@ def w2_bound(c: Constants) -> float:
             + 24.0 * g * c.M * math.sqrt(c.p * c.N) / (math.sqrt(c.m) * c.n))
 
 
-def outside(c: Constants) -> str | None:
+def chatterji_outside(c: Constants) -> str | None:
     """h_p <= b / (8 N M~)."""
     return step_at_most(c, c.n / (8.0 * c.N * c.M_datum), "b/(8 N M~)")
 
@@ -44,13 +44,13 @@ def _theorem(sampler: str, number: str, name: str) -> Bound:
         metric="w2", sampler=sampler, law="last iterate", start="offset",
         formula="5 exp(-m h K/4) W0 + 2 h L_H p/m + 2 h M^(3/2) p^(1/2)/m + 24 h M (p N)^(1/2)/(m^(1/2) b)",
         assumptions="f m-strongly convex, M-smooth, each f_i M~-smooth, Hessian L_H-Lipschitz; h <= b/(8 N M~)",
-        value=w2_bound, outside=outside,
+        value=chatterji_w2_bound, outside=chatterji_outside,
         sources=(Source("every constant and the step condition", _MEMORY, "memory"),),
         minibatch=(1, 5),
     )
 
 
-THEOREM_4_1 = _theorem("saga_ld", "4.1", "SAGA-LD")
-THEOREM_4_2 = _theorem("svrgld", "4.2", "SVRG-LD")
+CHATTERJI_SAGA = _theorem("saga_ld", "4.1", "SAGA-LD")
+CHATTERJI_SVRG = _theorem("svrgld", "4.2", "SVRG-LD")
 
-__all__ = ["THEOREM_4_1", "THEOREM_4_2", "outside", "w2_bound"]
+__all__ = ["CHATTERJI_SAGA", "CHATTERJI_SVRG", "chatterji_outside", "chatterji_w2_bound"]

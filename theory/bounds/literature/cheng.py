@@ -28,29 +28,29 @@ def _r2(c: Constants) -> float:
     return c.p / c.m + c.dist2
 
 
-def w2_bound(c: Constants) -> float:
+def cheng_w2_bound(c: Constants) -> float:
     """eps(delta) (module docstring)."""
     return 104.0 * c.kappa * c.step * math.sqrt(_r2(c))
 
 
-def outside(c: Constants) -> str | None:
+def cheng_outside(c: Constants) -> str | None:
     """friction 2, u = 1/M, v_0 = 0 (the atlas's choice) and K >= (kappa/delta) log(24 (p/m + D^2)/eps)."""
     if c.friction is not None and (abs(c.friction - 2.0) > 1e-12 or abs(c.u * c.M - 1.0) > 1e-9):
         return "the theorem takes friction 2 and inverse mass u = 1/M"
-    eps = w2_bound(c)
+    eps = cheng_w2_bound(c)
     need = c.kappa / c.step * math.log(24.0 * _r2(c) / eps)
     return None if c.K >= need else f"K = {c.K} < (kappa/delta) log(24 (p/m + D^2)/eps) = {need:.4g}"
 
 
-THEOREM_1 = Bound(
+CHENG = Bound(
     key="cheng2018.thm1",
     title="Cheng, Chatterji, Bartlett & Jordan (2018), Theorem 1",
     reference="Cheng, Chatterji, Bartlett & Jordan (2018), COLT, PMLR 75, 300-323, Theorem 1",
     metric="w2_joint", sampler="ulmc", law="last iterate", start="point",
     formula="W2((x_K, v_K), p*) <= 104 kappa delta (p/m + D^2)^(1/2) when K >= (kappa/delta) log(24 (p/m + D^2)/eps)",
     assumptions="f m-strongly convex, M-smooth; friction 2, u = 1/M; x_0 a point with |x_0 - x*| <= D, v_0 = 0",
-    value=w2_bound, outside=outside,
+    value=cheng_w2_bound, outside=cheng_outside,
     sources=(Source("104, 24 and the form eps = 104 kappa delta (p/m + D^2)^(1/2)", _MEMORY, "memory"),),
 )
 
-__all__ = ["THEOREM_1", "outside", "w2_bound"]
+__all__ = ["CHENG", "cheng_outside", "cheng_w2_bound"]

@@ -26,7 +26,7 @@ def _alpha(c: Constants) -> float:
     return min(1.0 / (c.step * c.M), float(c.K))
 
 
-def tv_bound(c: Constants) -> float:
+def dalalyan_tv_bound(c: Constants) -> float:
     """The right-hand side of Theorem 2 (module docstring)."""
     a = _alpha(c)
     T = c.K * c.step
@@ -34,12 +34,12 @@ def tv_bound(c: Constants) -> float:
     return first + math.sqrt(c.p * c.M**2 * T * c.step * a / (4.0 * (2.0 * a - 1.0)))
 
 
-def outside(c: Constants) -> str | None:
+def dalalyan_outside(c: Constants) -> str | None:
     """gamma <= 1/M and alpha = min(1/(gamma M), K) >= 1."""
     return step_at_most(c, 1.0 / c.M, "1/M") or (None if _alpha(c) >= 1.0 else "alpha = min(1/(gamma M), K) < 1")
 
 
-THEOREM_2 = Bound(
+DALALYAN = Bound(
     key="dalalyan2017.thm2",
     title="Dalalyan (2017), Theorem 2",
     reference="Dalalyan (2017), J. R. Stat. Soc. B 79(3), 651-676, Theorem 2",
@@ -47,11 +47,11 @@ THEOREM_2 = Bound(
     formula="TV <= (1/2) exp((p/4) log(M/m) - K gamma m/2) + (p M^2 K gamma^2 alpha / (4 (2 alpha - 1)))^(1/2), "
             "alpha = min(1/(gamma M), K)",
     assumptions="f m-strongly convex and M-smooth; gamma <= 1/M; start N(x*, M^-1 I)",
-    value=tv_bound, outside=outside,
+    value=dalalyan_tv_bound, outside=dalalyan_outside,
     sources=(Source("(1/2) exp((p/4) log(M/m) - T m/2)", _WHERE, "secondary"),
              Source("(p M^2 T gamma alpha / (4 (2 alpha - 1)))^(1/2), alpha = min(1/(gamma M), K)", _WHERE,
                     "secondary"),
              Source("gamma <= 1/M; warm start N(x*, I/M)", _WHERE, "secondary")),
 )
 
-__all__ = ["THEOREM_2", "outside", "tv_bound"]
+__all__ = ["DALALYAN", "dalalyan_outside", "dalalyan_tv_bound"]

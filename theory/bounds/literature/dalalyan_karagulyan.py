@@ -34,7 +34,7 @@ _MEMORY = "no copy found: the paper's text could not be read (stored copies hold
 C165 = 1.65
 
 
-def w2_bound(c: Constants) -> float:
+def dk_w2_bound(c: Constants) -> float:
     """Theorem 1, the branch of the step (module docstring)."""
     g = c.step
     if g <= 2.0 / (c.m + c.M):
@@ -42,12 +42,12 @@ def w2_bound(c: Constants) -> float:
     return finite_or_inf((c.M * g - 1.0) ** c.K * c.w0) + C165 * c.M * g / (2.0 - c.M * g) * math.sqrt(g * c.p)
 
 
-def w2_outside(c: Constants) -> str | None:
+def dk_w2_outside(c: Constants) -> str | None:
     """gamma < 2/M."""
     return None if c.step < 2.0 / c.M else f"step {c.step:.4g} >= 2/M = {2.0 / c.M:.4g}"
 
 
-THEOREM_1 = Bound(
+DK_W2 = Bound(
     key="dalalyan_karagulyan2019.thm1",
     title="Dalalyan & Karagulyan (2019), Theorem 1",
     reference="Dalalyan & Karagulyan (2019), Stoch. Proc. Appl. 129(12), 5278-5311, Theorem 1 (both branches)",
@@ -55,14 +55,14 @@ THEOREM_1 = Bound(
     formula="gamma <= 2/(m+M): (1 - m gamma)^K W0 + 1.65 (M/m) (gamma p)^(1/2); 2/(m+M) <= gamma < 2/M: "
             "(M gamma - 1)^K W0 + 1.65 M gamma/(2 - M gamma) (gamma p)^(1/2)",
     assumptions="f m-strongly convex and M-smooth; gamma < 2/M; any start nu_0 (W0 = W2(nu_0, pi))",
-    value=w2_bound, outside=w2_outside,
+    value=dk_w2_bound, outside=dk_w2_outside,
     sources=(Source("(1 - m gamma)^K W0 + 1.65 (M/m)(gamma p)^(1/2) for gamma <= 2/(m+M)", _WHERE, "secondary"),
              Source("(M gamma - 1)^K W0 + 1.65 M gamma/(2 - M gamma)(gamma p)^(1/2) for gamma >= 2/(m+M)", _WHERE,
                     "secondary")),
 )
 
 
-def inaccurate_bound(c: Constants) -> float:
+def dk_inaccurate_bound(c: Constants) -> float:
     """Theorem 4 (module docstring)."""
     g, s = c.step, math.sqrt(max(c.sigma2, 0.0))
     base = finite_or_inf((1.0 - c.m * g) ** c.K * c.w0) + C165 * c.kappa * math.sqrt(g * c.p)
@@ -72,7 +72,7 @@ def inaccurate_bound(c: Constants) -> float:
     return base + c.delta * math.sqrt(c.p) / c.m + noise
 
 
-def inaccurate_outside(c: Constants) -> str | None:
+def dk_inaccurate_outside(c: Constants) -> str | None:
     """gamma <= 2/(m + M)."""
     return step_at_most(c, 2.0 / (c.m + c.M), "2/(m + M)")
 
@@ -89,7 +89,7 @@ def _theorem_4(sampler: str, name: str) -> Bound:
         assumptions="f m-strongly convex and M-smooth; gamma <= 2/(m+M); E|E(zeta|theta)|^2 <= delta^2 p, "
                     "E|zeta - E(zeta|theta)|^2 <= sigma^2 p at every step (delta = 0: unbiased; sigma^2 the sup "
                     "over k < K of the exact E tr Cov(g | theta_k) / p)",
-        value=inaccurate_bound, outside=inaccurate_outside,
+        value=dk_inaccurate_bound, outside=dk_inaccurate_outside,
         sources=(Source("the first two terms (as Theorem 1 (a))", _WHERE, "secondary"),
                  Source("delta p^(1/2)/m and sigma^2 (gamma p)^(1/2)/(1.65 M (gamma p)^(1/2) + sigma m^(1/2)); "
                         "gamma <= 2/(m+M)", _MEMORY, "memory")),
@@ -97,6 +97,7 @@ def _theorem_4(sampler: str, name: str) -> Bound:
     )
 
 
-THEOREM_4 = tuple(_theorem_4(s, n) for s, n in (("sgld", "SGLD"), ("sgld_cv", "SGLD-CV"), ("svrgld", "SVRG-LD")))
+DK_INACCURATE = tuple(_theorem_4(s, n) for s, n in (("sgld", "SGLD"), ("sgld_cv", "SGLD-CV"), ("svrgld", "SVRG-LD")))
 
-__all__ = ["C165", "THEOREM_1", "THEOREM_4", "inaccurate_bound", "inaccurate_outside", "w2_bound", "w2_outside"]
+__all__ = ["C165", "DK_INACCURATE", "DK_W2", "dk_inaccurate_bound", "dk_inaccurate_outside", "dk_w2_bound",
+           "dk_w2_outside"]

@@ -19,25 +19,25 @@ from .base import Bound, Constants, Source, step_at_most
 _MEMORY = "no copy found: the paper's text could not be read (stored copies hold its abstract and introduction only)"
 
 
-def kl_bound(c: Constants) -> float:
+def dmm_kl_bound(c: Constants) -> float:
     """The right-hand side (module docstring)."""
     return c.w0**2 / (2.0 * c.step * c.K) + c.M * c.p * c.step
 
 
-def outside(c: Constants) -> str | None:
+def dmm_outside(c: Constants) -> str | None:
     """gamma <= 1/M."""
     return step_at_most(c, 1.0 / c.M, "1/M")
 
 
-THEOREM = Bound(
+DMM_AVERAGE = Bound(
     key="durmus_majewski_miasojedow2019.kl_average",
     title="Durmus, Majewski & Miasojedow (2019), KL of the averaged law",
     reference="Durmus, Majewski & Miasojedow (2019), JMLR 20(73), 1-46 (KL of the averaged ULA law, convex case)",
     metric="kl", sampler="ula", law="average of iterates 1..K", start="offset",
     formula="KL(nu_bar_K || pi) <= W2^2(nu_0, pi)/(2 gamma K) + M p gamma",
     assumptions="f convex and M-smooth; gamma <= 1/M",
-    value=kl_bound, outside=outside,
+    value=dmm_kl_bound, outside=dmm_outside,
     sources=(Source("W2^2(nu_0, pi)/(2 gamma K) + M p gamma; gamma <= 1/M", _MEMORY, "memory"),),
 )
 
-__all__ = ["THEOREM", "kl_bound", "outside"]
+__all__ = ["DMM_AVERAGE", "dmm_kl_bound", "dmm_outside"]

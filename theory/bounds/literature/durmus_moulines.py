@@ -24,7 +24,7 @@ from .base import Bound, Constants, Source, finite_or_inf, step_at_most
 _MEMORY = "no copy found: the paper's text could not be read (stored copies hold its abstract and introduction only)"
 
 
-def w2_bound(c: Constants) -> float:
+def dm_w2_bound(c: Constants) -> float:
     """The square root of the right-hand side (module docstring)."""
     g, kap = c.step, 2.0 * c.m * c.M / (c.m + c.M)
     transient = 2.0 * finite_or_inf((1.0 - kap * g / 2.0) ** c.K) * (c.dist2 + c.p / c.m)
@@ -32,12 +32,12 @@ def w2_bound(c: Constants) -> float:
     return math.sqrt(transient + bias)
 
 
-def outside(c: Constants) -> str | None:
+def dm_outside(c: Constants) -> str | None:
     """gamma <= 1/(m + M)."""
     return step_at_most(c, 1.0 / (c.m + c.M), "1/(m + M)")
 
 
-THEOREM = Bound(
+DM_W2 = Bound(
     key="durmus_moulines2019.w2",
     title="Durmus & Moulines (2019), W2 for ULA (constant step)",
     reference="Durmus & Moulines (2019), Bernoulli 25(4A), 2854-2882, Section 3 (W2 bound, constant step)",
@@ -46,8 +46,8 @@ THEOREM = Bound(
             "(2 + M^2 gamma/m + M^2 gamma^2/6) p, kappa = 2 m M/(m + M)",
     assumptions="f m-strongly convex and M-smooth; gamma <= 1/(m + M); point start x (a random start through "
                 "E|x - x*|^2, by convexity)",
-    value=w2_bound, outside=outside,
+    value=dm_w2_bound, outside=dm_outside,
     sources=(Source("every constant of the bound and gamma <= 1/(m + M)", _MEMORY, "memory"),),
 )
 
-__all__ = ["THEOREM", "outside", "w2_bound"]
+__all__ = ["DM_W2", "dm_outside", "dm_w2_bound"]

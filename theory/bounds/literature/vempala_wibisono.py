@@ -21,19 +21,19 @@ _WHERE = ("a restatement of Theorem 1 in a public GitHub research note (code-sea
           "the index)")
 
 
-def kl_bound(c: Constants) -> float:
+def vw_kl_bound(c: Constants) -> float:
     """The right-hand side of Theorem 1 (module docstring)."""
     a = c.lsi if c.lsi is not None else c.m
     return math.exp(-a * c.step * c.K) * c.kl0 + 8.0 * c.step * c.p * c.M**2 / a
 
 
-def outside(c: Constants) -> str | None:
+def vw_outside(c: Constants) -> str | None:
     """gamma <= alpha / (4 L^2)."""
     a = c.lsi if c.lsi is not None else c.m
     return step_at_most(c, a / (4.0 * c.M**2), "alpha/(4 L^2)")
 
 
-THEOREM_1 = Bound(
+VW_KL = Bound(
     key="vempala_wibisono2019.thm1",
     title="Vempala & Wibisono (2019), Theorem 1",
     reference="Vempala & Wibisono (2019), NeurIPS 32, Theorem 1",
@@ -41,8 +41,8 @@ THEOREM_1 = Bound(
     formula="KL <= exp(-alpha gamma K) KL(rho_0 || pi) + 8 gamma p L^2 / alpha",
     assumptions="pi satisfies LSI(alpha) (alpha = m for a Gaussian), f L-smooth (L = M); gamma <= alpha/(4 L^2); "
                 "KL(rho_0 || pi) < inf",
-    value=kl_bound, outside=outside,
+    value=vw_kl_bound, outside=vw_outside,
     sources=(Source("exp(-alpha gamma K) KL_0 + 8 gamma p L^2/alpha; gamma <= alpha/(4 L^2)", _WHERE, "secondary"),),
 )
 
-__all__ = ["THEOREM_1", "kl_bound", "outside"]
+__all__ = ["VW_KL", "vw_kl_bound", "vw_outside"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulate import run
-from theory.chains.brosse import ALGORITHMS, invariant_covariances, samplers
+from theory.chains.brosse import BROSSE_ALGORITHMS, invariant_covariances, samplers
 from theory.linear_gaussian import exact_law
 from verify.api import Check, ClaimResult, ExactCheck, claim, mean_and_se, simulation_cache, variance_and_se
 
@@ -22,7 +22,7 @@ def _simulated(chains: int, seed_base: int) -> dict[str, np.ndarray]:
     model = regression(N_LAW)
     out = {}
     for k, s in samplers(model, gamma(N_LAW), P_BATCH).items():
-        res = run(s, chains, BURN + 1, theta0=model.posterior_mean, seed=seed_base + ALGORITHMS.index(k))
+        res = run(s, chains, BURN + 1, theta0=model.posterior_mean, seed=seed_base + BROSSE_ALGORITHMS.index(k))
         out[k] = res.final
     return out
 
