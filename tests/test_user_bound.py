@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from verify.__main__ import main
-from verify.atlas import main as atlas_main
+from verify.atlas import atlas_main
 from verify.bounds import BOUNDS
 from verify.registry import REGISTRY
 

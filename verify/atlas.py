@@ -43,7 +43,7 @@ def run_atlas(keys: list[str] | None = None) -> tuple[list, float]:
     return results, time.perf_counter() - t0
 
 
-def main(argv: list[str] | None = None) -> int:
+def atlas_main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         load_modules(args.module)
@@ -61,4 +61,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(atlas_main())

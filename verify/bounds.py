@@ -27,7 +27,7 @@ from collections.abc import Callable
 from simulate.validation import ParameterError
 from theory.atlas import evaluate_bound
 from theory.atlas.laws import clear_atlas_caches
-from theory.bounds.literature import LAWS, METRICS, SAMPLERS, STARTS, Bound, Constants, Source
+from theory.bounds.literature import BOUND_SAMPLERS, LAWS, METRICS, STARTS, Bound, Constants, Source
 
 from .api import claim
 from .bound_checks import bound_claim_result
@@ -114,7 +114,7 @@ def bound(key: str, *, metric: str, sampler: str, source: str, law: str = "last 
     metric : str
         One of :data:`theory.bounds.literature.METRICS`: "tv", "w2", "kl", "w2_joint".
     sampler : str
-        One of :data:`theory.bounds.literature.SAMPLERS`: "ula", "sgld", "sgld_cv", "svrgld", "saga_ld", "ulmc",
+        One of :data:`theory.bounds.literature.BOUND_SAMPLERS`: "ula", "sgld", "sgld_cv", "svrgld", "saga_ld", "ulmc",
         "cv_uld".
     source : str
         Where the bound comes from (paper and equation, or your note).
@@ -163,5 +163,5 @@ def bound(key: str, *, metric: str, sampler: str, source: str, law: str = "last 
     return register
 
 
-__all__ = ["BOUNDS", "LAWS", "METRICS", "SAMPLERS", "STARTS", "Bound", "Constants", "atlas_result", "bound",
+__all__ = ["BOUNDS", "LAWS", "METRICS", "BOUND_SAMPLERS", "STARTS", "Bound", "Constants", "atlas_result", "bound",
            "register_bound"]

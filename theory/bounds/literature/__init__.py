@@ -14,7 +14,7 @@ as a :class:`Bound` (what it bounds, its assumptions, its constants and where ea
 ``PUBLISHED`` lists them in this order. docs/bounds.md holds the provenance table.
 """
 
-from .base import LAWS, METRICS, SAMPLERS, STARTS, Bound, Constants, Source
+from .base import BOUND_SAMPLERS, LAWS, METRICS, STARTS, Bound, Constants, Source
 from .chatterji import CHATTERJI_SAGA, CHATTERJI_SVRG
 from .cheng import CHENG
 from .dalalyan import DALALYAN
@@ -26,4 +26,4 @@ from .vempala_wibisono import VW_KL
 PUBLISHED: tuple[Bound, ...] = (DALALYAN, DK_W2, *DK_INACCURATE, DM_W2, VW_KL, DMM_AVERAGE, CHENG, CHATTERJI_SAGA,
                                 CHATTERJI_SVRG)
 
-__all__ = ["LAWS", "METRICS", "PUBLISHED", "SAMPLERS", "STARTS", "Bound", "Constants", "Source"]
+__all__ = ["LAWS", "METRICS", "PUBLISHED", "BOUND_SAMPLERS", "STARTS", "Bound", "Constants", "Source"]

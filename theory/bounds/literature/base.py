@@ -25,7 +25,7 @@ from simulate.validation import ParameterError
 #: The distances a bound may bound; "w2_joint" is W2 between the joint laws of (x, v) of an underdamped chain.
 METRICS = ("tv", "w2", "kl", "w2_joint")
 #: The samplers of the atlas (:mod:`theory.atlas.samplers` builds each from a problem, h and n).
-SAMPLERS = ("ula", "sgld", "sgld_cv", "svrgld", "saga_ld", "ulmc", "cv_uld")
+BOUND_SAMPLERS = ("ula", "sgld", "sgld_cv", "svrgld", "saga_ld", "ulmc", "cv_uld")
 #: The laws a bound may bound: the last iterate nu_K, or the average (1/K) sum_{k=1}^K nu_k of the iterates' laws.
 LAWS = ("last iterate", "average of iterates 1..K")
 #: Starts: "warm" N(x*, I/M) (Dalalyan 2017's), "offset" N(x* + Delta, I/M), "point" the point x* + Delta
@@ -124,7 +124,7 @@ class Bound:
         if not self.key or not isinstance(self.key, str):
             raise ParameterError(f"a bound needs a non-empty key, got {self.key!r}")
         _check_choice("metric", self.metric, METRICS)
-        _check_choice("sampler", self.sampler, SAMPLERS)
+        _check_choice("sampler", self.sampler, BOUND_SAMPLERS)
         _check_choice("law", self.law, LAWS)
         _check_choice("start", self.start, STARTS)
         if not (callable(self.value) and callable(self.outside)):
@@ -149,5 +149,5 @@ def finite_or_inf(x: float) -> float:
         return math.inf
 
 
-__all__ = ["LAWS", "METRICS", "SAMPLERS", "STARTS", "SOURCE_STATUSES", "Bound", "Constants", "Source", "finite_or_inf",
+__all__ = ["LAWS", "METRICS", "BOUND_SAMPLERS", "STARTS", "SOURCE_STATUSES", "Bound", "Constants", "Source", "finite_or_inf",
            "step_at_most"]
