@@ -68,7 +68,7 @@ def invariant_covariances(model: LinearRegressionModel, gamma: float, p: int) ->
     :func:`theory.chains.linear_regression.ula_stationary_cov` at h = 2 gamma."""
     gamma = check_positive("gamma", gamma)
     p = check_int("p", p, 1)
-    H, _, K, B, C = noise_parts(model.Z, model.y, model.sigma, model.sigma0, p, "sgld", None, replace=True)
+    H, _, K, B, C = noise_parts(model, p, "sgld", None, replace=True)
     d = H.shape[0]
     eye = np.eye(d)
     A = eye - gamma * H
