@@ -149,5 +149,5 @@ def finite_or_inf(x: float) -> float:
         return math.inf
 
 
-__all__ = ["BOUND_SAMPLERS", "LAWS", "METRICS", "SOURCE_STATUSES", "STARTS", "Bound", "Constants", "Source", "finite_or_inf",
-           "step_at_most"]
+__all__ = ["BOUND_SAMPLERS", "LAWS", "METRICS", "SOURCE_STATUSES", "STARTS", "Bound", "Constants", "Source",
+           "finite_or_inf", "step_at_most"]
