@@ -61,7 +61,7 @@ from .estimators import (
     sgd_mode,
     stratified_estimator,
 )
-from .integrators import SGHMC, Langevin, ModifiedLangevin, SGHMCState
+from .integrators import SGHMC, Langevin, ModifiedLangevin, SGHMCState, UnderdampedLangevinMC
 from .models import (
     BivariateTLocation,
     GaussianMeanModel,
@@ -103,6 +103,8 @@ __all__ = [
     "stratified_estimator", "synthetic_lda_corpus", "topic_error", "ess", "to_inference_data",
     # chain blocks on Dask (bit-identical to one process)
     "run_distributed", "run_many",
+    # Cheng et al. (2018): underdamped Langevin MCMC (the sampler ulmc is in samplers.py)
+    "UnderdampedLangevinMC",
     # affine models (read by the exact engine) and the K-step minibatch reuse
     "AffineModel", "AffineParts", "ReuseState", "Reused",
 ]

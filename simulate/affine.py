@@ -1,4 +1,4 @@
-"""Affine gradient structure of a model: the contract the exact engine (:mod:`theory.linear_gaussian`) reads.
+"""Affine gradient structure of a model: the contract the exact engine (:func:`theory.exact_law`) reads.
 
 A model has an *affine gradient* when the prior and every per-datum log-likelihood gradient are affine in theta:
 
@@ -30,16 +30,39 @@ import numpy as np
 
 from .validation import ParameterError, check_finite_array
 
+#: The three forms of the per-datum precisions P_i: one common matrix, rank one, or dense (module docstring).
 FORMS = ("common", "rank_one", "dense")
 
 
 @dataclass(frozen=True)
 class AffineParts:
-    """grad log p(theta) = -P_0 theta + r_0 and grad log p(x_i | theta) = -P_i theta + r_i (module docstring).
+    """A model's affine gradients: grad log p(theta) = -P_0 theta + r_0, grad log p(x_i | theta) = -P_i theta + r_i.
 
-    ``prior_precision`` P_0 (d, d) (zeros for a flat prior), ``prior_shift`` r_0 (d,), ``shifts`` r_i (N, d),
-    ``form`` one of :data:`FORMS` with the matching field: ``common`` (d, d); ``weights`` (N,) and ``factors``
-    (N, d); or ``precisions`` (N, d, d).
+    Build one with a validating constructor (:meth:`with_common`, :meth:`rank_one`, :meth:`dense`); the fields are
+    the parts as given. The posterior is N(P^{-1} r, P^{-1}) with P = P_0 + sum_i P_i, r = r_0 + sum_i r_i.
+
+    Parameters
+    ----------
+    prior_precision : numpy.ndarray, shape (d, d)
+        P_0 (zeros for a flat prior).
+    prior_shift : numpy.ndarray, shape (d,)
+        r_0.
+    shifts : numpy.ndarray, shape (N, d)
+        r_i, one row per datum.
+    form : {"common", "rank_one", "dense"}
+        Which field holds the per-datum precisions (:data:`simulate.affine.FORMS`).
+    common : numpy.ndarray, shape (d, d), optional
+        The one P_i of every datum (form "common").
+    weights : numpy.ndarray, shape (N,), optional
+        w_i of P_i = w_i z_i z_i^T (form "rank_one").
+    factors : numpy.ndarray, shape (N, d), optional
+        z_i of P_i = w_i z_i z_i^T (form "rank_one").
+    precisions : numpy.ndarray, shape (N, d, d), optional
+        Every P_i (form "dense").
+
+    References
+    ----------
+    docs/engine.md, section 1 (:doc:`/engine`): affine models and the quantities the engine reads from them.
     """
 
     prior_precision: np.ndarray
@@ -54,14 +77,60 @@ class AffineParts:
     # ------------------------------------------------------------------ constructors (validated)
     @classmethod
     def with_common(cls, prior_precision, prior_shift, common, shifts) -> AffineParts:
-        """Every per-datum precision equals ``common`` (d, d)."""
+        """Parts whose per-datum precisions all equal one matrix (the Gaussian mean and location models).
+
+        Parameters
+        ----------
+        prior_precision : array_like, shape (d, d)
+            P_0, symmetric (zeros for a flat prior).
+        prior_shift : array_like, shape (d,)
+            r_0.
+        common : array_like, shape (d, d)
+            The symmetric matrix every P_i equals.
+        shifts : array_like, shape (N, d)
+            r_i, one row per datum.
+
+        Returns
+        -------
+        AffineParts
+            Of form "common".
+
+        Raises
+        ------
+        ParameterError
+            When an input is not finite, has the wrong shape, or a matrix is not symmetric.
+        """
         P0, r0, R = _prior_and_shifts(prior_precision, prior_shift, shifts)
         C = _symmetric("common", common, R.shape[1])
         return cls(P0, r0, R, "common", common=C)
 
     @classmethod
     def rank_one(cls, prior_precision, prior_shift, weights, factors, shifts) -> AffineParts:
-        """P_i = weights[i] factors[i] factors[i]^T."""
+        """Parts with rank-one per-datum precisions P_i = w_i z_i z_i^T (linear regression: w_i = 1/sigma^2).
+
+        Parameters
+        ----------
+        prior_precision : array_like, shape (d, d)
+            P_0, symmetric (zeros for a flat prior).
+        prior_shift : array_like, shape (d,)
+            r_0.
+        weights : array_like, shape (N,)
+            w_i.
+        factors : array_like, shape (N, d)
+            z_i, one row per datum.
+        shifts : array_like, shape (N, d)
+            r_i, one row per datum.
+
+        Returns
+        -------
+        AffineParts
+            Of form "rank_one"; the engine's cost stays O(N d^2) per operator application.
+
+        Raises
+        ------
+        ParameterError
+            When an input is not finite, has the wrong shape, or P_0 is not symmetric.
+        """
         P0, r0, R = _prior_and_shifts(prior_precision, prior_shift, shifts)
         w = check_finite_array("weights", weights, ndim=(1,))
         Z = check_finite_array("factors", factors, ndim=(2,))
@@ -72,7 +141,29 @@ class AffineParts:
 
     @classmethod
     def dense(cls, prior_precision, prior_shift, precisions, shifts) -> AffineParts:
-        """Per-datum precisions given as an (N, d, d) array of symmetric matrices."""
+        """Parts with per-datum precisions given as an (N, d, d) array of symmetric matrices (any affine model).
+
+        Parameters
+        ----------
+        prior_precision : array_like, shape (d, d)
+            P_0, symmetric (zeros for a flat prior).
+        prior_shift : array_like, shape (d,)
+            r_0.
+        precisions : array_like, shape (N, d, d)
+            P_i, each symmetric (the Jacobian of a gradient is).
+        shifts : array_like, shape (N, d)
+            r_i, one row per datum.
+
+        Returns
+        -------
+        AffineParts
+            Of form "dense".
+
+        Raises
+        ------
+        ParameterError
+            When an input is not finite, has the wrong shape, or a matrix is not symmetric.
+        """
         P0, r0, R = _prior_and_shifts(prior_precision, prior_shift, shifts)
         Pi = check_finite_array("precisions", precisions, ndim=(3,))
         N, d = R.shape
@@ -85,14 +176,27 @@ class AffineParts:
     # ------------------------------------------------------------------ derived quantities
     @property
     def n_data(self) -> int:
+        """N, the number of data."""
         return int(self.shifts.shape[0])
 
     @property
     def dim(self) -> int:
+        """d, the dimension of theta."""
         return int(self.shifts.shape[1])
 
     def datum_precisions(self, idx=None) -> np.ndarray:
-        """P_i for i in ``idx`` (all by default), shape (len(idx), d, d)."""
+        """The per-datum precisions P_i for i in ``idx``, whatever the form.
+
+        Parameters
+        ----------
+        idx : array_like of int, optional
+            Data indices; None: all N.
+
+        Returns
+        -------
+        numpy.ndarray, shape (len(idx), d, d)
+            A new array.
+        """
         idx = np.arange(self.n_data) if idx is None else np.asarray(idx)
         if self.form == "common":
             return np.broadcast_to(self.common, (idx.size, self.dim, self.dim)).copy()
@@ -102,7 +206,17 @@ class AffineParts:
         return self.precisions[idx].copy()
 
     def precision_sum(self, idx=None) -> np.ndarray:
-        """sum_{i in idx} P_i (all data by default), shape (d, d)."""
+        """The sum of the per-datum precisions, sum_{i in idx} P_i.
+
+        Parameters
+        ----------
+        idx : array_like of int, optional
+            Data indices; None: all N.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+        """
         idx = np.arange(self.n_data) if idx is None else np.asarray(idx)
         if self.form == "common":
             return idx.size * self.common
@@ -112,8 +226,25 @@ class AffineParts:
         return self.precisions[idx].sum(axis=0)
 
     def check_against(self, model, theta, rtol: float = 1e-10) -> None:
-        """Raise ParameterError unless the parts reproduce ``model``'s prior and per-datum gradients at ``theta``
-        (M, d): a test helper for models that declare their own parts."""
+        """Check that the parts reproduce ``model``'s prior and per-datum gradients at ``theta``.
+
+        A test helper for a model that declares its own parts: the engine never calls the gradients, so a mismatch
+        would otherwise go unnoticed.
+
+        Parameters
+        ----------
+        model : Model
+            The model whose ``grad_log_prior`` and ``grad_log_lik`` the parts describe.
+        theta : array_like, shape (M, d) or (d,)
+            The points to compare at.
+        rtol : float, default 1e-10
+            Relative tolerance (and absolute, times the largest gradient's size, at least 1).
+
+        Raises
+        ------
+        ParameterError
+            When a gradient differs.
+        """
         theta = np.atleast_2d(np.asarray(theta, dtype=np.float64))
         idx = np.broadcast_to(np.arange(self.n_data)[:, None], (self.n_data, theta.shape[0]))
         lik = model.grad_log_lik(theta, idx)  # (N, M, d)
@@ -127,13 +258,23 @@ class AffineParts:
 
 @runtime_checkable
 class AffineModel(Protocol):
-    """A model whose prior and per-datum log-likelihood gradients are affine in theta (module docstring)."""
+    """A model whose prior and per-datum log-likelihood gradients are affine in theta (module docstring).
 
+    :func:`theory.exact_law` answers exactly for every sampler on such a model.
+    """
+
+    #: N, the number of data.
     n_data: int
+    #: d, the dimension of theta.
     dim: int
 
     def affine_parts(self) -> AffineParts:
-        """P_0, r_0 and the per-datum P_i, r_i of the gradients."""
+        """The model's gradients as affine parts: P_0, r_0 and the per-datum P_i, r_i.
+
+        Returns
+        -------
+        AffineParts
+        """
         ...
 
 

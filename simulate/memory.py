@@ -4,8 +4,14 @@ from __future__ import annotations
 
 
 def available_memory() -> int:
-    """Bytes of memory available now: psutil's ``available`` if installed, else MemAvailable from /proc/meminfo
-    (Linux), else 2**62 (no check)."""
+    """The bytes of memory available now, which the runner and SAGA's table check before they allocate.
+
+    Returns
+    -------
+    int
+        psutil's ``available`` if psutil is installed, else MemAvailable from /proc/meminfo (Linux), else 2**62
+        (no check).
+    """
     try:
         import psutil
 

@@ -12,7 +12,7 @@ A step is the estimator's ``draw`` (minibatch indices, ...), then the injected n
 (:attr:`Sampler.draws_ahead`), ``draws = sampler.draw(n_chains, k, rng)`` and ``state = sampler.apply(state, draws)``
 split a step: the same numbers in the same stream order, so ``apply(state, draw(M, state.step, rng))`` is
 ``step(state, rng)`` to the last bit, and the runner may draw step k + 1 while step k computes
-(:mod:`simulate.runtime.pipeline`). ``apply`` is pure by default too (it leaves ``draws`` untouched as well).
+(``simulate.runtime.pipeline``). ``apply`` is pure by default too (it leaves ``draws`` untouched as well).
 """
 
 from __future__ import annotations
@@ -31,14 +31,34 @@ from .validation import ParameterError, check_step_size
 
 
 class StepDraws(NamedTuple):
-    """The random numbers of one step: the estimator's (e.g. minibatch indices) and the injected noise xi (M, d)."""
+    """The random numbers of one step, drawn ahead of it by :meth:`simulate.Sampler.draw`.
+
+    Parameters
+    ----------
+    estimator : object
+        The estimator's draws (e.g. minibatch indices, (n, M)), as its ``draw`` returns them.
+    xi : numpy.ndarray, shape (M, d)
+        The injected noise, standard normal.
+    """
 
     estimator: Any
     xi: np.ndarray
 
 
 class SamplerState(NamedTuple):
-    """Chain states theta (M, d), the estimator's and the integrator's state, and the steps taken since init."""
+    """The state of M chains: theta, the estimator's and the integrator's states, and the steps taken since init.
+
+    Parameters
+    ----------
+    theta : numpy.ndarray, shape (M, d)
+        One row per chain.
+    estimator_state : object
+        The estimator's state (None when stateless; e.g. SAGA's gradient table, an SVRG anchor).
+    integrator_state : object, optional
+        The integrator's state (e.g. SGHMC's momentum); ``EMPTY`` for first-order integrators.
+    step : int, default 0
+        Steps taken since :meth:`simulate.Sampler.init`.
+    """
 
     theta: np.ndarray
     estimator_state: Any
@@ -64,7 +84,38 @@ def _fresh_state(state: SamplerState) -> SamplerState:
 
 @dataclass(frozen=True)
 class Sampler:
-    """``integrator`` applied to ``estimator``'s gradient estimates on ``model`` with step size ``h``."""
+    """``integrator`` applied to ``estimator``'s gradient estimates on ``model`` with step size ``h``.
+
+    Build one with a named constructor (:func:`simulate.sgld`, :func:`simulate.sghmc`, ...) or directly from any
+    estimator and integrator (:class:`simulate.GradientEstimator`, :class:`simulate.Integrator`): every estimator
+    runs under every integrator. A sampler is immutable; :func:`simulate.run` advances many chains of it and
+    :func:`theory.exact_law` gives its exact law where the model's gradient is affine.
+
+    Parameters
+    ----------
+    model : Model
+        The target (:class:`simulate.Model`).
+    estimator : GradientEstimator
+        The estimate g of grad log posterior.
+    integrator : Integrator
+        The one-step map theta' = f(theta, g, xi; h).
+    h : float
+        Step size (SGHMC: the learning rate eta). Checked against the integrator's bound from the model's gradient
+        Lipschitz constant L where the model states one (h < 4/L for the Langevin family: the mean's stability
+        limit; the mean-square limit can be smaller, see :func:`theory.check_stable`), else only h > 0.
+    name : str, optional
+        A label; default ``"<integrator name>+<estimator name>"``.
+
+    Raises
+    ------
+    ParameterError
+        When h is not in (0, bound), or the estimator does not fit the model (e.g. n > N).
+
+    See Also
+    --------
+    simulate.run : many chains of a sampler at once.
+    theory.exact_law : the exact law of a sampler on a model with an affine gradient.
+    """
 
     model: Model
     estimator: GradientEstimator
@@ -92,9 +143,29 @@ class Sampler:
             object.__setattr__(self, "_noise", self.integrator.noise_matrix(self.h, cov))
 
     def init(self, theta0, rng: np.random.Generator) -> SamplerState:
-        """States at theta0 (M, d): the estimator's initial state first, then the integrator's (e.g. a momentum)."""
+        """The state of M chains at theta0: the estimator's initial state first, then the integrator's.
+
+        Parameters
+        ----------
+        theta0 : array_like, shape (M, d)
+            The chains' starting points (copied).
+        rng : numpy.random.Generator
+            The stream the initial states draw from (e.g. SGHMC's momentum; advanced); another backend's stream
+            (:class:`simulate.arrays.BackendStream`) where that backend runs the step.
+
+        Returns
+        -------
+        SamplerState
+            The state at step 0.
+
+        Raises
+        ------
+        ParameterError
+            When theta0 is not a finite (M, d) array for the model, or the estimator does not fit the model (e.g.
+            SAGA's table would not fit in memory).
+        """
         theta = self.model.check_theta(theta0, "theta0")
-        theta = namespace_of(theta).copy(theta)
+        theta = namespace_of(theta).copy(theta)  # numpy: a float64 copy
         est_state = self.estimator.init(self.model, theta.shape[0], rng)
         int_state = self.integrator.init_state(theta, self.h, rng)
         return SamplerState(theta, est_state, int_state, 0)
@@ -128,14 +199,37 @@ class Sampler:
 
     @property
     def draws_ahead(self) -> bool:
-        """True when step k's random numbers can be drawn before step k - 1 has run: the estimator's draws depend on
-        the step number only, the noise matrix is constant and the integrator draws nothing in its update."""
+        """Whether step k's random numbers can be drawn before step k - 1 has run.
+
+        True when the estimator's draws depend on the step number only, the noise matrix is constant and the
+        integrator draws nothing in its update; :meth:`draw` and :meth:`apply` then split a step.
+        """
         return (self.estimator.draws_ahead(self.model) and self._noise is not None
                 and not self.integrator.draws_in_update())
 
     def draw(self, n_chains: int, step: int, rng: np.random.Generator) -> StepDraws:
-        """The random numbers of step ``step`` (0 = the first step after init) for ``n_chains`` chains, drawn from
-        rng exactly as :meth:`step` draws them. Only where :attr:`draws_ahead`."""
+        """The random numbers of one step, drawn from rng exactly as :meth:`step` draws them.
+
+        Parameters
+        ----------
+        n_chains : int
+            M, the number of chains.
+        step : int
+            The step the draws are for (0 = the first step after init).
+        rng : numpy.random.Generator
+            The stream (advanced).
+
+        Returns
+        -------
+        StepDraws
+            The estimator's draws, then the noise xi (M, d); ``apply(state, draw(M, state.step, rng))`` is
+            ``step(state, rng)`` to the last bit.
+
+        Raises
+        ------
+        ParameterError
+            When the sampler's draws depend on the state (:attr:`draws_ahead` is False).
+        """
         if not self.draws_ahead:
             raise ParameterError(f"sampler {self.name!r}: its draws depend on the state (draws_ahead is False); "
                                  "use step")
@@ -187,7 +281,15 @@ class Sampler:
         return SamplerState(theta, est_state, int_state, state.step + 1)
 
     def grads_per_step(self) -> float:
-        """Per-datum gradient evaluations per chain-step (data passes = steps * this / N)."""
+        """Per-datum gradient evaluations per chain-step, the cost unit (data passes = steps * this / N).
+
+        Returns
+        -------
+        float
+            The estimator's count on this model: n for a minibatch, 2n for a control variate (the same minibatch
+            at theta and theta_hat), N for the full gradient, 2 n2 + n1/m for vrSG-MCMC (anchors averaged over an
+            epoch).
+        """
         return self.estimator.grads_per_step(self.model)
 
 

@@ -8,7 +8,11 @@ import numpy as np
 
 
 class ParameterError(ValueError):
-    """A parameter is outside its valid range; the message names it and the range."""
+    """A parameter is outside its valid range; the message names it and the range.
+
+    Every public function of the workbench raises it on bad input, instead of casting, clamping, truncating or
+    returning NaN. A subclass of ``ValueError``.
+    """
 
 
 class ChainDivergedError(ParameterError):
@@ -18,8 +22,24 @@ class ChainDivergedError(ParameterError):
 
 
 def check_real(name: str, value) -> float:
-    """Return ``value`` as a float if it is a real number (int or float, Python or numpy, or a 0-d numeric array);
-    strings, booleans, complex numbers and other objects are refused, never cast."""
+    """``value`` as a float if it is a real number; strings, booleans, complex numbers and other objects are refused.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : object
+        An int or float (Python or numpy) or a 0-d numeric array.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        When ``value`` is not a real number (nothing is cast).
+    """
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu":
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
@@ -28,7 +48,24 @@ def check_real(name: str, value) -> float:
 
 
 def check_positive(name: str, value: float) -> float:
-    """Return ``value`` as a float if it is a real number with 0 < value < inf."""
+    """``value`` as a float if it is a real number with 0 < value < inf.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : float
+        The number.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        When ``value`` is not a real number, or not finite and positive.
+    """
     try:
         v = check_real(name, value)
     except ParameterError:
@@ -39,7 +76,28 @@ def check_positive(name: str, value: float) -> float:
 
 
 def check_int(name: str, value: int, lo: int, hi: int | None = None) -> int:
-    """Return ``value`` if it is an integer with lo <= value <= hi (hi=None: no upper bound)."""
+    """``value`` as an int if it is an integer with lo <= value <= hi.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : int
+        A Python or numpy integer (a bool is refused).
+    lo : int
+        The smallest valid value.
+    hi : int, optional
+        The largest valid value; None: no upper bound.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ParameterError
+        When ``value`` is not an integer or is outside [lo, hi]; the message names the range.
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ParameterError(f"{name} must be an integer, got {value!r}")
     v = int(value)
@@ -50,9 +108,27 @@ def check_int(name: str, value: int, lo: int, hi: int | None = None) -> int:
 
 
 def check_finite_array(name: str, value, ndim: tuple[int, ...] | None = None) -> np.ndarray:
-    """Return ``value`` as a float64 array; only real numbers are accepted (float or integer dtypes: strings,
-    booleans, complex numbers and object arrays are refused, never cast); reject NaN/inf and unexpected numbers of
-    dimensions."""
+    """``value`` as a float64 array if it holds finite real numbers (float or integer dtype).
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    value : array_like
+        The numbers; strings, booleans, complex numbers and object arrays are refused, never cast.
+    ndim : tuple of int, optional
+        The accepted numbers of dimensions; None: any.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64.
+
+    Raises
+    ------
+    ParameterError
+        When the dtype is not real, the array is empty, holds NaN or inf, or has another number of dimensions.
+    """
     raw = value if isinstance(value, np.ndarray) else np.asarray(value)
     if raw.dtype.kind not in "fiu":
         kinds = {"b": "booleans", "c": "complex numbers", "U": "strings", "S": "bytes", "O": "Python objects"}
@@ -69,7 +145,26 @@ def check_finite_array(name: str, value, ndim: tuple[int, ...] | None = None) ->
 
 
 def check_covariance(name: str, S, dim: int) -> np.ndarray:
-    """Return ``S`` as a float64 (dim, dim) array if it is a finite, symmetric, positive definite matrix."""
+    """``S`` as a float64 (dim, dim) array if it is a finite, symmetric, positive definite matrix.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    S : array_like, shape (dim, dim)
+        The matrix; symmetric to a relative and absolute tolerance of 1e-12, positive definite by Cholesky.
+    dim : int
+        The expected dimension.
+
+    Returns
+    -------
+    numpy.ndarray, shape (dim, dim)
+
+    Raises
+    ------
+    ParameterError
+        When ``S`` is not finite, has another shape, is not symmetric or not positive definite.
+    """
     S = check_finite_array(name, S, ndim=(2,))
     if S.shape != (dim, dim):
         raise ParameterError(f"{name} must have shape ({dim}, {dim}), got {S.shape}")
@@ -83,7 +178,26 @@ def check_covariance(name: str, S, dim: int) -> np.ndarray:
 
 
 def check_step_size(h: float, h_max: float, why: str) -> float:
-    """Return ``h`` if 0 < h < h_max; ``why`` says where the bound comes from."""
+    """``h`` as a float if 0 < h < h_max.
+
+    Parameters
+    ----------
+    h : float
+        The step size.
+    h_max : float
+        The exclusive upper bound (inf: none).
+    why : str
+        Where the bound comes from, quoted in the message.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        When h is not a positive real number below h_max.
+    """
     v = check_positive("h", h)
     if v >= h_max:
         raise ParameterError(f"h must satisfy 0 < h < {h_max:.6g} ({why}), got {v:.6g}")

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -21,6 +23,18 @@ def test_compare_quick_runs_and_prints_min_ratio():
     assert re.fullmatch(r"min_ratio_vs_blackjax=(\S+)", lines[-1]), lines[-5:]
     assert any(line.startswith("W2 ") and "workbench" in line for line in lines)
     assert sum(line.startswith("W4 ") for line in lines) == 5
+
+
+@pytest.mark.slow
+def test_scaling_quick_runs_and_prints_its_speedups():
+    """benchmarks/scaling.py --quick runs (no timing assertion): a curve per workload, the targets, the last line."""
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "scaling.py"), "--quick", "--repeats", "1",
+                          "--only", "W2,W3", "--max-threads", "2"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = out.stdout.strip().splitlines()
+    assert lines[0].startswith("CPU: ") and sum("threads=  2" in line for line in lines) == 2, lines
+    assert re.fullmatch(r"scaling W2=\S+ W3=\S+ threads=2", lines[-1]), lines[-3:]
 
 
 def test_exact_engine_quick_runs_and_prints_its_timings():

@@ -181,4 +181,35 @@ def test_reference_site_opens_and_its_api_page_links_to_the_engine(browser, site
     WebDriverWait(d, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "ul.search li"))
     hits = [a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "ul.search li a")]
     assert any(h.split("#")[-1] == "theory.exact_law" for h in hits), hits
+def atlas_page(tmp_path_factory) -> Path:
+    _browser()
+    import dataclasses
+
+    from theory.atlas import evaluate_bound
+    from theory.bounds.literature import DK_W2, VW_KL
+    from verify.atlas_page import write_atlas_page
+
+    small = ("gauss_p1", "regression_small")
+    wrong = dataclasses.replace(DK_W2, key="test.too_small", title="A bound too small (planted)",
+                                value=lambda c: 1e-4 * (c.step * c.p) ** 0.5, problems=small)
+    results = [evaluate_bound(dataclasses.replace(b, problems=small)) for b in (DK_W2, VW_KL)]
+    return write_atlas_page(results + [evaluate_bound(wrong)], tmp_path_factory.mktemp("atlas"), 1.0)
+
+
+def test_atlas_page_renders_and_filters(browser, atlas_page):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    d = browser
+    d.get(atlas_page.as_uri())
+    assert _console_errors(d) == []
+    sections = d.find_elements(By.CSS_SELECTOR, "section.claim")
+    assert len(sections) == 3 and _by_id(d, "shown").text == "3"
+    imgs = d.find_elements(By.CSS_SELECTOR, "section.claim img.fig")
+    assert len(imgs) == 3 and all(d.execute_script("return arguments[0].naturalWidth", i) > 0 for i in imgs)
+    d.save_screenshot(str(SHOTS / "atlas-top.png"))
+    Select(_by_id(d, "status")).select_by_value("violations")
+    visible = [s for s in sections if s.is_displayed()]
+    assert len(visible) == 1 and "planted" in visible[0].text and _by_id(d, "shown").text == "1"
+    d.save_screenshot(str(SHOTS / "atlas-violations.png"))
     assert _console_errors(d) == []

@@ -47,4 +47,5 @@ def test_theory_functions_finds_closed_forms(registry):
     assert "chains.chen_anchor_gap.alpha_beta_gap" in funcs  # through the claim module's helper _gap_ratios
     assert ei.registered_verdict(registry["chen.cor4.critical_point_optimal_v1"]) == "erratum"
     assert ei.registered_verdict(registry["chen.cor4.regimes_exact_mse"]) == "holds as a bound"
-    assert ei.registered_verdict(registry["vollmer.sec7.msgld_vs_sgld"]) == "depends on reading (A: holds; B: fails)"
+    assert ei.registered_verdict(registry["vollmer.sec7.msgld_vs_sgld"]) == (
+        "depends on reading (A: inconclusive; B: fails)")

@@ -25,7 +25,6 @@ from simulate import (
 from simulate.integrators.langevin import Langevin
 from simulate.integrators.sghmc import SGHMC
 from theory import exact_law, weak_order
-from theory.linear_gaussian import solve
 from theory.linear_gaussian.isotropic import isotropic_quadratic
 
 
@@ -96,7 +95,7 @@ def test_operator_route_equals_explicit_route(lr, est, integ, hl):
     a, b = exact_law(s, theta0=[1.0, 1.0]), exact_law(s, theta0=[1.0, 1.0])
     b.explicit = False
     assert np.allclose(a.stationary_cov(), b.stationary_cov(), rtol=1e-11, atol=0)
-    assert a.spectral_radius() == pytest.approx(solve.operator_radius(b.kernel), rel=1e-9)
+    assert a.spectral_radius() == pytest.approx(b.spectral_radius(), rel=1e-9)  # dense eigenvalues vs Arnoldi
     for L in (3, 1000, 10**9):
         assert a.time_average_mse(np.array([1.0, -1.0]), n_steps=L, burn_in=7) == pytest.approx(
             b.time_average_mse(np.array([1.0, -1.0]), n_steps=L, burn_in=7), rel=1e-10)

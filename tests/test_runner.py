@@ -94,6 +94,25 @@ def test_threads_with_parallel_numba_kernels():
     assert_runs_identical(b, a)
 
 
+def test_threads_above_the_cpu_count_warn_once(model, monkeypatch):
+    """threads= above the CPUs this process may run on warns, once per process; the numbers are the same."""
+    import warnings
+
+    from simulate.runtime import runner
+
+    monkeypatch.setattr(runner, "_WARNED_THREADS", False)
+    s = sgld(model, H, 5)
+    too_many = runner.cpu_count() + 1
+    with pytest.warns(RuntimeWarning, match=f"threads={too_many} is more than the {runner.cpu_count()} CPUs"):
+        a = run(s, 50, 4, seed=1, block_size=10, threads=too_many)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b = run(s, 50, 4, seed=1, block_size=10, threads=too_many)
+        c = run(s, 50, 4, seed=1, block_size=10, threads=1)
+    assert_runs_identical(a, b)
+    assert_runs_identical(a, c)
+
+
 def test_callable_theta0_is_drawn_per_block(model):
     """theta0(rng, m) is called with the block's generator: the initial states equal its first draws."""
     res = run(euler(model, H), M, 1, seed=5, theta0=_theta0_callable, record_at=[0], block_size=BLOCK)

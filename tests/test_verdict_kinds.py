@@ -23,17 +23,19 @@ def _claim(run, expected="holds", **kw) -> Claim:
                  run=run, expected=expected, **kw)
 
 
-def _exact(passed: bool, part=None) -> ExactCheck:
-    return ExactCheck(f"check in {part}", passed, part=part)
+def _exact(passed: bool, part=None, expect: str = "hold") -> ExactCheck:
+    return ExactCheck(f"check in {part}", passed, part=part, expect=expect)
 
 
 def _bound(bound_ok: bool, behaviour_ok: bool) -> Claim:
-    return _claim(lambda s: ClaimResult(exact=[_exact(bound_ok), _exact(behaviour_ok, BEHAVIOUR)]),
+    """A bound whose behaviour check is registered to fail (the finding's counter-example)."""
+    return _claim(lambda s: ClaimResult(exact=[_exact(bound_ok), _exact(behaviour_ok, BEHAVIOUR, "fail")]),
                   "holds as a bound", finding="the bound holds; the exact value does not follow it")
 
 
 def _reading(a_ok: bool, b_ok: bool, shared_ok: bool = True) -> Claim:
-    return _claim(lambda s: ClaimResult(exact=[_exact(a_ok, "A"), _exact(b_ok, "B"), _exact(shared_ok)]),
+    """Reading A registered to fail (its check carries the counter-example), B to hold."""
+    return _claim(lambda s: ClaimResult(exact=[_exact(a_ok, "A", "fail"), _exact(b_ok, "B"), _exact(shared_ok)]),
                   "depends on reading", finding="true under B only", readings=READINGS)
 
 
@@ -60,7 +62,8 @@ def test_a_rejected_one_sided_check_fails_its_part():
     """Statistical checks join the Holm family whatever their part; a rejection fails the part it names."""
     def run(settings):
         return ClaimResult(checks=[OneSidedCheck("bound side", 0.0, 1.0, 1.0, direction="greater"),
-                                   OneSidedCheck("prediction", 0.0, 50.0, 1.0, direction="less", part=BEHAVIOUR)])
+                                   OneSidedCheck("prediction", 0.0, 50.0, 1.0, direction="less", part=BEHAVIOUR,
+                                                 expect="fail")])
     claim = _claim(run, "holds as a bound", finding="f")
     (_, res), = run_claims([claim], FAST)
     assert [c.rejected for c in res.checks] == [False, True] and verdict(claim, res) == "holds as a bound"
@@ -91,7 +94,7 @@ def test_a_holds_claim_may_not_name_parts():
 def test_registration_is_validated(kw, match):
     with pytest.raises(ParameterError, match=match):
         _claim(lambda s: ClaimResult(), **kw)
-    with pytest.raises(ParameterError, match="expected must be 'holds' or 'fails'"):
+    with pytest.raises(ParameterError, match="expected must be one of"):
         Reading("A", "text", "holds as a bound")
 
 

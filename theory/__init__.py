@@ -16,6 +16,8 @@
                  averages under frozen-anchor noise (``chen_mse``, closed forms), the anchor gap of Chen et al.'s
                  Lemma 5/3 (``chen_anchor_gap``)
     weak_order   Vollmer et al. Sections 3-4: operator expansions and the leading invariant-measure bias in 1-D
+    grid/        ``grid_law(sampler)``: the law of any sampler on a 1-D or 2-D posterior from its discretised one-step
+                 kernel (exact minibatch laws), the first-order bias by quadrature, KSD of exact laws
     bounds/      the papers' bounds and budget calculus: Chen et al. (``chen``), Baker et al. Theorems 1-3 and ZV
                  (``baker``) and Lemmas 1-4 (``baker_lemmas``), Fu & Zhang Theorems 3.1-3.3 (``fu_zhang``), Vollmer
                  et al. Theorem 5.2 and Section 6, Figure 3's cheapest MSE at a cost (``vollmer``)
@@ -28,10 +30,11 @@ docs/equation_index/ maps every numbered result of each paper to its function an
 from __future__ import annotations
 
 from . import numeric, weak_order
+from .grid import GridLaw, grid_law
 from .laws import law_for, law_of, no_law, registered
 from .linear_gaussian import ExactLaw, check_stable, exact_law
 from .toy.chain import ToyChain
 from .toy.constants import ToyConstants, toy_constants
 
-__all__ = ["ExactLaw", "ToyChain", "ToyConstants", "check_stable", "exact_law", "law_for", "law_of", "no_law",
-           "numeric", "registered", "toy_constants", "weak_order"]
+__all__ = ["ExactLaw", "GridLaw", "ToyChain", "ToyConstants", "check_stable", "exact_law", "grid_law", "law_for",
+           "law_of", "no_law", "numeric", "registered", "toy_constants", "weak_order"]

@@ -121,7 +121,7 @@ class Registration:
     examples : callable or None
         ``examples(model, settings) -> Sequence[Example]``.
     reason : str or None
-        Why there is no law (:func:`no_law`).
+        Why there is no law (:func:`theory.no_law`).
     """
 
     cls: type
@@ -132,8 +132,26 @@ class Registration:
     reason: str | None = None
 
     def instances(self, model, settings: ExampleSettings | None = None) -> tuple[Example, ...]:
-        """The registration's examples on ``model`` at ``settings`` (default :class:`ExampleSettings`); where none were
-        registered, the class built with no arguments when it allows that, else none."""
+        """The registration's configured instances on ``model``, at the scale a checker asks for.
+
+        Parameters
+        ----------
+        model : Model
+            The model the checker runs on.
+        settings : ExampleSettings, optional
+            The scale (default :class:`ExampleSettings`).
+
+        Returns
+        -------
+        tuple of Example
+            The registered ``examples(model, settings)``; where none were registered, the class built with no
+            arguments when it allows that, else none.
+
+        Raises
+        ------
+        ParameterError
+            When an example's object is not an instance of exactly the registered class.
+        """
         settings = ExampleSettings() if settings is None else settings
         if self.examples is not None:
             out = tuple(self.examples(model, settings))
@@ -153,8 +171,18 @@ _REGISTRY: dict[str, dict[type, Registration]] = {}
 
 
 def kind_of(cls: type) -> str:
-    """"estimator" for a class with ``draw`` and ``apply``, "integrator" for one with ``update`` and
-    ``noise_matrix`` (:mod:`simulate.contracts`).
+    """Whether a simulator class is a gradient estimator or an integrator (:mod:`simulate.contracts`).
+
+    Parameters
+    ----------
+    cls : type
+        The class.
+
+    Returns
+    -------
+    str
+        "estimator" for a class with ``draw`` and ``apply``, "integrator" for one with ``update`` and
+        ``noise_matrix``.
 
     Raises
     ------
@@ -268,6 +296,18 @@ def no_law(cls: type, reason: str, route: str = "affine") -> None:
 def registration(obj, route: str = "affine") -> Registration:
     """The registration of ``obj``'s exact type (or of the class ``obj``) on ``route``.
 
+    Parameters
+    ----------
+    obj : object or type
+        A simulator estimator or integrator, or its class.
+    route : str, default "affine"
+        The route.
+
+    Returns
+    -------
+    Registration
+        Its law (or the reason it has none) and its examples.
+
     Raises
     ------
     ParameterError
@@ -330,7 +370,7 @@ def registered(route: str = "affine", kind: str | None = None) -> tuple[type, ..
     Raises
     ------
     ParameterError
-        If ``kind`` is not one of :data:`OBJECT_KINDS`.
+        If ``kind`` is not one of :data:`theory.laws.OBJECT_KINDS`.
     """
     route = _check_route(route)
     if kind is not None and kind not in OBJECT_KINDS:
@@ -352,6 +392,10 @@ def law_replaced(cls: type, law: Callable, route: str = "affine") -> Iterator[No
         ``law(obj, ctx)`` used meanwhile.
     route : str
         The route.
+
+    Yields
+    ------
+    None
 
     Raises
     ------

@@ -8,11 +8,21 @@ from __future__ import annotations
 
 from simulate.validation import ParameterError
 
+#: The schemes' names, in the order of the paper's Section 2.
 METHODS = ("euler", "sgld", "msgld")
 
 
 def check_method(method: str) -> str:
-    """``method`` if it is one of :data:`METHODS`.
+    """``method`` if it names one of the three schemes.
+
+    Parameters
+    ----------
+    method : str
+        "euler", "sgld" or "msgld" (:data:`METHODS`).
+
+    Returns
+    -------
+    str
 
     Raises
     ------

@@ -2,8 +2,10 @@
 
 Exit code 0 only when every claim has its registered verdict: holds; fails for a registered erratum (with its
 counter-example); holds as a bound (the bound holds, the exact behaviour differs); depends on reading (each reading
-with its registered verdict). A claim that raises gets the verdict "error" (its traceback in the report) and the
-exit code is 1.
+with its registered verdict); inconclusive only where registered so, with the reason. Every check must also have its
+registered outcome: one registered to hold that fails (or one carrying a counter-example that holds) fails the run,
+named on the console and in the report, whatever its claim's verdict. A claim that raises gets the verdict "error"
+(its traceback in the report) and the exit code is 1.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from simulate.runtime.backends import jax_module
 from simulate.validation import ParameterError, check_int
 
+from .checks import family_size
 from .environment import differences
 from .harness import all_as_expected, run_claims
 from .registry import ENTRY_POINT_ERRORS, Settings, claims_of_modules, load_modules, select
@@ -135,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.target_mde is not None:
         settings = plan_for_target(claims, settings, args.target_mde, out)
     rows = run_claims(claims, settings)
-    n_checks = sum(len(r.checks) for _, r in rows if r is not None)
+    n_checks = sum(len(r.checks) for _, r in rows if r is not None and not r.error)
     print(console_table(rows, settings, n_checks))
     path = write_report(rows, settings, out, argv, figures=not args.no_figures, extra={"modules": modules})
     print(_report_line("report", path))
@@ -174,34 +177,36 @@ def _last_mdes(out: Path) -> dict[str, float | None]:
 
 def plan_for_target(claims, settings: Settings, target: float, out: Path) -> Settings:
     """Chains per claim so that its least sensitive check detects a relative deviation ``target`` with 90% power:
-    chains ~ pilot chains (pilot mde / target)^2, from the report in ``out`` when it has the claims at this seed, else
-    from a pilot run at 2000 chains, on the run's backend. Its time estimate scales the pilot's seconds apart from
-    compilation (a JAX program compiles once whatever the chains) by the chains. Prints the plan and its estimated
-    time; returns the settings to run with."""
+    chains ~ pilot chains (pilot mde / target)^2 (the pilot chains of each claim: the run's times its
+    ``chains_factor``), from the report in ``out`` when it has the claims at this seed, else from a pilot run at
+    2000 chains, on the run's backend. Its time estimate scales the pilot's seconds apart from compilation (a JAX
+    program compiles once whatever the chains) by the chains. Prints the plan and its estimated time; returns the
+    settings to run with."""
     from .report import claim_mde, claim_record
 
     try:
         old = json.loads((out / "results.json").read_text())
         assert old["settings"]["seed"] == settings.seed
         assert old["settings"].get("backend", "numpy") == settings.backend  # the pilot's seconds are the backend's
-        pilot = {c["id"]: (claim_mde(c), c["seconds"] or 0.0, c.get("compile_seconds") or 0.0)
-                 for c in old["claims"]}
         base = int(old["settings"]["chains"])
+        pilot = {c["id"]: (claim_mde(c), c["seconds"] or 0.0, c.get("chains") or base,
+                           c.get("compile_seconds") or 0.0) for c in old["claims"]}
         assert all(c.id in pilot for c in claims)
         source = f"the report in {out} ({base} chains)"
     except (OSError, ValueError, KeyError, AssertionError, TypeError):
         base = 2000
         print(f"--target-mde: pilot run of {len(claims)} claims at {base} chains ...")
         rows = run_claims(claims, dataclasses.replace(settings, chains=base, progress=False))
-        m = sum(len(r.checks) for _, r in rows if r is not None and not r.error)
+        m = family_size([k for _, r in rows if r is not None and not r.error for k in r.checks])
         pilot = {c.id: (claim_mde(claim_record(c, r, None, (settings.alpha, m))), r.seconds if r else 0.0,
-                        r.compile_seconds if r else 0.0) for c, r in rows}
+                        max(4, round(base * c.chains_factor)), r.compile_seconds if r else 0.0) for c, r in rows}
         source = f"a pilot run at {base} chains"
     plan, total = [], 0.0
     for c in claims:
-        mde, secs, fixed = pilot.get(c.id, (None, 0.0, 0.0))
-        chains = settings.chains if mde is None else max(4, math.ceil(base * (mde / target) ** 2))
-        est = fixed + (secs - fixed) * chains / base  # the backend's measured rate; compilation does not scale
+        mde, secs, ran, fixed = pilot.get(c.id, (None, 0.0, base, 0.0))
+        chains = (settings.for_claim(c.id, c.chains_factor).chains if mde is None
+                  else max(4, math.ceil(ran * (mde / target) ** 2)))
+        est = fixed + (secs - fixed) * chains / ran  # the backend's measured rate; compilation does not scale
         total += est
         plan.append((c.id, chains))
         print(f"  {c.id:45s} {'-' if mde is None else f'{100 * mde:.2g}%':>8s} -> {chains:>10d} chains  ~{est:8.1f} s")

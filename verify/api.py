@@ -10,9 +10,9 @@
 
 ``@claim`` is the one way to register a claim (docs/add_a_claim.md shows the layout of a claim module: computation,
 checks and figure in functions of their own). The harness does the rest: it times the claim, turns an exception into
-the verdict "error", puts every statistical check (:class:`Check`, :class:`OneSidedCheck`) of the run into one Holm
-family, draws a default figure (theory against simulation with the Holm threshold as error bars) when the claim
-draws none, and writes the report.
+the verdict "error", puts every statistical check (:class:`Check`, :class:`OneSidedCheck`, :class:`OrderingCheck`) of
+the run into one Holm family, draws a default figure (theory against simulation with the Holm threshold as error
+bars) when the claim draws none, and writes the report.
 """
 
 from __future__ import annotations
@@ -20,7 +20,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import registry
-from .checks import BEHAVIOUR, BOUND, EXACT_KINDS, Check, ExactCheck, OneSidedCheck, mean_check
+from .checks import (
+    BEHAVIOUR,
+    BOUND,
+    EXACT_KINDS,
+    EXPECT_KINDS,
+    Check,
+    ExactCheck,
+    OneSidedCheck,
+    OrderingCheck,
+    mean_check,
+)
 from .registry import VERDICT_KINDS, ClaimResult, Reading, Settings, simulation_cache
 from .stats import mean_and_se, stationary_variance_and_se, variance_and_se
 
@@ -29,7 +39,8 @@ RunFunction = Callable[[Settings], ClaimResult]
 
 def claim(id: str, *, paper: str, source: str, statement: str, family: str | None = None,
           expected: str = "holds", erratum: str | None = None, finding: str | None = None,
-          readings: tuple[Reading, ...] = (), out_of_scope: str | None = None) -> Callable[[RunFunction], RunFunction]:
+          readings: tuple[Reading, ...] = (), out_of_scope: str | None = None,
+          chains_factor: float = 1.0) -> Callable[[RunFunction], RunFunction]:
     """Register the decorated ``run(settings) -> ClaimResult`` as a claim (a decorator).
 
     Parameters
@@ -46,15 +57,21 @@ def claim(id: str, *, paper: str, source: str, statement: str, family: str | Non
         Claims sharing one figure in the report (default: the claim alone).
     expected : str, optional
         The registered verdict, one of :data:`VERDICT_KINDS`: "holds"; "fails" with ``erratum`` (a statement the
-        workbench found wrong); "holds as a bound" with ``finding`` (the checks of part :data:`BOUND` hold, those
-        of part :data:`BEHAVIOUR` fail); "depends on reading" with ``finding`` and ``readings`` (each reading's
-        checks name it as their part). A run succeeds when every claim gets its registered verdict.
+        workbench found wrong; the checks carrying the counter-example are created with ``expect="fail"``); "holds
+        as a bound" with ``finding`` (the checks of part :data:`BOUND` hold, those of part :data:`BEHAVIOUR` fail);
+        "depends on reading" with ``finding`` and ``readings`` (each reading's checks name it as their part);
+        "inconclusive" with ``finding`` (an ordering neither shown nor contradicted at the default chains: its
+        effect, z and the chains that would decide it). A run succeeds when every claim gets its registered
+        verdict and every check its expected outcome (``expect``).
     erratum, finding : str, optional
-        What is wrong in the paper; what the workbench found.
+        What is wrong in the paper; what the workbench found (or why a claim stays inconclusive).
     readings : tuple of Reading, optional
         The readings of a statement registered as "depends on reading".
     out_of_scope : str, optional
         Why the claim is not checked (its run is then not called).
+    chains_factor : float, optional
+        Run the claim with ``settings.chains`` times this (default 1), planned from its detectable deviation: the
+        chains at which its weakest check detects the deviation the claim must detect (docs/checks.md, "Power").
 
     Returns
     -------
@@ -74,12 +91,13 @@ def claim(id: str, *, paper: str, source: str, statement: str, family: str | Non
     def register_run(run: RunFunction) -> RunFunction:
         registry.register(registry.Claim(
             id=id, paper=paper, source=source, statement=statement, family=family or id, run=run,
-            out_of_scope=out_of_scope, expected=expected, erratum=erratum, finding=finding, readings=tuple(readings)))
+            out_of_scope=out_of_scope, expected=expected, erratum=erratum, finding=finding, readings=tuple(readings),
+            chains_factor=chains_factor))
         return run
 
     return register_run
 
 
-__all__ = ["BEHAVIOUR", "BOUND", "EXACT_KINDS", "VERDICT_KINDS", "Check", "ClaimResult", "ExactCheck",
-           "OneSidedCheck", "Reading", "Settings", "claim", "mean_and_se", "mean_check", "simulation_cache",
-           "stationary_variance_and_se", "variance_and_se"]
+__all__ = ["BEHAVIOUR", "BOUND", "EXACT_KINDS", "EXPECT_KINDS", "VERDICT_KINDS", "Check", "ClaimResult", "ExactCheck",
+           "OneSidedCheck", "OrderingCheck", "Reading", "Settings", "claim", "mean_and_se", "mean_check",
+           "simulation_cache", "stationary_variance_and_se", "variance_and_se"]

@@ -15,13 +15,11 @@ import dataclasses
 import time
 import traceback
 
-import numpy as np
-
 from simulate.runtime.backends import using_backend
 from simulate.validation import ParameterError
 
+from .checks import OrderingCheck, judge
 from .registry import Claim, ClaimResult, Settings, clear_caches
-from .stats import holm
 from .verdicts import as_expected, part_problems
 
 
@@ -44,7 +42,7 @@ def run_one(claim: Claim, settings: Settings) -> ClaimResult:
     (:func:`verify.verdicts.part_problems`), gets a result holding its traceback (verdict "error"), so the other
     claims of the run still report."""
     t0 = time.perf_counter()
-    settings = settings.for_claim(claim.id)
+    settings = settings.for_claim(claim.id, claim.chains_factor)
     try:
         with using_backend(settings.backend, fallback=True) as record:
             res = claim.run(settings)
@@ -125,6 +123,8 @@ def _run_distributed(claims: list[Claim], settings: Settings) -> list[ClaimResul
 
 
 def run_claims(claims: list[Claim], settings: Settings) -> list[tuple[Claim, ClaimResult | None]]:
+    """Run the claims and judge every statistical check of the run in one Holm family (:func:`verify.checks.judge`:
+    one hypothesis per check, two per ordering); returns (claim, result) pairs, None for a claim out of scope."""
     clear_caches()
     if settings.workers > 1 or settings.scheduler:
         results = _run_distributed(claims, settings)
@@ -133,16 +133,18 @@ def run_claims(claims: list[Claim], settings: Settings) -> list[tuple[Claim, Cla
     rows: list[tuple[Claim, ClaimResult | None]] = list(zip(claims, results, strict=True))
     clear_caches()
     checks = [c for _, r in rows if r is not None and not r.error for c in r.checks]
-    if checks:
-        rejected = holm(np.array([c.p for c in checks]), settings.alpha)
-        for c, rej in zip(checks, rejected, strict=True):
-            c.rejected = bool(rej)
+    judge(checks, settings.alpha)
+    for claim, r in rows:
+        for c in [] if r is None or r.error else r.checks:
+            if isinstance(c, OrderingCheck):
+                c.chains = settings.for_claim(claim.id, claim.chains_factor).chains
     return rows
 
 
 def all_as_expected(rows) -> bool:
     """Exit-code rule of ``python -m verify``: every claim has its registered verdict (holds; fails for an erratum;
-    holds as a bound; depends on reading, each reading with its registered verdict)."""
+    holds as a bound; depends on reading, each reading with its registered verdict; inconclusive where registered so)
+    and every check its expected outcome (:func:`verify.verdicts.as_expected`)."""
     return all(as_expected(c, r) for c, r in rows)
 
 

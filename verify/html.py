@@ -24,6 +24,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 .erratum { background: #fde8c8; color: #7a4300; } .error { background: #e9d5f5; color: #5b1f80; }
 .oos { background: #e4e4e4; color: #444; } .bound { background: #dcebf7; color: #1b4d7a; }
 .reading { background: #efe6d2; color: #5a4513; } .unexpected { outline: 2px solid #c00; }
+.inconclusive { background: #f3f0c8; color: #5c5400; }
 .box { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 8px 14px; margin: 8px 0; }
 .erratumbox { background: #fff7e8; border-left: 4px solid #e0a030; padding: 6px 12px; margin: 6px 0; }
 .note { color: #555; font-size: 0.9em; }

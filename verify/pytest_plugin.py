@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from .checks import format_z, vanished_se_note
+from .checks import OrderingCheck, format_z, vanished_se_note
 from .registry import REGISTRY, Claim, ClaimResult, Settings, claims_of_modules, load_modules
+from .verdicts import as_expected, unexpected_checks
 
 #: What a test that takes ``verify_claim`` says when no claim module is configured (it fails: a silent skip would
 #: leave a suite green that tests nothing).
@@ -81,11 +82,16 @@ class ClaimOutcome:
                  f"p = {c.p:.3g})" + (f"; {why}" if (why := vanished_se_note(c.theory, c.estimate, c.se)) else "")
                  for c in r.checks if c.rejected]
         lines += [f"{e.label}: {e.detail}" for e in r.exact if not e.passed]
+        lines += [f"{c.label}: {c.decision_text()}" for c in r.checks if isinstance(c, OrderingCheck)
+                  and c.outcome == "inconclusive"]
+        lines += [f"UNEXPECTED: {k.label} registered to {k.expect}, outcome {k.outcome}"
+                  for k in unexpected_checks(self.claim, r)]
         return "\n".join(lines) or "every check passed"
 
     def assert_as_expected(self) -> None:
-        """Fail with the counter-example unless the verdict is the registered expectation."""
-        if self.verdict not in (self.claim.expected, "out of scope"):
+        """Fail with the counter-example unless the verdict is the registered expectation and every check has its
+        expected outcome (:func:`verify.verdicts.as_expected`)."""
+        if not as_expected(self.claim, self.result):
             pytest.fail(f"claim {self.claim.id} [{self.claim.source}]: verdict {self.verdict!r}, registered as "
                         f"{self.claim.expected!r}\n{self.counter_example()}", pytrace=False)
 

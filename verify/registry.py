@@ -17,8 +17,11 @@ referee could read more than one way:
   :class:`Reading` has its own evidence (the checks of that part) and its own registered verdict.
 
 A claim the workbench has found to be wrong under every reasonable reading (an erratum) is registered with
-``expected="fails"`` and its counter-example in ``erratum``. A run succeeds when every claim has its registered
-verdict, so errata, bounds and readings are regression-tested like everything else.
+``expected="fails"`` and its counter-example in ``erratum``; the checks that carry the counter-example are created
+with ``expect="fail"``. A claim whose orderings (:class:`~verify.checks.OrderingCheck`) are neither shown nor
+contradicted is ``inconclusive``; it is registered so (``expected="inconclusive"``) only with its ``finding``: the
+effect, its z and the chains that would decide it. A run succeeds when every claim has its registered verdict and
+every check its expected outcome, so errata, bounds and readings are regression-tested like everything else.
 """
 
 from __future__ import annotations
@@ -30,10 +33,13 @@ from dataclasses import dataclass, field
 
 from simulate.validation import ParameterError
 
-from .checks import BEHAVIOUR, BOUND, Check, ExactCheck, OneSidedCheck
+from .checks import BEHAVIOUR, BOUND, Check, ExactCheck, OneSidedCheck, OrderingCheck
 
 #: The verdicts a claim can be registered with (``expected``).
-VERDICT_KINDS = ("holds", "fails", "holds as a bound", "depends on reading")
+VERDICT_KINDS = ("holds", "fails", "holds as a bound", "depends on reading", "inconclusive")
+
+#: The verdicts a reading can be registered with.
+READING_VERDICTS = ("holds", "fails", "inconclusive")
 
 
 @dataclass
@@ -42,7 +48,7 @@ class ClaimResult:
 
     Parameters
     ----------
-    checks : list of Check or OneSidedCheck
+    checks : list of Check, OneSidedCheck or OrderingCheck
         The statistical checks; every one of them joins the run's Holm family.
     exact : list of ExactCheck
         Deterministic checks (enumeration, closed forms, identities), passed or failed outright.
@@ -60,7 +66,7 @@ class ClaimResult:
         Filled by the harness: the traceback when the claim raised (its verdict is then "error").
     """
 
-    checks: list[Check | OneSidedCheck] = field(default_factory=list)
+    checks: list[Check | OneSidedCheck | OrderingCheck] = field(default_factory=list)
     exact: list[ExactCheck] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     figure: Callable | None = None  # figure(ax_or_fig) draws this claim's figure
@@ -68,12 +74,12 @@ class ClaimResult:
     compile_seconds: float = 0.0
     error: str | None = None  # the traceback, when the claim raised (verdict "error")
 
-    def add(self, *checks: Check | OneSidedCheck | ExactCheck) -> ClaimResult:
+    def add(self, *checks: Check | OneSidedCheck | OrderingCheck | ExactCheck) -> ClaimResult:
         """Append each check where it belongs: statistical ones to ``checks``, exact ones to ``exact``.
 
         Parameters
         ----------
-        *checks : Check, OneSidedCheck or ExactCheck
+        *checks : Check, OneSidedCheck, OrderingCheck or ExactCheck
             In order; the order of each list is the order of the report.
 
         Returns
@@ -111,6 +117,11 @@ class Settings:
         Where the claims' simulations run: "numpy" (bit for bit) or "jax" (``simulate.run(..., backend="jax")`` for
         every run of a claim, through ``simulate.runtime.backends.using_backend``; a run the backend does not cover,
         e.g. one with a step hook, runs on numpy and the claim's notes say so).
+
+    Notes
+    -----
+    A claim runs with ``chains`` times its registered ``chains_factor`` (:class:`Claim`; planned from its detectable
+    deviation), unless ``chains_by_claim`` names it (:meth:`for_claim`).
     """
 
     chains: int = 10_000
@@ -122,23 +133,27 @@ class Settings:
     chains_by_claim: tuple[tuple[str, int], ...] = ()
     backend: str = "numpy"
 
-    def for_claim(self, claim_id: str) -> Settings:
+    def for_claim(self, claim_id: str, chains_factor: float = 1.0) -> Settings:
         """These settings with the chain count chosen for one claim.
 
         Parameters
         ----------
         claim_id : str
             The claim's id.
+        chains_factor : float
+            The claim's registered multiple of ``chains`` (:attr:`Claim.chains_factor`).
 
         Returns
         -------
         Settings
-            ``chains`` replaced by the claim's entry of ``chains_by_claim`` (and that table emptied), or these
-            settings unchanged when it has none.
+            ``chains`` replaced by the claim's entry of ``chains_by_claim`` (and that table emptied); else by
+            ``round(chains * chains_factor)`` (at least 4) when the factor is not 1; else these settings unchanged.
         """
         for cid, chains in self.chains_by_claim:
             if cid == claim_id:
                 return dataclasses.replace(self, chains=chains, chains_by_claim=())
+        if chains_factor != 1.0:
+            return dataclasses.replace(self, chains=max(4, round(self.chains * chains_factor)), chains_by_claim=())
         return self
 
     def seed_for(self, key: str) -> int:
@@ -168,7 +183,8 @@ class Reading:
     text : str
         What this reading takes the statement to mean.
     expected : str
-        The verdict registered for the statement under this reading: "holds" or "fails".
+        The verdict registered for the statement under this reading: "holds", "fails" or "inconclusive" (its
+        orderings neither shown nor contradicted at the default chains; the claim's finding says why).
 
     Raises
     ------
@@ -183,8 +199,9 @@ class Reading:
     def __post_init__(self) -> None:
         if not self.name or not self.text:
             raise ParameterError(f"a reading needs a name and a text, got {self.name!r}, {self.text!r}")
-        if self.expected not in ("holds", "fails"):
-            raise ParameterError(f"reading {self.name!r}: expected must be 'holds' or 'fails', got {self.expected!r}")
+        if self.expected not in READING_VERDICTS:
+            raise ParameterError(f"reading {self.name!r}: expected must be one of {READING_VERDICTS}, got "
+                                 f"{self.expected!r}")
 
 
 @dataclass(frozen=True)
@@ -212,14 +229,20 @@ class Claim:
     erratum : str, optional
         What is wrong in the paper, for ``expected="fails"``.
     finding : str, optional
-        What the workbench found, for "holds as a bound" and "depends on reading".
+        What the workbench found, for "holds as a bound", "depends on reading" and "inconclusive" (for the last: the
+        effect, its z and the chains that would decide it).
     readings : tuple of Reading
         For "depends on reading": at least two, with different verdicts.
+    chains_factor : float
+        The claim runs with ``Settings.chains`` times this (default 1): planned from its detectable deviation, so
+        that a claim whose checks are cheap but weak gets the chains that make them strong, and a run at fewer
+        chains (tests) scales it down with the rest.
 
     Raises
     ------
     simulate.validation.ParameterError
-        When the registered verdict lacks what it needs (an erratum, a finding, two readings that differ).
+        When the registered verdict lacks what it needs (an erratum, a finding, two readings that differ), or the
+        chains factor is not finite and positive.
     """
 
     id: str
@@ -231,15 +254,18 @@ class Claim:
     out_of_scope: str | None = None
     expected: str = "holds"  # one of VERDICT_KINDS
     erratum: str | None = None  # what is wrong in the paper, when expected == "fails"
-    finding: str | None = None  # what the workbench found, for "holds as a bound" and "depends on reading"
+    finding: str | None = None  # what the workbench found: "holds as a bound", "depends on reading", "inconclusive"
     readings: tuple[Reading, ...] = ()  # for "depends on reading": at least two, with different verdicts
+    chains_factor: float = 1.0  # runs with Settings.chains times this
 
     def __post_init__(self) -> None:
+        if not (isinstance(self.chains_factor, (int, float)) and 0 < self.chains_factor < float("inf")):
+            raise ParameterError(f"claim {self.id}: chains_factor must be finite and > 0, got {self.chains_factor!r}")
         if self.expected not in VERDICT_KINDS:
             raise ParameterError(f"claim {self.id}: expected must be one of {VERDICT_KINDS}, got {self.expected!r}")
         if self.expected == "fails" and not self.erratum:
             raise ParameterError(f"claim {self.id}: an expected failure needs its erratum text")
-        if self.expected in ("holds as a bound", "depends on reading") and not self.finding:
+        if self.expected in ("holds as a bound", "depends on reading", "inconclusive") and not self.finding:
             raise ParameterError(f"claim {self.id}: expected {self.expected!r} needs its finding text")
         if self.expected == "depends on reading":
             names = [r.name for r in self.readings]
@@ -247,8 +273,8 @@ class Claim:
                 raise ParameterError(f"claim {self.id}: 'depends on reading' needs at least two readings with "
                                      f"different names, got {names}")
             if len({r.expected for r in self.readings}) < 2:
-                raise ParameterError(f"claim {self.id}: the readings must differ in their verdicts (one holds, "
-                                     "one fails); a statement true under every reading is registered as 'holds'")
+                raise ParameterError(f"claim {self.id}: the readings must differ in their verdicts (e.g. one "
+                                     "holds, one fails); a statement true under every reading is registered as 'holds'")
         elif self.readings:
             raise ParameterError(f"claim {self.id}: readings are for expected='depends on reading' only")
 
@@ -394,6 +420,6 @@ def select(papers: list[str] | None = None, ids: list[str] | None = None) -> lis
     return out
 
 
-__all__ = ["ENTRY_POINT_GROUP", "REGISTRY", "VERDICT_KINDS", "Check", "Claim", "ClaimResult", "ExactCheck",
-           "OneSidedCheck", "Reading", "Settings",
+__all__ = ["ENTRY_POINT_GROUP", "READING_VERDICTS", "REGISTRY", "VERDICT_KINDS", "Check", "Claim", "ClaimResult",
+           "ExactCheck", "OneSidedCheck", "OrderingCheck", "Reading", "Settings",
            "claims_of_modules", "clear_caches", "load_all", "load_modules", "register", "select", "simulation_cache"]

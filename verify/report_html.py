@@ -16,19 +16,20 @@ from pathlib import Path
 from .checks import format_z, vanished_se_note
 from .figures import check_figure, holm_threshold
 from .html import esc, file_data, img, num, page, png_data, table
-from .report import summary_line
+from .report import kind_text, outcome_word, summary_line
 from .stats import detectable_deviation
 
 #: Power at which the detectable deviation of a check is stated.
 POWER = 0.9
 
 VERDICT_CLASS = {"holds": "holds", "fails": "fails", "error": "error", "out of scope": "oos",
-                 "holds as a bound": "bound", "depends on reading": "reading"}
+                 "holds as a bound": "bound", "depends on reading": "reading", "inconclusive": "inconclusive"}
 
 
 def category(c: dict) -> str:
     """The filter category of a claim: holds, erratum (fails as registered), bound (holds as a bound only), reading
-    (depends on reading), fails (unexpectedly, or readings split otherwise than registered), error, oos."""
+    (depends on reading), inconclusive, fails (unexpectedly, or readings split otherwise than registered), error,
+    oos."""
     v = c["verdict"]
     if v == "fails" and c["expected"] == "fails":
         return "erratum"
@@ -38,9 +39,11 @@ def category(c: dict) -> str:
 def _badge(c: dict) -> str:
     cat = category(c)
     text = "fails (registered erratum)" if cat == "erratum" else c["verdict"]
-    unexpected = c["verdict"] not in (c["expected"], "out of scope")
-    extra = " unexpected" if unexpected else ""
-    note = f" (UNEXPECTED: registered as '{c['expected']}')" if unexpected else ""
+    wrong = c["verdict"] not in (c["expected"], "out of scope")
+    checks = len(c.get("unexpected_checks", []))
+    extra = " unexpected" if wrong or checks else ""
+    note = f" (UNEXPECTED: registered as '{c['expected']}')" if wrong else ""
+    note += f" (UNEXPECTED: {checks} check(s) with another outcome than registered)" if checks else ""
     return f'<span class="badge {cat}{extra}">{esc(text)}</span>{esc(note)}'
 
 
@@ -53,29 +56,31 @@ def detectable(k: dict, alpha: float, m: int) -> float | None:
     se = k.get("se")
     if isinstance(se, str) or se is None or not se > 0:
         return None
-    return detectable_deviation(float(se), alpha, m, one_sided=k.get("kind") == "one-sided", power=POWER,
+    return detectable_deviation(float(se), alpha, m, one_sided=k.get("kind") in ("one-sided", "ordering"), power=POWER,
                                df=k.get("df"))
 
 
-def _test(k: dict) -> str:
-    if k.get("kind") != "one-sided":
-        return "two-sided"
-    rel = ">=" if k.get("direction") == "greater" else "<="
-    return f"one-sided: sim {rel} theory" + (f" (t, {k['df']} d.f.)" if k.get("df") else "")
+def _outcome_cell(k: dict) -> str:
+    """The outcome of a check (holds / rejected; shown / contradicted / inconclusive), failing ones as a badge."""
+    word = outcome_word(k)
+    cls = {"rejected": "fails", "contradicted": "fails", "inconclusive": "inconclusive"}.get(word)
+    text = f'<b class="badge {cls}">{esc(word)}</b>' if cls else esc(word)
+    exp = ' <span class="note">(expected to fail)</span>' if k.get("expect") == "fail" else ""
+    return f'<td class="num">{text}{exp}</td>'
 
 
 def _checks_table(c: dict, alpha: float, m: int) -> str:
     rows = []
     for i, k in enumerate(c["checks"], 1):
         mde = detectable(k, alpha, m)
-        rej = '<td class="num"><b class="badge fails">yes</b></td>' if k["rejected"] else '<td class="num">no</td>'
         part = f'[{k["part"]}] ' if k.get("part") else ""
-        rows.append([f'<td class="num">{i}</td>', esc(part + k["label"]), esc(_test(k)),
+        rows.append([f'<td class="num">{i}</td>', esc(part + k["label"]), esc(kind_text(k)),
                      f'<td class="num">{num(k["theory"], ".8g")}</td>',
                      f'<td class="num">{num(k["estimate"], ".8g")}</td>', f'<td class="num">{num(k["se"], ".3g")}</td>',
-                     f'<td class="num">{esc(format_z(k["z"]))}</td>', f'<td class="num">{num(k["p"], ".3g")}</td>', rej,
+                     f'<td class="num">{esc(format_z(k["z"]))}</td>', f'<td class="num">{num(k["p"], ".3g")}</td>',
+                     _outcome_cell(k),
                      f'<td class="num">{num(mde, ".3g")}</td>'])
-    head = ["#", "check", "test", "theory", "simulation", "s.e.", "z", "p", "rejected",
+    head = ["#", "check", "test", "theory", "simulation", "s.e.", "z", "p", "outcome",
             f"detectable deviation ({POWER:.0%} power)"]
     return table(head, rows)
 
@@ -113,10 +118,17 @@ def _claim_section(c: dict, folder: Path | None, alpha: float, m: int, z_crit: f
         parts.append(f'<p class="note">Out of scope: {esc(c["out_of_scope"])}</p>')
     if c.get("error"):
         parts.append(f'<p><b>The claim raised an error</b> (verdict "error"):</p><pre>{esc(c["error"].rstrip())}</pre>')
+    if c.get("unexpected_checks"):
+        items = "".join(f"<li><b>UNEXPECTED</b> (fails the run): {esc(u['label'])}"
+                        f"{esc(' [' + u['part'] + ']') if u.get('part') else ''}: registered to "
+                        f"{esc(u['expect'])}, outcome {esc(u['outcome'])}</li>" for u in c["unexpected_checks"])
+        parts.append(f'<ul class="erratumbox">{items}</ul>')
     if c["checks"]:
         parts.append(_checks_table(c, alpha, m))
         why = [f'<li class="note">check {i}: {esc(w)}</li>' for i, k in enumerate(c["checks"], 1)
                if (w := vanished_se_note(k["theory"], k["estimate"], k["se"]))]
+        why += [f'<li class="note">check {i} (ordering): {esc(k["decision"])}</li>'
+                for i, k in enumerate(c["checks"], 1) if k.get("kind") == "ordering"]
         parts.append(f"<ul>{''.join(why)}</ul>" if why else "")
     if c["exact"]:
         items = []
@@ -124,6 +136,7 @@ def _claim_section(c: dict, folder: Path | None, alpha: float, m: int, z_crit: f
             kind = e.get("kind", "exact")
             tag = kind if kind == "exact" else f"{kind} (not evidence about the paper or the simulator)"
             ok = "passed" if e["passed"] else '<b class="badge fails">FAILED</b>'
+            ok += " (expected to fail)" if e.get("expect") == "fail" else ""
             tag = f"[{e['part']}] {tag}" if e.get("part") else tag
             items.append(f"<li>{esc(tag)}: {esc(e['label'])}: {ok} {esc(e['detail'])}</li>")
         parts.append(f"<ul>{''.join(items)}</ul>")
@@ -173,7 +186,8 @@ FILTER_JS = """
 def _controls(claims: list[dict]) -> str:
     papers = sorted({c["paper"] for c in claims})
     cats = [("holds", "holds"), ("erratum", "fails: registered erratum"), ("bound", "holds as a bound"),
-            ("reading", "depends on reading"), ("fails", "fails: unexpected"), ("error", "error"),
+            ("reading", "depends on reading"), ("inconclusive", "inconclusive"), ("fails", "fails: unexpected"),
+            ("error", "error"),
             ("oos", "out of scope")]
     popt = "".join(f'<option value="{esc(p)}">{esc(p)}</option>' for p in papers)
     vopt = "".join(f'<option value="{v}">{esc(t)}</option>' for v, t in cats)
@@ -186,7 +200,7 @@ def render_html(results: dict, folder: Path | None = None, figures: bool = True)
     """report.html from a results.json dictionary (and the figure files it lists, in ``folder``); ``figures``:
     draw a check figure from its records where the run wrote none."""
     st, s = results["settings"], results["summary"]
-    m = max(int(s["statistical_checks"]), 1)
+    m = max(int(s.get("hypotheses", s["statistical_checks"])), 1)
     z_crit = holm_threshold(st["alpha"], m)
     claims = results["claims"]
     env = results.get("environment", results.get("versions", {}))
@@ -194,7 +208,9 @@ def render_html(results: dict, folder: Path | None = None, figures: bool = True)
     head = ["<h1>SG-MCMC workbench: verification report</h1>",
             f"<p>Command: <code>python -m verify {esc(' '.join(results['argv']))}</code><br>"
             f"Chains per simulation: {st['chains']}; base seed: {st['seed']}; family-wise level alpha = {st['alpha']} "
-            f"(Holm over all {s['statistical_checks']} statistical checks, so the chance of any false 'fails' verdict "
+            f"(Holm over all {s['statistical_checks']} statistical checks, "
+            f"{s.get('hypotheses', s['statistical_checks'])} hypotheses as an ordering tests two, so the chance of "
+            "any false 'fails' verdict or falsely shown ordering "
             f"is at most alpha; strictest threshold |z| > {z_crit:.2f}).</p>",
             f'<p class="box">{esc(summary_line(s))}.</p>',
             "<details><summary>Environment</summary><p class='note'>"

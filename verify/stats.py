@@ -397,6 +397,66 @@ def detectable_deviation(se: float, alpha: float, n_checks: int, one_sided: bool
     return float(brentq(shortfall, 0.0, hi, xtol=1e-12, rtol=1e-12) * se)
 
 
+def sample_size_factor(effect: float, se: float, alpha: float, n_checks: int, power: float = 0.9,
+                       df: int | None = None) -> float:
+    """How many times the independent chains (or replicates) behind ``se`` must grow for a one-sided test at the
+    family's strictest threshold to detect ``effect`` with probability ``power``.
+
+    The s.e. of a mean over K independent chains scales as 1/sqrt(K), so K' = K f chains give se / sqrt(f), and f is
+    the smallest factor at which :func:`detectable_deviation` (one-sided) falls to ``|effect|``.
+
+    Parameters
+    ----------
+    effect : float
+        The effect to detect (its sign is ignored).
+    se : float
+        The s.e. at the present number of chains K (finite and > 0).
+    alpha, n_checks, power
+        As for :func:`detectable_deviation`.
+    df : int or None
+        None for a z-test; else the s.e. comes from ``df + 1`` replicates and a Student t test with K' - 1 degrees
+        of freedom at K' replicates is planned (the factor is then K'/K, K' an integer found by bisection).
+
+    Returns
+    -------
+    float
+        The factor f (1 or less when the present chains suffice; ``inf`` for a zero effect).
+
+    Raises
+    ------
+    ParameterError
+        When ``se`` is not finite and positive.
+
+    References
+    ----------
+    The sample size of a one-sided z- or t-test for a stated power (e.g. Lehmann & Romano, Testing Statistical
+    Hypotheses, 3rd ed., Sec. 3.4 and 5.2), at Holm's strictest threshold alpha / n_checks (Holm 1979).
+    """
+    if not (np.isfinite(se) and se > 0):
+        raise ParameterError(f"se must be finite and > 0, got {se!r}")
+    if effect == 0 or not math.isfinite(effect):
+        return math.inf if effect == 0 else 0.0
+    if df is None:
+        return float((detectable_deviation(se, alpha, n_checks, one_sided=True, power=power) / abs(effect)) ** 2)
+    units = df + 1
+
+    def detects(k: int) -> bool:
+        return detectable_deviation(se * math.sqrt(units / k), alpha, n_checks, one_sided=True, power=power,
+                                    df=k - 1) <= abs(effect)
+
+    lo, hi = 2, max(units, 2)
+    if detects(lo):
+        return lo / units
+    while not detects(hi):
+        lo, hi = hi, hi * 2
+        if hi > 2**40:
+            return math.inf
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if detects(mid) else (mid, hi)
+    return hi / units
+
+
 def holm(pvalues, alpha: float) -> np.ndarray:
     """Holm's step-down procedure: boolean mask of rejected hypotheses at family-wise level ``alpha`` (Holm 1979)."""
     p = np.asarray(pvalues, dtype=np.float64)
@@ -424,6 +484,6 @@ def weighted_polyfit(x, y, se, degree: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 __all__ = ["column_means_and_se", "covariance_and_se", "delta_method_variance", "detectable_deviation", "holm",
-           "mean_and_se", "paired_squared_norm_difference_and_se", "ratio_of_means_and_se",
+           "mean_and_se", "paired_squared_norm_difference_and_se", "ratio_of_means_and_se", "sample_size_factor",
            "squared_norm_bias_and_se", "stationary_covariance_and_se", "stationary_variance_and_se",
            "variance_and_se", "weighted_polyfit", "z_test"]

@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def take_sum_flat(x, idx):
     """out[m] = sum_j x[idx[j, m]] for 1-D x, summed in the order j = 0..n-1: the same bits as numpy's
     ``x.take(idx).sum(axis=0)`` (which adds the rows in order), without the (n, M) temporary. Serial: the loop is
@@ -24,7 +24,7 @@ def take_sum_flat(x, idx):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def take_sum_rows(X, idx):
     """out[m] = sum_j X[idx[j, m]] for X (N, d), summed in the order j = 0..n-1 (the bits of
     ``X.take(idx, axis=0).sum(axis=0)``, without the (n, M, d) temporary)."""

@@ -228,7 +228,7 @@ def saga_table(Zp, theta, table, total, nb):
                     total[m, k] += g
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)
 def saga_gather_diff(table, idx, g_new, g_old, out):
     """g_old[j, m] = table[m, idx[j, m]] and out[m] = sum_j (g_new[j, m] - g_old[j, m]) (order j = 0..n-1)."""
     d = table.shape[2]
@@ -243,7 +243,7 @@ def saga_gather_diff(table, idx, g_new, g_old, out):
                 out[m, k] += g_new[j, m, k] - g
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)
 def saga_scatter_total(table, idx, g_new, g_old, total):
     """table[m, idx[j, m]] = g_new[j, m]; total[m] += sum_j (g_new[j, m] - g_old[j, m]) (indices distinct per chain)."""
     d = table.shape[2]

@@ -114,12 +114,13 @@ _PAIRWISE_MAX_N = 40
 
 
 @njit(cache=True, nogil=True)
-def _repeats_pairwise(A, bad):
+def _repeats_pairwise(A, flag, bad):
     """bad[c] = True if column c of A (n, k) holds a value twice: the n(n-1)/2 row pairs compared, each over a slab
-    of columns in one vectorised pass (cheaper than the bitmap for small n). Returns the number of such columns."""
+    of columns in one vectorised pass (cheaper than the bitmap for small n). flag: uint8 work space of at least k
+    entries. Returns the number of such columns."""
     n, k = A.shape
     w = max(64, _PAIRWISE_SLAB_BYTES // max(1, n * A.itemsize))
-    flag = np.zeros(k, dtype=np.uint8)
+    flag[:k] = 0
     for c0 in range(0, k, w):
         c1 = min(k, c0 + w)
         f = flag[c0:c1]
@@ -210,13 +211,30 @@ def _repeats_stamped(A, stamp, gen, slab, bad):
 
 
 @njit(cache=True, nogil=True)
-def _repeat_count(A, pairwise, stamp, gen, bitmap, slab, bad):
-    """bad[c] for the columns of A by the check chosen for (n, N): row pairs, stamps or the bitmap."""
+def _repeat_count(A, pairwise, work):
+    """bad[c] (in ``work``) for the columns of A by the check chosen for (n, N): row pairs, stamps or the bitmap."""
+    bitmap, stamp, gen, slab, cols, bad, redo, flag = work
     if pairwise:
-        return _repeats_pairwise(A, bad)
+        return _repeats_pairwise(A, flag, bad)
     if stamp.size:
         return _repeats_stamped(A, stamp, gen, slab, bad)
     return _repeats(A, bitmap, slab, bad)
+
+
+@njit(cache=True, nogil=True)
+def rejection_work(n_data, idx):
+    """The work space of :func:`rejection_into` for draws of idx's shape (n, M) and dtype from range(n_data): allocated
+    once, reused by every draw of a chain block (whichever check applies, its answers are exact, so the draws do not
+    depend on what earlier draws left in it)."""
+    n, M = idx.shape
+    pairwise = n <= _PAIRWISE_MAX_N
+    stamped = not pairwise and n_data <= _STAMP_MAX_N
+    bitmap = np.zeros(0 if pairwise or stamped else (n_data + 63) // 64, dtype=np.uint64)
+    stamp = np.zeros(n_data if stamped else 0, dtype=np.uint16)
+    gen = np.zeros(1, dtype=np.int64)
+    slab = np.empty((_SLAB, n), dtype=idx.dtype)
+    return bitmap, stamp, gen, slab, np.empty(M, np.int64), np.empty(M, np.bool_), np.empty(n * M, idx.dtype), \
+        np.empty(M if pairwise else 0, np.uint8)
 
 
 def rejection(rng: np.random.Generator, n_data: int, idx: np.ndarray) -> np.ndarray:
@@ -231,26 +249,27 @@ def without_replacement_rejection(fn, state, n_data, idx):
     """idx (n, M) <- a uniform n-subset of range(n_data) per column, drawn as subsample.without_replacement's
     rejection path draws it (same calls, same order): iid draws, then whole-column redraws of the columns with a
     repeat until none is left."""
+    rejection_into(fn, state, n_data, idx, rejection_work(n_data, idx))
+
+
+@njit(cache=True, nogil=True)
+def rejection_into(fn, state, n_data, idx, work):
+    """:func:`without_replacement_rejection` with its work space from :func:`rejection_work` (same draws)."""
     n, M = idx.shape
     rng = n_data - 1
-    fill_bounded(fn, state, rng, idx.ravel())
+    cols, bad, redo = work[4], work[5], work[6]
+    fill_bounded(fn, state, rng, idx.reshape(-1))
     pairwise = n <= _PAIRWISE_MAX_N
-    stamped = not pairwise and n_data <= _STAMP_MAX_N
-    bitmap = np.zeros(0 if pairwise or stamped else (n_data + 63) // 64, dtype=np.uint64)
-    stamp = np.zeros(n_data if stamped else 0, dtype=np.uint16)
-    gen = np.zeros(1, dtype=np.int64)
-    slab = np.empty((_SLAB, n), dtype=idx.dtype)
-    cols = np.arange(M)
-    bad = np.empty(M, dtype=np.bool_)
-    k = _compact(cols, bad, _repeat_count(idx, pairwise, stamp, gen, bitmap, slab, bad), M)
-    redo = np.empty(n * M, dtype=idx.dtype)
+    for c in range(M):
+        cols[c] = c
+    k = _compact(cols, bad, _repeat_count(idx, pairwise, work), M)
     while k:
         block = redo[: n * k].reshape(n, k)
-        fill_bounded(fn, state, rng, block.ravel())
+        fill_bounded(fn, state, rng, block.reshape(-1))
         for j in range(n):
             for c in range(k):
                 idx[j, cols[c]] = block[j, c]
-        k = _compact(cols, bad, _repeat_count(block, pairwise, stamp, gen, bitmap, slab, bad), k)
+        k = _compact(cols, bad, _repeat_count(block, pairwise, work), k)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -281,7 +300,7 @@ def standard_normal(rng: np.random.Generator, shape) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def repeat_mask(idx, pairwise):
     """bad[m] = True when column m of idx (n, M) holds some value twice (boolean, length M).
 
@@ -324,5 +343,5 @@ def repeat_mask(idx, pairwise):
     return bad
 
 
-__all__ = ["bounded16_fill", "bounded32_fill", "fill_bounded", "integers", "pointers", "rejection", "repeat_mask",
-           "standard_normal", "without_replacement_rejection"]
+__all__ = ["bounded16_fill", "bounded32_fill", "fill_bounded", "integers", "pointers", "rejection", "rejection_into",
+           "rejection_work", "repeat_mask", "standard_normal", "without_replacement_rejection"]

@@ -3,7 +3,7 @@
 The data are split into S disjoint blocks B_s; subposterior s is p(theta)^(1/S) prod_{i in B_s} p(x_i | theta)
 (Baker et al. eq. 1). Subposterior draws have shape (S, R, M, d): S subsets, R independent replicate experiments,
 M draws each. They come from exact samplers where the subposterior allows it (the Gaussian mean model; warped Gaussian,
-see :class:`simulate.models.warped_gaussian.WarpedGaussian`) and otherwise from MALA run on all S x R x C chains at once
+see :class:`simulate.WarpedGaussian`) and otherwise from MALA run on all S x R x C chains at once
 (C chains per replicate, thinned traces pooled into M = C * n_keep draws).
 
 Combination rules (each returns (R, M_out, d)):
@@ -22,7 +22,7 @@ Combination rules (each returns (R, M_out, d)):
   (a - b)^T (Sigma_a + Sigma_b)^{-1} (a - b) is below the ``accept`` quantile (uniform kernel); ceil(1/accept)
   random pairings give back about M draws.
 
-:func:`sg_draws` runs an SG-MCMC :class:`simulate.sampler.Sampler` on R x C chains and pools thinned traces the same
+:func:`sg_draws` runs an SG-MCMC :class:`simulate.Sampler` on R x C chains and pools thinned traces the same
 way, so every method returns draws of the same shape for the KL comparison.
 """
 
@@ -40,12 +40,46 @@ from ..validation import ChainDivergedError, ParameterError, check_int, check_po
 
 
 def prior_power(S: int) -> float:
-    """Power of the prior in each subposterior: 1/S (Baker et al. eq. 1)."""
+    """The power of the prior in each of S subposteriors, 1/S.
+
+    Parameters
+    ----------
+    S : int
+        The number of subsets.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), eq. (1) (:doc:`/papers/baker`, sec. 1.6).
+    """
     return 1.0 / S
 
 
 def split(n_data: int, S: int, sizes=None) -> list[np.ndarray]:
-    """Consecutive disjoint index blocks: S equal blocks of N/S (S must divide N) or the given ``sizes``."""
+    """Consecutive disjoint index blocks of the data: S equal blocks of N/S, or blocks of the given sizes.
+
+    Parameters
+    ----------
+    n_data : int
+        N >= 1.
+    S : int
+        The number of blocks, 1 <= S <= N (S must divide N without ``sizes``).
+    sizes : sequence of int, optional
+        The blocks' sizes, S positive integers summing to N.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        S arrays of data indices.
+
+    Raises
+    ------
+    ParameterError
+        When S does not divide N (without sizes), or the sizes are not S positive integers summing to N.
+    """
     n_data = check_int("n_data", n_data, 1)
     S = check_int("S", S, 1, n_data)
     if sizes is None:
@@ -73,11 +107,51 @@ def _padded_blocks(data: np.ndarray, blocks: list[np.ndarray]) -> tuple[np.ndarr
 def mala_blocks(model: LogDensityModel, xb: np.ndarray, weights: np.ndarray | None, power: float, theta0: np.ndarray,
                 cov: np.ndarray, rng: np.random.Generator, n_burn: int, n_keep: int, thin: int = 1,
                 target_accept: float = 0.6) -> tuple[np.ndarray, np.ndarray]:
-    """Preconditioned MALA on B tempered block posteriors at once; chains theta0 (B, M, d), cov (B, d, d).
+    """Preconditioned MALA on B tempered block posteriors at once.
 
-    Proposal theta* = theta + (h/2) C grad + sqrt(h) C^{1/2} xi, Metropolis-Hastings accepted (Roberts & Tweedie
-    1996). The scalar h of each block is adapted during burn-in only (every 10 steps, towards ``target_accept``),
-    then frozen, so the kept draws are from a fixed-kernel chain. Returns (trace (n_keep, B, M, d), accept (B,)).
+    Proposal theta* = theta + (h/2) C grad + sqrt(h) C^{1/2} xi, Metropolis-Hastings accepted. The scalar h of each
+    block is adapted during burn-in only (every 10 steps, towards ``target_accept``), then frozen, so the kept draws
+    are from a fixed-kernel chain.
+
+    Parameters
+    ----------
+    model : LogDensityModel
+        The model (its ``block_log_post_and_grad``).
+    xb : numpy.ndarray, shape (B, m, dx)
+        The blocks' data, padded to a common m.
+    weights : numpy.ndarray, shape (B, m), or None
+        1 for data, 0 for padding; None: no padding.
+    power : float
+        The prior's power in every block posterior.
+    theta0 : numpy.ndarray, shape (B, M, d)
+        M starting points per block.
+    cov : numpy.ndarray, shape (B, d, d)
+        The preconditioner C of each block (positive definite).
+    rng : numpy.random.Generator
+        The stream (advanced).
+    n_burn : int
+        Burn-in steps (adapting h), >= 0.
+    n_keep : int
+        Draws kept per chain, >= 1.
+    thin : int, default 1
+        Steps between kept draws.
+    target_accept : float, default 0.6
+        The acceptance rate the burn-in steers h to.
+
+    Returns
+    -------
+    trace : numpy.ndarray, shape (n_keep, B, M, d)
+    accept : numpy.ndarray, shape (B,)
+        The mean acceptance rate after burn-in.
+
+    Raises
+    ------
+    ParameterError
+        When n_burn, n_keep or thin is out of range.
+
+    References
+    ----------
+    Roberts & Tweedie (1996), MALA.
     """
     n_burn = check_int("n_burn", n_burn, 0)
     n_keep = check_int("n_keep", n_keep, 1)
@@ -127,10 +201,45 @@ def mala_blocks(model: LogDensityModel, xb: np.ndarray, weights: np.ndarray | No
 def subposterior_draws(model: LogDensityModel, S: int, n_rep: int, n_draws: int, rng: np.random.Generator, *,
                        sizes=None, chains_per_rep: int = 1, n_burn: int = 300, thin: int = 2,
                        method: str = "auto") -> np.ndarray:
-    """Draws (S, R, M, d) from each subposterior p(theta)^(1/S) prod_{B_s} p(x | theta), R replicates.
+    """Draws from each subposterior p(theta)^(1/S) prod_{i in B_s} p(x_i | theta), for R replicate experiments.
 
-    method: "exact" (Gaussian location, warped Gaussian), "mala" (any toy), or "auto" (exact when available).
-    With MALA, M = chains_per_rep * n_keep draws per replicate (n_draws must be a multiple of chains_per_rep).
+    Parameters
+    ----------
+    model : LogDensityModel
+        The model (a Gaussian mean, warped Gaussian, t location or mixture model).
+    S : int
+        The number of subsets, >= 1.
+    n_rep : int
+        R, the replicates, >= 1.
+    n_draws : int
+        M, the draws per subposterior and replicate, >= 2 (with MALA a multiple of chains_per_rep).
+    rng : numpy.random.Generator
+        The stream (advanced).
+    sizes : sequence of int, optional
+        The subsets' sizes (default S equal blocks; :func:`~simulate.analysis.divide_conquer.split`).
+    chains_per_rep : int, default 1
+        C, MALA chains per replicate (M = C n_keep draws pooled).
+    n_burn : int, default 300
+        MALA burn-in steps.
+    thin : int, default 2
+        MALA steps between kept draws.
+    method : {"auto", "exact", "mala"}, default "auto"
+        "exact": the Gaussian mean and warped Gaussian models' exact samplers; "mala": MALA for any model; "auto":
+        exact where available.
+
+    Returns
+    -------
+    numpy.ndarray, shape (S, R, M, d)
+
+    Raises
+    ------
+    ParameterError
+        For an argument out of its range, "exact" on a model without an exact sampler, or an n_draws that is not a
+        multiple of chains_per_rep.
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), eq. (1) and Section 3 (:doc:`/papers/baker`, sec. 1.6).
     """
     S = check_int("S", S, 1)
     n_rep = check_int("n_rep", n_rep, 1)
@@ -169,9 +278,35 @@ def subposterior_draws(model: LogDensityModel, S: int, n_rep: int, n_draws: int,
 
 def reference_draws(model: LogDensityModel, n_draws: int, seed: int, *, chains: int = 50, n_burn: int = 200,
                     thin: int = 3) -> np.ndarray:
-    """A long reference sample (n_draws, d) of the full posterior: exact where possible, else MALA pooled over
-    ``chains`` chains (the paper used Stan HMC). For the mixture, the label-swapped copy of every other chain is
-    used, so the reference carries both label modes with equal mass (the exact posterior is swap-symmetric)."""
+    """A long reference sample of the full posterior: exact where possible, else MALA pooled over chains.
+
+    The paper used Stan's HMC. For the mixture, the label-swapped copy of every other chain is used, so the
+    reference carries both label modes with equal mass (the exact posterior is swap-symmetric).
+
+    Parameters
+    ----------
+    model : LogDensityModel
+        The model.
+    n_draws : int
+        The draws, >= 2.
+    seed : int
+        The seed of the sample's generator.
+    chains : int, default 50
+        MALA chains, >= 2.
+    n_burn : int, default 200
+        MALA burn-in steps.
+    thin : int, default 3
+        MALA steps between kept draws.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_draws, d)
+
+    Raises
+    ------
+    ParameterError
+        When n_draws or chains is below 2.
+    """
     n_draws = check_int("n_draws", n_draws, 2)
     rng = np.random.default_rng(seed)
     if isinstance(model, GaussianMeanModel):
@@ -197,20 +332,64 @@ def reference_draws(model: LogDensityModel, n_draws: int, seed: int, *, chains: 
 
 # ------------------------------------------------------------------------------------------------ consensus
 def sample_covariances(draws: np.ndarray) -> np.ndarray:
-    """Sample covariance of every (subset, replicate): draws (..., M, d) -> (..., d, d)."""
+    """The sample covariance (divisor M - 1) of every set of draws.
+
+    Parameters
+    ----------
+    draws : numpy.ndarray, shape (..., M, d)
+        Sets of M draws.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., d, d)
+    """
     c = draws - draws.mean(axis=-2, keepdims=True)
     return np.einsum("...mi,...mj->...ij", c, c) / (draws.shape[-2] - 1)
 
 
 def precision_weights(covs: np.ndarray) -> np.ndarray:
-    """W_s = Sigma_s^{-1} (Scott et al. 2016)."""
+    """The consensus weights W_s = Sigma_s^{-1}.
+
+    Parameters
+    ----------
+    covs : numpy.ndarray, shape (..., d, d)
+        The subposterior covariances.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., d, d)
+
+    References
+    ----------
+    Scott, Blocker, Bonassi, Chipman, George & McCulloch (2016).
+    """
     return np.linalg.inv(covs)
 
 
 def consensus(draws: np.ndarray, covs: np.ndarray | None = None) -> np.ndarray:
-    """Consensus Monte Carlo (Baker et al. eq. 2): draws (S, R, M, d) -> (R, M, d), combining the i-th draws.
+    """Consensus Monte Carlo: theta_i = (sum_s W_s)^{-1} sum_s W_s theta_si, combining the i-th draws of the subsets.
 
-    covs: the subposterior covariances (S, d, d) or (S, R, d, d); default: sample covariances per replicate.
+    Exact when the subposteriors are Gaussian.
+
+    Parameters
+    ----------
+    draws : array_like, shape (S, R, M, d)
+        Subposterior draws (:func:`simulate.subposterior_draws`).
+    covs : array_like, shape (S, d, d) or (S, R, d, d), optional
+        The subposterior covariances; default: the sample covariances per replicate.
+
+    Returns
+    -------
+    numpy.ndarray, shape (R, M, d)
+
+    Raises
+    ------
+    ParameterError
+        When draws is not 4-D or covs has another shape.
+
+    References
+    ----------
+    Scott et al. (2016); Baker, Fearnhead, Fox & Nemeth (2019), eq. (2) (:doc:`/papers/baker`, sec. 1.6).
     """
     draws = np.asarray(draws, dtype=float)
     if draws.ndim != 4:
@@ -229,17 +408,61 @@ def consensus(draws: np.ndarray, covs: np.ndarray | None = None) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------------ KDEMC
 def kdemc_bandwidth(M: int, d: int, bw_mult: float = 1.0) -> float:
-    """Whitened-unit bandwidth bw_mult * (4/(d+2))^{1/(d+4)} M^{-1/(d+4)} (Silverman's rule)."""
+    """The KDEMC bandwidth in whitened units, bw_mult (4/(d+2))^{1/(d+4)} M^{-1/(d+4)} (Silverman's rule).
+
+    Parameters
+    ----------
+    M : int
+        Draws per subposterior.
+    d : int
+        The dimension.
+    bw_mult : float, default 1.0
+        A multiplier.
+
+    Returns
+    -------
+    float
+    """
     return bw_mult * (4.0 / (d + 2)) ** (1.0 / (d + 4)) * M ** (-1.0 / (d + 4))
 
 
 def kdemc(draws: np.ndarray, rng: np.random.Generator, n_out: int, *, bw_mult: float = 1.0,
           n_parallel: int = 20, n_burn: int = 20) -> np.ndarray:
-    """Neiswanger et al. (2014) nonparametric KDE-product sampler: draws (S, R, M, d) -> (R, n_out, d).
+    """Neiswanger, Wang & Xing's (2014) nonparametric KDE-product sampler (their Algorithm 1).
 
-    Gibbs over component indices t = (t_1..t_S): for s = 1..S propose t_s' ~ U{1..M} and accept with
-    w_{t'}/w_t, w_t = prod_s N(theta_{s,t_s} | theta_bar_t, h^2 I); then theta ~ N(theta_bar_t, (h^2/S) I).
-    ``n_parallel`` Gibbs chains per replicate each give n_out/n_parallel draws after ``n_burn`` sweeps.
+    Independent Metropolis-within-Gibbs over component indices t = (t_1..t_S): for s = 1..S propose
+    t_s' ~ U{1..M} and accept with w_{t'}/w_t, w_t = prod_s N(theta_{s,t_s} | theta_bar_t, h^2 I); then
+    theta ~ N(theta_bar_t, (h^2/S) I). Draws are whitened by the replicate's mean subposterior covariance and the
+    bandwidth is fixed (:func:`~simulate.analysis.divide_conquer.kdemc_bandwidth`), workbench choices.
+
+    Parameters
+    ----------
+    draws : array_like, shape (S, R, M, d)
+        Subposterior draws.
+    rng : numpy.random.Generator
+        The stream (advanced).
+    n_out : int
+        Draws per replicate, a multiple of n_parallel.
+    bw_mult : float, default 1.0
+        The bandwidth's multiplier, > 0.
+    n_parallel : int, default 20
+        Gibbs chains per replicate, each giving n_out / n_parallel draws.
+    n_burn : int, default 20
+        Gibbs sweeps discarded first.
+
+    Returns
+    -------
+    numpy.ndarray, shape (R, n_out, d)
+
+    Raises
+    ------
+    ParameterError
+        When draws is not 4-D, or n_out, n_parallel, bw_mult or n_burn is out of range.
+
+    References
+    ----------
+    Neiswanger, Wang & Xing (2014), Algorithm 1; the mixture has M^S components (the "O(SM)" of Baker et al.,
+    Sec. 2.1, is a slip; :doc:`/papers/baker`, secs. 1.6 and 6).
     """
     draws = np.asarray(draws, dtype=float)
     if draws.ndim != 4:
@@ -316,9 +539,30 @@ def _pair_combine(a: np.ndarray, b: np.ndarray, rng: np.random.Generator, accept
 
 
 def weierstrass(draws: np.ndarray, rng: np.random.Generator, accept: float = 0.1) -> np.ndarray:
-    """Weierstrass rejection sampler (Wang & Dunson 2013; their R package's pairwise tree).
+    """The Weierstrass rejection sampler, subsets combined pairwise in a binary tree (module docstring).
 
-    draws (S, R, M, d) -> (R, M, d)."""
+    Parameters
+    ----------
+    draws : array_like, shape (S, R, M, d)
+        Subposterior draws.
+    rng : numpy.random.Generator
+        The stream (advanced).
+    accept : float, default 0.1
+        The quantile of the pairs' Mahalanobis discrepancy accepted, 0 < accept <= 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (R, M, d)
+
+    Raises
+    ------
+    ParameterError
+        When draws is not 4-D or accept is not in (0, 1].
+
+    References
+    ----------
+    Wang & Dunson (2013), the rejection variant of their R package (:doc:`/papers/baker`, sec. 1.6).
+    """
     draws = np.asarray(draws, dtype=float)
     if draws.ndim != 4:
         raise ParameterError(f"draws must have shape (S, R, M, d), got {draws.shape}")
@@ -337,10 +581,41 @@ def weierstrass(draws: np.ndarray, rng: np.random.Generator, accept: float = 0.1
 # ------------------------------------------------------------------------------------------------ SG-MCMC
 def sg_draws(sampler, n_rep: int, chains_per_rep: int, n_keep: int, *, n_burn: int, thin: int = 1,
              seed: int = 0, theta0=None) -> np.ndarray:
-    """Run ``sampler`` (a simulate Sampler on the full data) on R x C chains started from ``theta0`` (a callable
-    ``(rng, m) -> (m, d)``; default the model's overdispersed ``init_draws``); keep every ``thin``-th state after
-    ``n_burn`` steps: returns (R, C * n_keep, d). Raises ChainDivergedError if a chain reaches a non-finite state
-    (explicit SG steps can blow up on targets whose gradient is not globally Lipschitz, e.g. the warped Gaussian)."""
+    """Draws of an SG-MCMC sampler on the full data, pooled like the subposterior draws for the KL comparison.
+
+    R x C chains; every ``thin``-th state after ``n_burn`` steps is kept.
+
+    Parameters
+    ----------
+    sampler : Sampler
+        The sampler, on a model with ``init_draws`` when theta0 is None.
+    n_rep : int
+        R, the replicates, >= 1.
+    chains_per_rep : int
+        C, chains per replicate, >= 1.
+    n_keep : int
+        States kept per chain, >= 1.
+    n_burn : int
+        Steps before the first kept state, >= 0.
+    thin : int, default 1
+        Steps between kept states.
+    seed : int, default 0
+        The run's seed.
+    theta0 : callable, optional
+        ``theta0(rng, m) -> (m, d)``; default: the model's overdispersed ``init_draws``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (R, C * n_keep, d)
+
+    Raises
+    ------
+    ParameterError
+        For an argument out of its range.
+    ChainDivergedError
+        When a chain reaches a non-finite state (explicit SG steps can blow up on targets whose gradient is not
+        globally Lipschitz, e.g. the warped Gaussian).
+    """
     n_rep = check_int("n_rep", n_rep, 1)
     C = check_int("chains_per_rep", chains_per_rep, 1)
     n_keep = check_int("n_keep", n_keep, 1)

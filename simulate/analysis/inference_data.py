@@ -44,11 +44,32 @@ def _container_type(az) -> type:
 
 def to_inference_data(source, *, var_name: str = "theta", burn_in: int = 0, coords: list[str] | None = None,
                       sample_stats: dict[str, np.ndarray] | None = None):
-    """ArviZ container (InferenceData for arviz 0.x, DataTree for 1.x) from a RunResult (with a trace) or a (T, M, d)
-    array.
+    """An ArviZ container of a run's trace: chain m is column m of the trace (module docstring).
 
-    ``burn_in``: drop the trace entries recorded before step ``burn_in`` (RunResult: by step number; an array: by
-    index). ``coords``: names of the d coordinates. ``sample_stats``: extra (T, M) arrays, e.g. log posterior.
+    Parameters
+    ----------
+    source : RunResult or array_like
+        A :class:`simulate.RunResult` with a trace (``run(..., trace_stride=s)``), or a (T, M, d) array.
+    var_name : str, default "theta"
+        The variable's name in the posterior group.
+    burn_in : int, default 0
+        Drop the trace entries recorded before step ``burn_in`` (a RunResult: by step number; an array: by index).
+    coords : list of str, optional
+        Names of the d coordinates (default 0..d-1).
+    sample_stats : dict of str to numpy.ndarray, optional
+        Extra (T, M) arrays, e.g. the log posterior, in the sample_stats group.
+
+    Returns
+    -------
+    arviz.InferenceData or xarray.DataTree
+        InferenceData under arviz 0.x, DataTree under arviz 1.x; the posterior group has dims
+        (chain, draw, <var_name>_dim), the draws labelled by their steps.
+
+    Raises
+    ------
+    ParameterError
+        When the source holds no trace or is not (T, M, d), burn_in leaves no entry, or coords or sample_stats have
+        the wrong size.
     """
     import arviz as az
 
@@ -84,11 +105,33 @@ def to_inference_data(source, *, var_name: str = "theta", burn_in: int = 0, coor
 
 
 def ess(source, *, var_name: str = "theta", burn_in: int = 0, method: str = "bulk") -> np.ndarray:
-    """ArviZ effective sample size per coordinate (shape (d,)) of a RunResult trace, (T, M, d) array or ArviZ
-    container from :func:`to_inference_data`.
+    """ArviZ's effective sample size per coordinate, summed over chains as ArviZ does for multi-chain input.
 
-    ``method="tail"`` is Vehtari et al. (2021)'s tail ESS, the smaller quantile ESS at 5% and 95%, under both ArviZ
-    majors (arviz 1.x's own default takes its quantiles from the ``stats.ci_prob`` setting, 0.89, instead).
+    Parameters
+    ----------
+    source : RunResult, array_like or ArviZ container
+        A RunResult with a trace, a (T, M, d) array, or a container from :func:`simulate.to_inference_data`.
+    var_name : str, default "theta"
+        The variable.
+    burn_in : int, default 0
+        As for :func:`simulate.to_inference_data` (ignored for a container).
+    method : str, default "bulk"
+        ArviZ's ESS method: "bulk" (rank-normalised bulk ESS), "tail" (the smaller quantile ESS at 5% and 95%, under
+        both ArviZ majors; arviz 1.x's own default takes its quantiles from ``stats.ci_prob``, 0.89), or another
+        method ArviZ knows.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,)
+
+    Raises
+    ------
+    ParameterError
+        As :func:`simulate.to_inference_data`.
+
+    References
+    ----------
+    Vehtari, Gelman, Simpson, Carpenter & Buerkner (2021), rank-normalised bulk and tail ESS.
     """
     import arviz as az
 

@@ -27,6 +27,22 @@ from ..validation import ParameterError, check_finite_array, check_int, check_po
 
 # ---------------------------------------------------------------------- reference: quadrature
 class QuadratureMoments(NamedTuple):
+    """Posterior moments by quadrature and their numerical error (:func:`simulate.posterior_moments_quadrature`).
+
+    Parameters
+    ----------
+    mean : numpy.ndarray, shape (d,)
+        E[beta].
+    second : numpy.ndarray, shape (d, d)
+        E[beta beta^T].
+    mean_error : float
+        The largest change of the mean between K and K + 8 nodes per axis.
+    second_error : float
+        The same for the second moments.
+    nodes : int
+        The nodes per axis of the reported moments (K + 8).
+    """
+
     mean: np.ndarray  # (d,)
     second: np.ndarray  # (d, d): E[beta beta^T]
     mean_error: float  # max |mean(K) - mean(K + 8)|
@@ -59,12 +75,30 @@ def _gh_moments(
 
 
 def posterior_moments_quadrature(model: LogisticRegressionModel, order: int = 24) -> QuadratureMoments:
-    """Posterior mean and second moments by tensor Gauss-Hermite quadrature (new).
+    """Posterior mean and second moments of a logistic regression by tensor Gauss-Hermite quadrature (new).
 
     With beta = mode + L z, L L^T = H(mode)^{-1} (Laplace), pi(beta) dz is proportional to
     ``exp(-|z|^2/2) r(z)``, ``r(z) = exp(log pi(mode + L z) + |z|^2/2)`` smooth and slowly varying, so
     E f(beta) = sum_k w_k r(z_k) f(mode + L z_k) / sum_k w_k r(z_k) converges fast in the number of nodes K.
     The reported error is the largest change against K + 8 nodes per axis. Cost K^d N; d <= 3 only.
+
+    Parameters
+    ----------
+    model : LogisticRegressionModel
+        The model, d <= 3.
+    order : int, default 24
+        K, nodes per axis, 4 <= K <= 200 (the moments reported use K + 8).
+
+    Returns
+    -------
+    QuadratureMoments
+
+    Raises
+    ------
+    ParameterError
+        When d > 3 or order is out of range.
+    RuntimeError
+        When the mode search does not converge.
     """
     order = check_int("order", order, 4, 200)
     if model.dim > 3:
@@ -79,6 +113,20 @@ def posterior_moments_quadrature(model: LogisticRegressionModel, order: int = 24
 
 # ---------------------------------------------------------------------- reference: MALA
 class MalaResult(NamedTuple):
+    """What :func:`simulate.mala` returns.
+
+    Parameters
+    ----------
+    time_averages : numpy.ndarray, shape (M, d)
+        Per-chain time averages of beta over the kept steps.
+    time_averages_sq : numpy.ndarray, shape (M, d)
+        Per-chain time averages of beta_j^2.
+    acceptance : float
+        The overall acceptance rate over the kept steps.
+    final : numpy.ndarray, shape (M, d)
+        The chains' last states.
+    """
+
     time_averages: np.ndarray  # (M, d): per-chain time average of beta over the kept steps
     time_averages_sq: np.ndarray  # (M, d): per-chain time average of beta_j^2
     acceptance: float  # overall acceptance rate (kept steps)
@@ -95,12 +143,41 @@ def mala(
     burn_in: int = 0,
     precond: np.ndarray | None = None,
 ) -> MalaResult:
-    """Metropolis-adjusted Langevin on M chains at once (Roberts & Tweedie 1996), workbench convention.
+    """Metropolis-adjusted Langevin on M chains at once, in the workbench's step convention.
 
     Proposal beta* = beta + (h/2) P grad log pi(beta) + sqrt(h) P^{1/2} xi (P = ``precond``, default I),
     accepted with probability min(1, pi(beta*) q(beta | beta*) / (pi(beta) q(beta* | beta))),
-    q(b | a) = N(b; a + (h/2) P grad log pi(a), h P). Time averages over steps burn_in .. burn_in + n_steps - 1
-    (Vollmer et al. eq. 7 convention). ``log_post_and_grad(theta (M, d)) -> ((M,), (M, d))``.
+    q(b | a) = N(b; a + (h/2) P grad log pi(a), h P).
+
+    Parameters
+    ----------
+    log_post_and_grad : callable
+        ``f(theta (M, d)) -> (log pi (M,), grad log pi (M, d))``, up to a constant.
+    theta0 : array_like, shape (M, d)
+        The starting points.
+    h : float
+        The step size, > 0.
+    n_steps : int
+        L >= 1, the states averaged.
+    rng : numpy.random.Generator
+        The stream (advanced).
+    burn_in : int, default 0
+        b: time averages over the states b .. b + L - 1 (Vollmer et al. eq. (7)).
+    precond : array_like, shape (d, d), optional
+        The preconditioner P, symmetric positive definite (default I).
+
+    Returns
+    -------
+    MalaResult
+
+    Raises
+    ------
+    ParameterError
+        For h, n_steps, burn_in, theta0 or precond out of range.
+
+    References
+    ----------
+    Roberts & Tweedie (1996).
     """
     h = check_positive("h", h)
     n_steps = check_int("n_steps", n_steps, 1)
@@ -147,10 +224,36 @@ def mala(
 def mala_reference(
     model: LogisticRegressionModel, n_chains: int, n_steps: int, seed: int, *, burn_in: int = 50, h: float = 1.0,
 ) -> MalaResult:
-    """Laplace-preconditioned MALA on ``model``, chains started from the Laplace approximation (new).
+    """Laplace-preconditioned MALA on a logistic regression, chains started from the Laplace approximation (new).
 
     With P = H(mode)^{-1} (the Laplace covariance) the preconditioned target is close to N(0, I), so h = 1 gives
     acceptance about 0.84 and integrated autocorrelation times near 1-2 for the paper's d = 3 posterior.
+
+    Parameters
+    ----------
+    model : LogisticRegressionModel
+        The model.
+    n_chains : int
+        M >= 2.
+    n_steps : int
+        The states averaged per chain.
+    seed : int
+        The seed of the starts and the chains.
+    burn_in : int, default 50
+        Steps before the averaged states.
+    h : float, default 1.0
+        The step size.
+
+    Returns
+    -------
+    MalaResult
+
+    Raises
+    ------
+    ParameterError
+        For an argument out of its range.
+    RuntimeError
+        When the mode search does not converge.
     """
     n_chains = check_int("n_chains", n_chains, 2)
     mode, cov = model.laplace()
@@ -161,6 +264,20 @@ def mala_reference(
 
 # ---------------------------------------------------------------------- control variate for time averages
 class ControlVariateResult(NamedTuple):
+    """What :func:`simulate.laplace_cv_run` returns.
+
+    Parameters
+    ----------
+    plain : numpy.ndarray, shape (M, d)
+        Per-chain time averages of theta (Vollmer et al. eq. (7)).
+    cv : numpy.ndarray, shape (M, d)
+        plain - linear + mode: the same expectation as plain, a far smaller variance.
+    linear : numpy.ndarray, shape (M, d)
+        Time averages of the coupled linear chain; their expectation is exactly ``mode``.
+    mode : numpy.ndarray, shape (d,)
+        The posterior mode.
+    """
+
     plain: np.ndarray  # (M, d): per-chain time averages of theta (Vollmer et al. eq. 7)
     cv: np.ndarray  # (M, d): plain - linear + mode, same expectation as plain, far smaller variance
     linear: np.ndarray  # (M, d): time averages of the coupled linear chain; expectation exactly ``mode``
@@ -187,6 +304,30 @@ def laplace_cv_run(
     common to both chains cancels (for the d = 3 posterior of Section 7 the s.e. drops about 20-fold for SGLD).
     Validity does not depend on the coupling being exact (a sampler that draws differently is only less
     correlated with its linear chain). Blocks of chains use ``block_rng(seed, b)`` as :func:`simulate.run`.
+
+    Parameters
+    ----------
+    sampler : Sampler
+        A sampler on a :class:`simulate.LogisticRegressionModel`.
+    n_chains : int
+        M >= 2.
+    n_steps : int
+        L >= 1, the states averaged.
+    burn_in : int, default 0
+        b, the first state averaged (b + L >= 2).
+    seed : int, default 0
+        The run's seed.
+    block_size : int, default DEFAULT_BLOCK_SIZE
+        Chains per block.
+
+    Returns
+    -------
+    ControlVariateResult
+
+    Raises
+    ------
+    ParameterError
+        When the model is not a logistic regression or an argument is out of its range.
     """
     model = sampler.model
     if not isinstance(model, LogisticRegressionModel):

@@ -42,7 +42,7 @@ def sgd_mode(model: Model, n: int, *, step: float | None = None, n_iter: int = 1
     (default 1/L with L = model.grad_lipschitz, the largest curvature of -log posterior), k = 0..n_iter-1,
     theta_hat = mean of theta_k over k >= n_iter/2. Settings follow the sgmcmc package (SGD, 10^4 iterations).
     New: the averaged SGD iterate alone is off by about sqrt(N / (n n_iter)) posterior standard deviations, which
-    grows with N and breaks Baker et al.'s Assumption 3 (|theta_hat - mode| = O(N^{-1/2}); claim
+    grows with N and breaks Baker et al.'s Assumption 3 (``|theta_hat - mode| = O(N^{-1/2})``; claim
     ``baker.a3.default_centre`` measured 1.2 s.d. at N = 16000, n = 10). So the average is refined by full-gradient
     steps theta <- theta + (1/L) grad log pi(theta) until a step moves less than ``tol`` / sqrt(L) (``tol`` of the
     narrowest posterior s.d.), at most ``refine`` of them (``refine=0``: the paper's plain SGD).

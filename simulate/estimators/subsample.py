@@ -99,19 +99,35 @@ def _sequential_bitmap(rng: np.random.Generator, n_data: int, n: int, n_chains: 
     return out
 
 
+def without_replacement_route(n_data: int, n: int) -> str:
+    """Which draw :func:`without_replacement` makes for an n-subset of range(n_data): "all" (n = N, nothing drawn),
+    "complement" (2n > N), "sequential" (the bitmap), "fused" (whole-column rejection in one numba call,
+    :func:`simulate._fast.draws.rejection`) or "rejection" (the same draws in numpy, 64-bit indices)."""
+    if n == n_data:
+        return "all"
+    if 2 * n > n_data:
+        return "complement"
+    if n > PAIRWISE_MAX_N or n * (n - 1) > REJECTION_MAX_PAIRS * 2 * n_data:
+        return "sequential"
+    if n >= FUSED_MIN_N and draw_dtype(n_data) is not np.int64:
+        return "fused"
+    return "rejection"
+
+
 def without_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
     """A uniformly random n-subset of range(n_data) per chain (exact, vectorized)."""
-    if n == n_data:
+    route = without_replacement_route(n_data, n)
+    if route == "all":
         return np.broadcast_to(np.arange(n_data)[:, None], (n_data, n_chains))
-    if 2 * n > n_data:
+    if route == "complement":
         drop = without_replacement(rng, n_data, n_data - n, n_chains)
         keep = np.ones((n_chains, n_data), dtype=bool)
         keep[np.arange(n_chains)[None, :], drop] = False
         return np.nonzero(keep)[1].reshape(n_chains, n).T
-    if n > PAIRWISE_MAX_N or n * (n - 1) > REJECTION_MAX_PAIRS * 2 * n_data:
+    if route == "sequential":
         return _sequential_bitmap(rng, n_data, n, n_chains)
     dt = draw_dtype(n_data)
-    if n >= FUSED_MIN_N and dt is not np.int64:  # the same draws as below, in one numba call
+    if route == "fused":  # the same draws as below, in one numba call
         return fast_draws.rejection(rng, n_data, np.empty((n, n_chains), dtype=dt))
     idx = rng.integers(0, n_data, size=(n, n_chains), dtype=dt)
     bad = _columns_with_repeats(idx)

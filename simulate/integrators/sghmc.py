@@ -107,7 +107,7 @@ class SGHMC(IntegratorBase):
         return self.resample_every is not None
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float,
-               state: SGHMCState, rng: np.random.Generator | None) -> SGHMCState:
+               state: SGHMCState, rng: np.random.Generator | None) -> tuple[np.ndarray, SGHMCState]:
         """v <- (1 - alpha) v + h g + noise xi, theta <- theta + v (numpy: in place); the momentum redrawn after
         every ``resample_every`` steps. Returns (theta, state)."""
         if not isinstance(state, SGHMCState):

@@ -50,7 +50,7 @@ class ExplicitEulerSGHMC(SGHMC):
             "Lipschitz constant of grad log posterior")
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float,
-               state: SGHMCState, rng: np.random.Generator | None) -> SGHMCState:
+               state: SGHMCState, rng: np.random.Generator | None) -> tuple[np.ndarray, SGHMCState]:
         """theta <- theta + v, then v <- (1 - alpha) v + h g + noise xi (numpy: in place); refresh as
         :class:`SGHMC`. Returns (theta, state)."""
         if not isinstance(state, SGHMCState):
@@ -106,7 +106,7 @@ class BAOAB(IntegratorBase):
         return SGHMCState(np.sqrt(self.initial_var(h)) * rng.standard_normal(theta.shape), 0)
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float,
-               state: SGHMCState, rng: np.random.Generator | None) -> SGHMCState:
+               state: SGHMCState, rng: np.random.Generator | None) -> tuple[np.ndarray, SGHMCState]:
         """v += (h/2 at step 0, else h) g; theta += v/2; v = c v + noise xi; theta += v/2 (numpy: in place).
         Returns (theta, state)."""
         if not isinstance(state, SGHMCState):

@@ -15,7 +15,22 @@ from .logistic import LogisticRegressionModel
 
 
 def standardise_with_intercept(features: np.ndarray) -> np.ndarray:
-    """Columns centred and scaled to unit standard deviation (divisor N), then a column of ones (new)."""
+    """Columns centred and scaled to unit standard deviation (divisor N), then a column of ones appended (new).
+
+    Parameters
+    ----------
+    features : array_like, shape (N, p)
+        N >= 2 rows, no constant column.
+
+    Returns
+    -------
+    numpy.ndarray, shape (N, p + 1)
+
+    Raises
+    ------
+    ParameterError
+        When features is not 2-D with at least 2 rows, or has a constant column.
+    """
     F = np.asarray(features, dtype=np.float64)
     if F.ndim != 2 or F.shape[0] < 2:
         raise ParameterError(f"features must be a 2-D array with at least 2 rows, got shape {F.shape}")
@@ -26,7 +41,24 @@ def standardise_with_intercept(features: np.ndarray) -> np.ndarray:
 
 
 def breast_cancer_design() -> tuple[np.ndarray, np.ndarray]:
-    """(X (569, 31), y (569,)): standardised breast-cancer features plus an intercept; y = +1 benign, -1 malignant."""
+    """The Wisconsin diagnostic breast-cancer design, standardised, with an intercept column.
+
+    Returns
+    -------
+    X : numpy.ndarray, shape (569, 31)
+        The 30 features standardised (:func:`standardise_with_intercept`), then ones.
+    y : numpy.ndarray, shape (569,)
+        +1 benign, -1 malignant.
+
+    Raises
+    ------
+    ImportError
+        When scikit-learn is not installed.
+
+    References
+    ----------
+    Street, Wolberg & Mangasarian (1993); loaded offline with ``sklearn.datasets.load_breast_cancer``.
+    """
     try:
         from sklearn.datasets import load_breast_cancer
     except ImportError as e:  # pragma: no cover - scikit-learn is a declared dependency
@@ -38,7 +70,22 @@ def breast_cancer_design() -> tuple[np.ndarray, np.ndarray]:
 
 
 def breast_cancer_model(sigma0: float = 1.0) -> LogisticRegressionModel:
-    """Bayesian logistic regression (Vollmer et al. eq. 73, prior N(0, sigma0^2 I)) on the breast-cancer data."""
+    """Bayesian logistic regression on the breast-cancer data (a real-data counterpart of Vollmer et al.'s Sec. 7).
+
+    Parameters
+    ----------
+    sigma0 : float, default 1.0
+        The prior's scale: theta ~ N(0, sigma0^2 I).
+
+    Returns
+    -------
+    LogisticRegressionModel
+        N = 569, d = 31 (:func:`simulate.models.datasets.breast_cancer_design`).
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (73) (the model) (:doc:`/papers/vollmer`, sec. 8).
+    """
     X, y = breast_cancer_design()
     return LogisticRegressionModel(X, y, sigma0=sigma0)
 

@@ -125,7 +125,24 @@ class GaussianMeanModel(LogDensityModel):
 
     @staticmethod
     def ar1_cov(dim: int, rho: float = 0.5) -> np.ndarray:
-        """Sigma_ij = rho^|i-j| (the workbench's choice for Baker et al. Sec. 3.4)."""
+        """The AR(1) correlation matrix Sigma_ij = rho^(abs(i - j)), the workbench's choice for Baker et al. Sec. 3.4.
+
+        Parameters
+        ----------
+        dim : int
+            d >= 1.
+        rho : float, default 0.5
+            The correlation of neighbouring coordinates.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+
+        Raises
+        ------
+        ParameterError
+            When dim is not a positive integer.
+        """
         dim = check_int("dim", dim, 1)
         i = np.arange(dim)
         return rho ** np.abs(i[:, None] - i[None, :])
@@ -158,7 +175,24 @@ class GaussianMeanModel(LogDensityModel):
         return self.tempered_posterior(self.n_data, self._sum, 1.0)[1]
 
     def tempered_posterior(self, n: int, xsum: np.ndarray, prior_power: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-        """(mean, covariance) of p(theta)^lam prod_{i in B} p(x_i | theta) for a block of n data with sum xsum."""
+        """The mean and covariance of the tempered block posterior p(theta)^lam prod_{i in B} p(x_i | theta).
+
+        Standard conjugacy: precision Q = n Sigma^{-1} + (lam/sigma0^2) I, mean Q^{-1} Sigma^{-1} xsum.
+
+        Parameters
+        ----------
+        n : int
+            The block's number of data.
+        xsum : numpy.ndarray, shape (d,)
+            The sum of the block's data.
+        prior_power : float, default 1.0
+            lam, the prior's power (1/S for a subposterior of S blocks).
+
+        Returns
+        -------
+        mean : numpy.ndarray, shape (d,)
+        cov : numpy.ndarray, shape (d, d)
+        """
         prec = n * self.P
         if self.sigma0 is not None:
             prec = prec + (prior_power / self.sigma0 ** 2) * np.eye(self.dim)
@@ -168,16 +202,53 @@ class GaussianMeanModel(LogDensityModel):
 
     # --- gradients
     def grad_log_prior(self, theta: np.ndarray) -> np.ndarray:
+        """The prior's gradient -theta / sigma0^2 (zeros for the flat prior).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+        """
         if self._isotropic and self.sigma0 is not None:
             return theta * (-1.0 / self.sigma0**2)
         return self.prior_terms(theta)[1]
 
     def grad_log_lik(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Per-datum gradients Sigma^{-1} (x_i - theta_m) for i = idx[:, m].
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+        idx : numpy.ndarray of int, shape (n, M)
+            Data indices, one column per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, M, d)
+        """
         if self._isotropic:
             return (self.data.take(idx, axis=0) - theta[None, :, :]) / self.sigma_x**2
         return self.terms(theta[None, :, :], self.data.take(idx, axis=0))[1]
 
     def grad_log_lik_sum(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """The minibatch sum Sigma^{-1} (sum_j x_{idx[j, m]} - n theta_m), the data summed in a fixed order.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+        idx : numpy.ndarray of int, shape (n, M)
+            Data indices, one column per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+        """
         n = idx.shape[0]
         if self._flat is not None:
             xsum = kernels.take_sum_flat(self._flat, idx)[:, None]
@@ -188,19 +259,51 @@ class GaussianMeanModel(LogDensityModel):
         return (xsum - n * theta) @ self.P
 
     def grad_log_lik_full(self, theta: np.ndarray) -> np.ndarray:
+        """The full-data likelihood gradient Sigma^{-1} (sum_i x_i - N theta).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+        """
         if self._isotropic:
             return (self._sum - self.n_data * theta) / self.sigma_x**2
         return (self._sum - self.n_data * theta) @ self.P
 
     def per_datum_grad_cov(self, theta: np.ndarray | None = None) -> np.ndarray:
-        """Sigma^{-1} Cov_emp(x) Sigma^{-1} (divisor N), independent of theta: shape (d, d)."""
+        """The per-datum gradients' covariance Sigma^{-1} Cov_emp(x) Sigma^{-1} (divisor N), independent of theta.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, optional
+            Ignored (the covariance does not depend on theta).
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+
+        References
+        ----------
+        Vollmer, Zygalakis & Teh (2016), eq. (16): Var(B) on the toy is (N^2/(4 n)) times it (with replacement).
+        """
         xc = self.data - self.data.mean(axis=0)
         if self._isotropic:
             return kernels.gram(xc) / self.n_data / self.sigma_x**4
         return self.P @ (xc.T @ xc / self.n_data) @ self.P
 
     def affine_parts(self) -> AffineParts:
-        """P_0 = I/sigma0^2 (zeros for the flat prior), r_0 = 0; P_i = Sigma^{-1} (common), r_i = Sigma^{-1} x_i."""
+        """The model's affine gradients, for the exact engine.
+
+        Returns
+        -------
+        AffineParts
+            P_0 = I/sigma0^2 (zeros for the flat prior), r_0 = 0; P_i = Sigma^{-1} for every datum (form "common"),
+            r_i = Sigma^{-1} x_i.
+        """
         if self._isotropic:
             eye = np.eye(self.dim)
             prior = np.zeros((self.dim, self.dim)) if self.sigma0 is None else eye / self.sigma0**2
@@ -211,23 +314,75 @@ class GaussianMeanModel(LogDensityModel):
 
     # --- log densities (LogDensityModel)
     def terms(self, theta, x):
+        """Per-datum Gaussian log densities -(1/2)(x - theta)^T Sigma^{-1} (x - theta) and their gradients.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (..., d)
+            Points, broadcast against ``x``.
+        x : numpy.ndarray, shape (..., dx)
+            Data, broadcast against ``theta``.
+
+        Returns
+        -------
+        log_lik : numpy.ndarray, shape (...)
+        grad : numpy.ndarray, shape (..., d)
+        """
         r = x - theta
         Pr = r / self.sigma_x**2 if self._isotropic else r @ self.P
         return -0.5 * np.einsum("...i,...i->...", r, Pr), Pr
 
     def prior_terms(self, theta):
+        """The prior's log density -``|theta|^2``/(2 sigma0^2) and gradient (zeros for the flat prior).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (..., d)
+            Points.
+
+        Returns
+        -------
+        log_prior : numpy.ndarray, shape (...)
+        grad : numpy.ndarray, shape (..., d)
+        """
         if self.sigma0 is None:
             return np.zeros(theta.shape[:-1]), np.zeros_like(theta)
         s2 = self.sigma0 ** 2
         return -0.5 * np.einsum("...i,...i->...", theta, theta) / s2, -theta / s2
 
     def approx_cov(self, n_data: int, prior_power: float = 1.0) -> np.ndarray:
-        """Sigma / n (used only to precondition MALA and start the subposterior chains)."""
+        """Sigma / n, used only to precondition MALA and start the subposterior chains.
+
+        Parameters
+        ----------
+        n_data : int
+            n, the number of data (at least 1 is used).
+        prior_power : float, default 1.0
+            Ignored.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+        """
         Sigma = self.sigma_x**2 * np.eye(self.dim) if self._isotropic else self.Sigma
         return Sigma / max(n_data, 1)
 
     def init_draws(self, rng: np.random.Generator, shape: tuple[int, ...], xb: np.ndarray) -> np.ndarray:
-        """Overdispersed starts: N(block mean, 4 Sigma/n)."""
+        """Overdispersed starting points for a block's chains: N(block mean, 4 Sigma/n).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The stream (advanced).
+        shape : tuple of int
+            The leading shape of the draws.
+        xb : numpy.ndarray, shape (n, d)
+            The block's data.
+
+        Returns
+        -------
+        numpy.ndarray, shape shape + (d,)
+        """
         c = np.linalg.cholesky(4.0 * self.approx_cov(xb.shape[0]))
         return xb.mean(0) + rng.standard_normal(shape + (self.dim,)) @ c.T
 

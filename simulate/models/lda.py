@@ -9,7 +9,7 @@ sec. 1), in the workbench step convention (h = their eps):
                   + sqrt(h theta_kw) xi_kw |,        xi_kw ~ N(0, 1),
 
 where the documents d and their weights w_d come from the gradient estimator: SGRLD is the plain minibatch
-(w_d = D/|D_t|, :class:`simulate.estimators.strata.Strata` with one cluster), CP-SGRLD the stratified estimator eq.
+(w_d = D/``|D_t|``, :class:`simulate.Strata` with one cluster), CP-SGRLD the stratified estimator eq.
 (10) (w_d = n_i/b_i for a document of cluster i, documents clustered by k-means on their word-count vectors). The
 expectation is estimated by Gibbs sampling of each document's topic assignments with the document-topic
 proportions integrated out: p(z_dl = k | rest) proportional to (alpha + n_dk^{-l}) pi_{k w_dl}; ``sweeps`` sweeps per
@@ -17,8 +17,7 @@ step, the first ``burn_sweeps`` discarded, the counts of the others averaged (Pa
 is vectorized over chains and the documents of a minibatch (a Python loop runs over token positions and sweeps).
 This fits the estimator x integrator protocol: :class:`LDAModel` supplies the Gibbs sums (it consumes random numbers
 while it computes: a :class:`simulate.contracts.StochasticGradientModel`) and
-:class:`simulate.integrators.sgrld.ExpandedMeanLangevin` is the integrator; :func:`simulate.samplers.sgrld` builds
-the sampler.
+``simulate.integrators.sgrld.ExpandedMeanLangevin`` is the integrator; :func:`simulate.sgrld` builds the sampler.
 """
 
 from __future__ import annotations
@@ -35,7 +34,19 @@ from .base import ModelBase
 
 @dataclass(frozen=True)
 class LDACorpus:
-    """Documents (D, L) of word ids in range(V), with the topics (K, V) and document-topic proportions behind them."""
+    """A corpus of documents of word ids, with the topics and document-topic proportions behind them.
+
+    Parameters
+    ----------
+    docs : numpy.ndarray of int, shape (D, L)
+        D documents of L word ids each, in range(V).
+    vocab : int
+        V, the vocabulary's size.
+    topics : numpy.ndarray, shape (K, V)
+        Each topic's word distribution.
+    doc_topics : numpy.ndarray, shape (D, K)
+        Each document's topic proportions.
+    """
 
     docs: np.ndarray
     vocab: int
@@ -44,10 +55,16 @@ class LDACorpus:
 
     @property
     def n_topics(self) -> int:
+        """K, the number of topics."""
         return int(self.topics.shape[0])
 
     def counts(self) -> np.ndarray:
-        """Word-count vectors (D, V): the features CP-SGRLD clusters."""
+        """The documents' word-count vectors, the features CP-SGRLD clusters.
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (D, V)
+        """
         D = self.docs.shape[0]
         rows = np.repeat(np.arange(D), self.docs.shape[1])
         return np.bincount(rows * self.vocab + self.docs.ravel(), minlength=D * self.vocab).reshape(D, self.vocab)
@@ -55,7 +72,35 @@ class LDACorpus:
 
 def synthetic_lda_corpus(n_docs: int = 300, n_topics: int = 4, vocab: int = 30, doc_len: int = 20,
                          alpha: float = 0.1, topic_concentration: float = 0.1, seed: int = 0) -> LDACorpus:
-    """Draw an LDA corpus: topics ~ Dir(topic_concentration), proportions ~ Dir(alpha), tokens by the LDA model."""
+    """A synthetic LDA corpus: topics ~ Dir(topic_concentration), proportions ~ Dir(alpha), tokens by the LDA model.
+
+    Parameters
+    ----------
+    n_docs : int, default 300
+        D >= 1.
+    n_topics : int, default 4
+        K >= 1.
+    vocab : int, default 30
+        V >= 2.
+    doc_len : int, default 20
+        L >= 1, tokens per document.
+    alpha : float, default 0.1
+        The symmetric Dirichlet parameter of the document-topic proportions, > 0.
+    topic_concentration : float, default 0.1
+        The symmetric Dirichlet parameter of the topics' word distributions, > 0.
+    seed : int, default 0
+        The seed of the corpus' generator.
+
+    Returns
+    -------
+    LDACorpus
+        With the topics and proportions it was drawn from.
+
+    Raises
+    ------
+    ParameterError
+        For a size or concentration out of its range.
+    """
     n_docs = check_int("n_docs", n_docs, 1)
     K = check_int("n_topics", n_topics, 1)
     V = check_int("vocab", vocab, 2)
@@ -75,7 +120,37 @@ def synthetic_lda_corpus(n_docs: int = 300, n_topics: int = 4, vocab: int = 30, 
 
 @dataclass
 class LDAModel(ModelBase):
-    """LDA in the expanded-mean parameterisation (Patterson & Teh 2013): theta (M, K*V), row-major (k, w)."""
+    """Latent Dirichlet allocation in Patterson & Teh's expanded-mean parameterisation, for SGRLD and CP-SGRLD.
+
+    theta has shape (M, K*V), row-major in (k, w), theta_kw >= 0; topic k's word distribution is pi_kw =
+    theta_kw / sum_w theta_kw and the prior theta_kw ~ Gamma(beta, 1). Its minibatch gradient is a Gibbs estimate
+    (module docstring), so it consumes random numbers (:class:`simulate.contracts.StochasticGradientModel`); sample
+    it with :func:`simulate.sgrld`. Each document is one datum (N = D). No Lipschitz constant is stated.
+
+    Parameters
+    ----------
+    corpus : LDACorpus
+        The documents.
+    n_topics : int
+        K >= 1.
+    alpha : float, default 0.1
+        The document-topic Dirichlet parameter, > 0.
+    beta : float, default 0.1
+        The Gamma prior's shape, > 0.
+    sweeps : int, default 4
+        Gibbs sweeps per gradient estimate, >= 1.
+    burn_sweeps : int, default 2
+        Sweeps discarded first, 0 <= burn_sweeps < sweeps.
+
+    Raises
+    ------
+    ParameterError
+        For a parameter out of its range.
+
+    References
+    ----------
+    Patterson & Teh (2013), eq. (12) and Section 4; Fu & Zhang (2017), Section 4.3 (:doc:`/papers/fu_zhang`, sec. 3).
+    """
 
     corpus: LDACorpus
     n_topics: int
@@ -96,25 +171,91 @@ class LDAModel(ModelBase):
         self.grad_lipschitz = None
 
     def grad_log_prior(self, theta: np.ndarray) -> np.ndarray:
-        """The prior part of the expanded-mean drift, beta - theta (Patterson & Teh eq. 12)."""
+        """The prior part of the expanded-mean drift, beta - theta (Patterson & Teh eq. 12).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, K*V)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, K*V)
+        """
         return self.beta - theta
 
     def grad_log_lik(self, theta, idx):
+        """Not defined: the per-document terms are Gibbs estimates.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray
+            Ignored.
+        idx : numpy.ndarray
+            Ignored.
+
+        Raises
+        ------
+        ParameterError
+            Always: use :meth:`grad_log_lik_sum` with a generator.
+        """
         raise ParameterError("LDAModel: per-document terms are Gibbs estimates; use grad_log_lik_sum(theta, idx, rng)")
 
     def topic_word(self, theta: np.ndarray) -> np.ndarray:
-        """pi (M, K, V): each topic's word distribution theta_kw / sum_w theta_kw."""
+        """Each topic's word distribution pi_kw = theta_kw / sum_w theta_kw.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, K*V)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, K, V)
+        """
         th = theta.reshape(theta.shape[0], self.n_topics, self.vocab)
         return th / th.sum(axis=2, keepdims=True)
 
     def grad_log_lik_sum(self, theta: np.ndarray, idx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """sum_{d in idx[:, m]} E[n_dkw - pi_kw n_dk.] by collapsed Gibbs sampling of the z_d, shape (M, K*V)."""
+        """The minibatch sum sum_{d in idx[:, m]} E[n_dkw - pi_kw n_dk.], estimated by collapsed Gibbs sampling.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, K*V)
+            One point per chain.
+        idx : numpy.ndarray of int, shape (n, M)
+            Document indices, one column per chain.
+        rng : numpy.random.Generator
+            The stream of the Gibbs sweeps (advanced).
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, K*V)
+        """
         return self.grad_log_lik_weighted_sum(theta, idx, np.ones(np.shape(idx)[0]), rng)
 
     def grad_log_lik_weighted_sum(self, theta: np.ndarray, idx: np.ndarray, row_weights: np.ndarray,
                                   rng: np.random.Generator) -> np.ndarray:
-        """sum_j row_weights[j] E[n_dkw - pi_kw n_dk.] over d = idx[j, m] (all clusters' documents in one Gibbs
-        pass; the stratified estimator passes n_i/b_i per row), shape (M, K*V)."""
+        """The weighted sum sum_j row_weights[j] E[n_dkw - pi_kw n_dk.] over d = idx[j, m], in one Gibbs pass.
+
+        All clusters' documents are swept together; the stratified estimator passes n_i/b_i per row
+        (:class:`simulate.contracts.StochasticGradientModel`).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, K*V)
+            One point per chain.
+        idx : numpy.ndarray of int, shape (n, M)
+            Document indices, one column per chain.
+        row_weights : numpy.ndarray, shape (n,)
+            The weight of each row of ``idx``.
+        rng : numpy.random.Generator
+            The stream of the Gibbs sweeps (advanced).
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, K*V)
+        """
         M, K, V = theta.shape[0], self.n_topics, self.vocab
         pi = self.topic_word(theta)
         W = self.corpus.docs.take(np.asarray(idx).T, axis=0)  # (M, n, L)
@@ -143,19 +284,73 @@ class LDAModel(ModelBase):
         return (C - pi * C.sum(axis=2, keepdims=True)).reshape(M, K * V)
 
     def initial_theta(self, rng: np.random.Generator, m: int) -> np.ndarray:
-        """theta_kw ~ Gamma(1, 1) (a callable theta0 for :func:`simulate.run`)."""
+        """Random starting points theta_kw ~ Gamma(1, 1), a callable ``theta0`` for :func:`simulate.run`.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The stream (advanced).
+        m : int
+            The number of chains.
+
+        Returns
+        -------
+        numpy.ndarray, shape (m, K*V)
+        """
         return rng.gamma(1.0, 1.0, size=(m, self.dim))
 
 
 def document_strata(corpus: LDACorpus, k: int, *, max_iter: int = 10, seed: int = 0) -> Strata:
-    """k-means clusters of the documents' word-count vectors (Fu & Zhang Sec. 4.3; the representation is our
-    choice, the paper does not state it)."""
+    """k-means clusters of the documents' word-count vectors, the strata of CP-SGRLD.
+
+    The representation is the workbench's choice; the paper does not state it.
+
+    Parameters
+    ----------
+    corpus : LDACorpus
+        The documents.
+    k : int
+        The number of clusters.
+    max_iter : int, default 10
+        Lloyd iterations (Fu & Zhang Sec. 3.3: a few suffice).
+    seed : int, default 0
+        The seed of the k-means initialisation.
+
+    Returns
+    -------
+    Strata
+        A partition of the D documents (:func:`simulate.kmeans_strata`).
+
+    References
+    ----------
+    Fu & Zhang (2017), Sections 3.3 and 4.3 (:doc:`/papers/fu_zhang`, secs. 2-3).
+    """
     return kmeans_strata(corpus.counts().astype(np.float64), k, max_iter=max_iter, seed=seed)
 
 
 def topic_error(model: LDAModel, theta: np.ndarray, topics: np.ndarray) -> np.ndarray:
-    """Per chain: mean total-variation distance between the estimated and true topics under the best matching of
-    topics (all K! permutations, vectorized; K <= 7). Shape (M,)."""
+    """The mean total-variation distance between estimated and true topics under the best matching, per chain.
+
+    All K! matchings of the topics are tried (vectorised), so K <= 7.
+
+    Parameters
+    ----------
+    model : LDAModel
+        The model (its K and V).
+    theta : numpy.ndarray, shape (M, K*V) or (K*V,)
+        The chains' states.
+    topics : array_like, shape (K, V)
+        The true topics.
+
+    Returns
+    -------
+    numpy.ndarray, shape (M,)
+
+    Raises
+    ------
+    ParameterError
+        When K > 7.
+    """
     K = model.n_topics
     if K > 7:
         raise ParameterError(f"topic_error enumerates K! matchings; needs n_topics <= 7, got {K}")

@@ -29,7 +29,31 @@ from .base import ModelBase
 
 @dataclass
 class LinearRegressionModel(ModelBase):
-    """y_i ~ N(z_i^T theta, sigma^2), theta ~ N(0, sigma0^2 I); ``Z`` (N, d) design, ``y`` (N,) responses."""
+    """Bayesian linear regression y_i ~ N(z_i^T theta, sigma^2) with known sigma, prior theta ~ N(0, sigma0^2 I).
+
+    The per-datum gradients are affine in theta (module docstring), so the posterior is N(mu, P^{-1}) and
+    :func:`theory.exact_law` answers exactly for every sampler on it.
+
+    Parameters
+    ----------
+    Z : array_like, shape (N, d) or (N,)
+        The design, one row z_i per datum (a 1-D array is d = 1).
+    y : array_like, shape (N,)
+        The responses.
+    sigma : float, default 1.0
+        The noise's standard deviation, > 0.
+    sigma0 : float, default 10.0
+        The prior's scale, > 0.
+
+    Raises
+    ------
+    ParameterError
+        When Z or y are not finite numbers of matching shapes, or a scale is not positive.
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), the linear-regression experiments (:doc:`/papers/baker`, secs. 2 and 5).
+    """
 
     Z: np.ndarray
     y: np.ndarray
@@ -72,8 +96,37 @@ class LinearRegressionModel(ModelBase):
         cls, n_data: int, dim: int = 2, theta_true=None, sigma: float = 1.0, sigma0: float = 10.0,
         scale_spread: float = 0.25, seed: int = 0,
     ) -> LinearRegressionModel:
-        """Draw a varied design z_i = s_i w_i, w_i ~ N(0, I_d), log s_i ~ N(0, scale_spread^2), and
-        y_i = z_i^T theta_true + sigma e_i (theta_true defaults to (1, -0.5, 0.25, ...)) from ``seed`` (new)."""
+        """A model on simulated data with a varied design (new): z_i = s_i w_i, y_i = z_i^T theta_true + sigma e_i.
+
+        w_i ~ N(0, I_d), log s_i ~ N(0, scale_spread^2) and e_i ~ N(0, 1), drawn from ``seed``; the row scales s_i
+        make the per-datum precisions A_i differ, so a control variate's noise does not vanish.
+
+        Parameters
+        ----------
+        n_data : int
+            N >= 2.
+        dim : int, default 2
+            d, 1 <= d <= 64.
+        theta_true : float or array_like of shape (d,), optional
+            The coefficients (a number is repeated); default (1, -0.5, 0.25, ...).
+        sigma : float, default 1.0
+            The noise's standard deviation, > 0.
+        sigma0 : float, default 10.0
+            The prior's scale, > 0.
+        scale_spread : float, default 0.25
+            The standard deviation of log s_i, >= 0.
+        seed : int, default 0
+            The seed of the data's generator.
+
+        Returns
+        -------
+        LinearRegressionModel
+
+        Raises
+        ------
+        ParameterError
+            For a size, scale or coefficient vector out of its range.
+        """
         n_data = check_int("n_data", n_data, 2)
         dim = check_int("dim", dim, 1, 64)
         sigma = check_positive("sigma", sigma)
@@ -94,30 +147,71 @@ class LinearRegressionModel(ModelBase):
     # ------------------------------------------------------------------ posterior facts
     @property
     def posterior_mean(self) -> np.ndarray:
-        """mu = P^{-1} sum_i r_i, shape (d,)."""
+        """The posterior mean mu = P^{-1} sum_i r_i, shape (d,)."""
         return kernels.solve_spd(self.precision, self._rsum[:, None])[:, 0]
 
     @property
     def posterior_cov(self) -> np.ndarray:
-        """P^{-1}, shape (d, d)."""
+        """The posterior covariance P^{-1}, shape (d, d)."""
         return kernels.solve_spd(self.precision, np.eye(self.dim))
 
     def posterior_mode(self) -> np.ndarray:
-        """The mode equals the mean (Gaussian posterior)."""
+        """The posterior mode, which equals the mean (the posterior is Gaussian).
+
+        Returns
+        -------
+        numpy.ndarray, shape (d,)
+        """
         return self.posterior_mean
 
     # ------------------------------------------------------------------ gradients
     def grad_log_prior(self, theta: np.ndarray) -> np.ndarray:
+        """The prior's gradient -theta / sigma0^2.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+        """
         return theta * (-1.0 / self.sigma0**2)
 
     def grad_log_lik(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """g_i(theta_m) = z_i (y_i - z_i^T theta_m) / sigma^2 for i = idx[j, m], shape (n, M, d)."""
+        """Per-datum gradients g_i(theta_m) = z_i (y_i - z_i^T theta_m) / sigma^2 for i = idx[:, m].
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+        idx : numpy.ndarray of int, shape (n, M)
+            Data indices, one column per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, M, d)
+        """
         Zs = self.Z.take(idx, axis=0)  # (n, M, d)
         res = (self.y.take(idx) - np.einsum("nmd,md->nm", Zs, theta)) / self.sigma**2
         Zs *= res[..., None]
         return Zs
 
     def grad_log_lik_sum(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """The minibatch sum sum_j z_i (y_i - z_i^T theta_m) / sigma^2 over i = idx[j, m] (column by column for d <= 8).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+        idx : numpy.ndarray of int, shape (n, M)
+            Data indices, one column per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+        """
         if self.dim > 8:
             return self.grad_log_lik(theta, idx).sum(axis=0)
         cols = [c.take(idx) for c in self._Zcols]  # d arrays (n, M)
@@ -131,11 +225,34 @@ class LinearRegressionModel(ModelBase):
         return out
 
     def grad_log_lik_full(self, theta: np.ndarray) -> np.ndarray:
-        """sum_i r_i - (sum_i A_i) theta, shape (M, d)."""
+        """The full-data likelihood gradient sum_i r_i - (sum_i A_i) theta.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+        """
         return self._rsum - kernels.matmul(np.ascontiguousarray(theta, dtype=np.float64), self._ZtZ)
 
     def per_datum_grad_cov(self, theta: np.ndarray) -> np.ndarray:
-        """Exact S(theta) = C0 - C1 theta - (C1 theta)^T + B theta theta^T B (divisor N), shape (M, d, d)."""
+        """The per-datum gradients' covariance S(theta) (divisor N), exactly quadratic in theta (module docstring).
+
+        S(theta) = C0 - C1 theta - (C1 theta)^T + B theta theta^T B from moments precomputed for d <= 6; the
+        generic sum over the data above.
+
+        Parameters
+        ----------
+        theta : array_like, shape (M, d)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d, d)
+        """
         theta = np.atleast_2d(np.asarray(theta, dtype=np.float64))
         if self._C1 is None:
             return super().per_datum_grad_cov(theta)
@@ -144,12 +261,28 @@ class LinearRegressionModel(ModelBase):
         return self._C0 - lin - np.swapaxes(lin, 1, 2) + quad
 
     def affine_parts(self) -> AffineParts:
-        """P_0 = I/sigma0^2, r_0 = 0; P_i = z_i z_i^T/sigma^2 (rank one), r_i = z_i y_i/sigma^2."""
+        """The model's affine gradients, for the exact engine.
+
+        Returns
+        -------
+        AffineParts
+            P_0 = I/sigma0^2, r_0 = 0; P_i = z_i z_i^T/sigma^2 (form "rank_one"), r_i = z_i y_i/sigma^2.
+        """
         w = np.full(self.n_data, 1.0 / self.sigma**2)
         return AffineParts.rank_one(np.eye(self.dim) / self.sigma0**2, np.zeros(self.dim), w, self.Z, self._r)
 
     def log_lik_full(self, theta: np.ndarray) -> np.ndarray:
-        """sum_i log N(y_i; z_i^T theta, sigma^2), shape (M,)."""
+        """The full-data log likelihood sum_i log N(y_i; z_i^T theta, sigma^2), constants included.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M,)
+        """
         res = self.y[None, :] - theta @ self.Z.T
         return -0.5 * (res * res).sum(axis=1) / self.sigma**2 - 0.5 * self.n_data * np.log(2 * np.pi * self.sigma**2)
 

@@ -1,8 +1,8 @@
 """1-D targets pi ∝ exp(-U(theta)) given by a sympy potential (new).
 
-``PotentialModel(U)`` is a :class:`simulate.contracts.Model` with ``dim = 1`` whose ``grad_log_post`` is -U'(theta)
+``PotentialModel(U)`` is a :class:`simulate.Model` with ``dim = 1`` whose ``grad_log_post`` is -U'(theta)
 (lambdified; polynomial U is evaluated by Horner's rule in place).  With
-:class:`simulate.estimators.additive_noise.AdditiveNoise` (``AdditiveNoise(V)``), which returns
+:class:`simulate.AdditiveNoise` (``AdditiveNoise(V)``), which returns
 g = grad log pi(theta) + sqrt(V(theta)) N(0, 1), an unbiased gradient estimate with exact variance V, so that
 (Vollmer, Zygalakis & Teh 2016, Section 4, fhat = g/2 and Var fhat = V/4)
 
@@ -66,7 +66,26 @@ def _horner(coeffs: list[float]) -> Callable[[np.ndarray], np.ndarray]:
 
 
 def compile_expr(expr: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
-    """numpy callable x -> expr(x) of the same shape (Horner for polynomials, else sympy.lambdify) (new)."""
+    """A numpy callable x -> expr(x) of the same shape as x (new).
+
+    Polynomials are evaluated by Horner's rule in place (in theta^2 for an even polynomial), anything else through
+    ``sympy.lambdify``.
+
+    Parameters
+    ----------
+    expr : sympy.Expr or float or str
+        An expression in the symbol :data:`theta` only.
+
+    Returns
+    -------
+    callable
+        ``f(x: numpy.ndarray) -> numpy.ndarray``.
+
+    Raises
+    ------
+    ParameterError
+        When expr is not a sympy expression in theta only.
+    """
     expr = _as_expr("expr", expr)
     if expr.is_polynomial(theta):
         coeffs = [float(c) for c in (sp.Poly(expr, theta).all_coeffs()[::-1] if expr.has(theta) else [expr])]
@@ -80,10 +99,29 @@ def compile_expr(expr: sp.Expr) -> Callable[[np.ndarray], np.ndarray]:
 
 @dataclass(eq=False)
 class PotentialModel(ModelBase):
-    """Target pi(theta) ∝ exp(-U(theta)) on R, theta of shape (M, 1) (new; a 'model' with no data).
+    """A 1-D target pi(theta) ∝ exp(-U(theta)) given by a sympy potential: a 'model' with no data (new).
 
-    grad_log_post = -U'.  ``grad_lipschitz`` is sup ``|U''|`` when U'' is bounded (quadratic U), else None (the
-    Sampler then only checks h > 0; see :meth:`max_stable_step`).  ``n_data = 1`` so that cost accounting works.
+    ``grad_log_post`` is -U'; theta has shape (M, 1). ``grad_lipschitz`` is ``|U''|`` when U'' is a constant
+    (quadratic U), else None (the sampler then only checks h > 0; see :meth:`max_stable_step`). ``n_data = 1`` so
+    that cost accounting works. Sample it with ``FullGradient()`` (Euler) or :class:`simulate.AdditiveNoise` (SGLD,
+    mSGLD with a known gradient-noise variance), not with minibatches.
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, an expression in :data:`simulate.models.potentials.theta` only, with U -> +inf at both ends.
+    name : str, default "potential"
+        A label for messages.
+
+    Raises
+    ------
+    ParameterError
+        When U is not an expression in theta, does not depend on it, or does not tend to +inf at both ends.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Section 4, eqs. (42), (47), (51), (54): the schemes the weak-order claims run on
+    such targets (:doc:`/papers/vollmer`, sec. 5).
     """
 
     U: sp.Expr
@@ -114,7 +152,22 @@ class PotentialModel(ModelBase):
 
     # --- gradients
     def grad_log_post(self, theta_arr: np.ndarray) -> np.ndarray:
-        """-U'(theta), shape (M, 1); raises ChainDivergedError on non-finite input or output."""
+        """The target's gradient -U'(theta).
+
+        Parameters
+        ----------
+        theta_arr : numpy.ndarray, shape (M, 1)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, 1)
+
+        Raises
+        ------
+        ChainDivergedError
+            On a non-finite input or output (the chain diverged).
+        """
         g = self._grad(theta_arr)
         if not math.isfinite(float(g.sum())):
             raise ChainDivergedError(
@@ -124,29 +177,102 @@ class PotentialModel(ModelBase):
         return g
 
     def grad_log_prior(self, theta_arr: np.ndarray) -> np.ndarray:
-        """The whole target is the 'prior' of a model without data: -U'(theta)."""
+        """The whole target is the 'prior' of a model without data: -U'(theta), as :meth:`grad_log_post`.
+
+        Parameters
+        ----------
+        theta_arr : numpy.ndarray, shape (M, 1)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, 1)
+        """
         return self.grad_log_post(theta_arr)
 
     def grad_log_lik(self, theta_arr: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """Not defined (no data): ParameterError."""
+        """Not defined: the model has no data.
+
+        Parameters
+        ----------
+        theta_arr : numpy.ndarray, shape (M, 1)
+            One point per chain.
+        idx : numpy.ndarray
+            Ignored.
+
+        Raises
+        ------
+        ParameterError
+            Always (use FullGradient or AdditiveNoise, not a minibatch estimator).
+        """
         raise ParameterError("a PotentialModel has no data: use FullGradient or AdditiveNoise, not Minibatch")
 
     def grad_log_lik_full(self, theta_arr: np.ndarray) -> np.ndarray:
-        """Zero: there are no data terms."""
+        """Zero: there are no data terms.
+
+        Parameters
+        ----------
+        theta_arr : numpy.ndarray, shape (M, 1)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, 1)
+        """
         return np.zeros_like(theta_arr)
 
     def per_datum_grad_cov(self, theta_arr: np.ndarray | None = None) -> np.ndarray:
-        """Not defined (no data): ParameterError."""
+        """Not defined: the model has no data.
+
+        Parameters
+        ----------
+        theta_arr : numpy.ndarray, optional
+            Ignored.
+
+        Raises
+        ------
+        ParameterError
+            Always (use FullGradient or AdditiveNoise, not a minibatch estimator).
+        """
         raise ParameterError("a PotentialModel has no data: use FullGradient or AdditiveNoise, not Minibatch")
 
     def potential(self, theta_arr: np.ndarray) -> np.ndarray:
-        """U(theta) (unnormalised -log pi)."""
+        """The potential U(theta), the unnormalised -log pi.
+
+        Parameters
+        ----------
+        theta_arr : array_like
+            Points.
+
+        Returns
+        -------
+        numpy.ndarray
+            Of the shape of ``theta_arr``.
+        """
         return self._U(np.asarray(theta_arr, dtype=np.float64))
 
     # --- stability
     def max_stable_step(self, radius: float) -> float:
-        """``4 / max_{|theta| <= radius} |U''(theta)|``: linear stability of explicit Euler on that region (the
-        Sampler's h < 4/L rule with L the local Lipschitz constant of grad log pi) (new)."""
+        """The step size below which explicit Euler is linearly stable on ``|theta| <= radius`` (new).
+
+        ``4 / max |U''(theta)|`` over the region (on a grid of 4001 points): the sampler's h < 4/L rule with L the
+        local Lipschitz constant of grad log pi.
+
+        Parameters
+        ----------
+        radius : float
+            The region's half-width, > 0 (choose it to hold the target's mass).
+
+        Returns
+        -------
+        float
+            inf when U'' vanishes on the region.
+
+        Raises
+        ------
+        ParameterError
+            When radius is not positive.
+        """
         radius = check_positive("radius", radius)
         x = np.linspace(-radius, radius, 4001)
         d2 = compile_expr(self.d2U)(x)
@@ -172,8 +298,27 @@ class PotentialModel(ModelBase):
         return self._grid
 
     def sample_target(self, rng: np.random.Generator, m: int) -> np.ndarray:
-        """m draws from pi, shape (m, 1): exact inverse CDF of the piecewise-linear interpolant of pi on a
-        200001-point grid over the region U - min U < 50 (total-variation error ~1e-9) (new)."""
+        """Draws from pi by the exact inverse CDF of its piecewise-linear interpolant (new).
+
+        The interpolant is on a 200001-point grid over the region U - min U < 50 (total-variation error about
+        1e-9); the grid is built once.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The stream (advanced).
+        m : int
+            The number of draws, >= 1.
+
+        Returns
+        -------
+        numpy.ndarray, shape (m, 1)
+
+        Raises
+        ------
+        ParameterError
+            When m is not a positive integer, or the target's mass is not inside ``|theta| < 60``.
+        """
         m = check_int("m", m, 1)
         g, dens, cum = self._cdf_grid()
         r = rng.random(m) * cum[-1]
@@ -187,7 +332,19 @@ class PotentialModel(ModelBase):
         return (g[j] + np.clip(t, 0.0, dx))[:, None]
 
     def expectation(self, phi: sp.Expr | Callable, epsrel: float = 1e-12) -> float:
-        """pi(phi) by adaptive quadrature (phi a sympy expression in theta or a vectorised callable) (new)."""
+        """The target's expectation pi(phi) by adaptive quadrature (new).
+
+        Parameters
+        ----------
+        phi : sympy.Expr or callable
+            An expression in theta, or a vectorised callable of a numpy array.
+        epsrel : float, default 1e-12
+            The quadrature's relative tolerance (on eight sub-intervals of the target's region).
+
+        Returns
+        -------
+        float
+        """
         g, _, _ = self._cdf_grid()
         fphi = compile_expr(phi) if not callable(phi) else phi
         umin = float(self._U(g).min())
@@ -205,7 +362,25 @@ class PotentialModel(ModelBase):
 
 
 def quartic(quadratic: float = 0.0, scale: float = 1.0) -> PotentialModel:
-    """U = scale (theta^4/4 + quadratic theta^2/2) (new).  quadratic >= 0 keeps a single well."""
+    """The quartic potential U = scale (theta^4/4 + quadratic theta^2/2), a single well (new).
+
+    Parameters
+    ----------
+    quadratic : float, default 0.0
+        The quadratic coefficient, >= 0.
+    scale : float, default 1.0
+        The overall scale, > 0.
+
+    Returns
+    -------
+    PotentialModel
+        Named "quartic".
+
+    Raises
+    ------
+    ParameterError
+        When quadratic < 0 or scale <= 0.
+    """
     q = float(quadratic)
     if not (math.isfinite(q) and q >= 0.0):
         raise ParameterError(f"quadratic must satisfy 0 <= quadratic < inf, got {quadratic!r}")
@@ -215,7 +390,27 @@ def quartic(quadratic: float = 0.0, scale: float = 1.0) -> PotentialModel:
 
 
 def double_well(depth: float = 1.0, minimum: float = 1.0) -> PotentialModel:
-    """U = depth (theta^2 - minimum^2)^2 / minimum^4: wells at +-minimum, barrier height depth at 0 (new)."""
+    """The double well U = depth (theta^2 - minimum^2)^2 / minimum^4 (new).
+
+    Wells at +-minimum, a barrier of height ``depth`` at 0.
+
+    Parameters
+    ----------
+    depth : float, default 1.0
+        The barrier's height, > 0.
+    minimum : float, default 1.0
+        The wells' position, > 0.
+
+    Returns
+    -------
+    PotentialModel
+        Named "double_well".
+
+    Raises
+    ------
+    ParameterError
+        When depth or minimum is not positive.
+    """
     d = check_positive("depth", depth)
     a = check_positive("minimum", minimum)
     U = sp.nsimplify(d) * (theta**2 - sp.nsimplify(a) ** 2) ** 2 / sp.nsimplify(a) ** 4

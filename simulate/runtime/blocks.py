@@ -3,7 +3,7 @@
 Chains are split into blocks of ``block_size`` consecutive chains; block b draws every random number (initial
 state, minibatches, noise) from its own generator ``PCG64(SeedSequence(seed, spawn_key=(b,)))`` (:func:`block_rng`).
 So a run is a function of (seed, n_chains, block_size) only: blocks run together, apart, in threads or on other
-workers join (:meth:`RunResult.concatenate`) into the same numbers.
+workers join (:meth:`simulate.RunResult.concatenate`) into the same numbers.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from ..memory import available_memory
 from ..sampler import Sampler
 from ..validation import ParameterError
 
+#: Chains per block of :func:`simulate.run` by default (part of what fixes a run's numbers).
 DEFAULT_BLOCK_SIZE = 32768
 
 
@@ -28,13 +29,33 @@ WORKING_ARRAYS = 16
 
 def check_memory(sampler: Sampler, n_chains: int, n_test_functions: int, n_snapshots: int, n_trace: int,
                  block: int) -> None:
-    """Raise ParameterError if a run's memory, O(M d) outputs plus one block's O(block (d + n)) working set,
-    exceeds the available memory.
+    """Refuse a run whose memory, O(M d) outputs plus the blocks' O(block (d + n)) working set, exceeds what is free.
 
     Per-chain outputs: time averages (one (M, d) array per test function), snapshots, the final state and the
     opt-in trace, 8 bytes per number; independent of the number of steps (statistics are streamed). The
     estimator's own per-chain state (e.g. SAGA's gradient table) is checked by the estimator; the per-step work is
-    estimated from the gradient evaluations per chain-step (capped at 1024).
+    estimated from the gradient evaluations per chain-step (capped at 1024) and ``WORKING_ARRAYS``.
+
+    Parameters
+    ----------
+    sampler : Sampler
+        The sampler to run.
+    n_chains : int
+        M, the chains whose outputs are kept.
+    n_test_functions : int
+        The number of time averages.
+    n_snapshots : int
+        The number of recorded steps.
+    n_trace : int
+        The number of traced steps.
+    block : int
+        Chains worked on at once (block size times the threads).
+
+    Raises
+    ------
+    ParameterError
+        When the estimate exceeds :func:`simulate.memory.available_memory`; the message gives the largest n_chains
+        that fits.
     """
     d = int(sampler.model.dim)
     n = int(min(sampler.grads_per_step(), 1024))  # minibatch indices and per-datum work per chain, roughly
@@ -53,13 +74,60 @@ def check_memory(sampler: Sampler, n_chains: int, n_test_functions: int, n_snaps
 
 
 def block_rng(seed: int, block: int) -> np.random.Generator:
-    """The generator of chain block ``block`` for run seed ``seed``."""
+    """The generator of chain block ``block`` for run seed ``seed``: PCG64(SeedSequence(seed, spawn_key=(block,))).
+
+    Block b draws every random number of its chains from it (initial state, minibatches, noise), so a run is a
+    function of (seed, n_chains, block_size) only.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed.
+    block : int
+        The block's index (chains block * block_size .. (block + 1) * block_size - 1).
+
+    Returns
+    -------
+    numpy.random.Generator
+    """
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(block,))))
 
 
 @dataclass
 class RunResult:
-    """Per-chain outputs of :func:`run` (chains on axis 0, or axis 1 for snapshots/traces)."""
+    """The per-chain outputs of :func:`simulate.run` (chains on axis 0; axis 1 of the trace).
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed.
+    n_chains : int
+        M, the chains held.
+    chain_offset : int
+        The index of the first chain held (0 for a whole run; a part from ``blocks=`` starts later).
+    burn_in : int
+        b, the first state averaged.
+    n_steps : int
+        L, the number of states averaged.
+    total_steps : int
+        K, the last state computed (states 0..K).
+    block_size : int
+        Chains per block.
+    grads_per_chain : float
+        Per-datum gradient evaluations per chain over the run, K times the sampler's ``grads_per_step()``.
+    time_averages : dict of str to numpy.ndarray
+        Test function name -> (M, ...) per-chain time averages (1/L) sum_{k=b}^{b+L-1} phi(theta_k).
+    snapshots : dict of int to numpy.ndarray
+        Step k -> the states theta_k, (M, d), for every k of ``record_at``.
+    trace_steps : numpy.ndarray or None
+        The traced steps 0, s, 2s, ... (None without ``trace_stride``).
+    trace : numpy.ndarray or None
+        (len(trace_steps), M, d): the traced states.
+    final : numpy.ndarray or None
+        (M, d): the states theta_K.
+    hooks : list
+        The step hooks' results, one per block, in block order.
+    """
 
     seed: int
     n_chains: int
@@ -80,7 +148,23 @@ class RunResult:
 
     @staticmethod
     def concatenate(parts: Sequence[RunResult]) -> RunResult:
-        """Join results of consecutive chain ranges (e.g. blocks run on different workers)."""
+        """Join the results of consecutive chain ranges (e.g. blocks run apart or on different workers).
+
+        Parameters
+        ----------
+        parts : sequence of RunResult
+            Results of the same run settings whose chain ranges, sorted by ``chain_offset``, follow each other.
+
+        Returns
+        -------
+        RunResult
+            The chains of all parts, in chain order; the settings are the first part's.
+
+        Raises
+        ------
+        ParameterError
+            When the ranges leave a gap or overlap.
+        """
         parts = sorted(parts, key=lambda p: p.chain_offset)
         first = parts[0]
         pos = first.chain_offset

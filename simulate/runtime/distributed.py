@@ -13,7 +13,7 @@ block_size)``, never on which worker ran a block or how blocks were grouped into
 :func:`run_many` submits the blocks of several runs (a sweep over (h, n, N) grids) as one pool of tasks.
 ``run`` dispatches to the default executor only when it runs all blocks of a run (``blocks=None``) and there is
 more than one block; the tasks call ``run(..., blocks=[...])`` and the parts are joined with
-:meth:`RunResult.concatenate`.
+:meth:`simulate.RunResult.concatenate`.
 """
 
 from __future__ import annotations
@@ -40,8 +40,33 @@ def _distributed():
 @contextmanager
 def client(workers: int | None = None, address: str | None = None, threads_per_worker: int = 1,
            processes: bool = True, **cluster_kwargs) -> Iterator[Any]:
-    """A ``distributed.Client``: on a new ``LocalCluster`` of ``workers`` single-threaded worker processes
-    (default), or connected to the scheduler at ``address``. Closed (and the cluster shut down) on exit."""
+    """A Dask ``distributed.Client`` for a ``with`` block: on a new ``LocalCluster``, or connected to a scheduler.
+
+    Parameters
+    ----------
+    workers : int, optional
+        Worker processes of the new ``LocalCluster``, >= 1 (default 2); ignored with ``address``.
+    address : str, optional
+        A running scheduler's address (e.g. "tcp://host:8786"): connect to it instead of starting a cluster.
+    threads_per_worker : int, default 1
+        Threads per worker of the new cluster, >= 1.
+    processes : bool, default True
+        Workers as processes (True) or threads of this process.
+    **cluster_kwargs
+        Passed to ``distributed.LocalCluster`` (``dashboard_address`` defaults to None: no dashboard).
+
+    Yields
+    ------
+    distributed.Client
+        Closed, and the cluster shut down, on exit.
+
+    Raises
+    ------
+    ParameterError
+        When workers or threads_per_worker is not a positive integer.
+    ImportError
+        When dask[distributed] is not installed.
+    """
     dist = _distributed()
     if address is not None:
         c = dist.Client(address)
@@ -59,7 +84,8 @@ def client(workers: int | None = None, address: str | None = None, threads_per_w
 
 
 class DaskExecutor:
-    """The :class:`simulate.runtime.dispatch.BlockExecutor` of a Dask client: ``run`` sends a run's blocks to it."""
+    """The block executor of a Dask client (``simulate.runtime.dispatch.BlockExecutor``): ``run`` sends a run's
+    blocks to it."""
 
     def __init__(self, client: Any) -> None:
         self.client = client
@@ -69,21 +95,50 @@ class DaskExecutor:
 
 
 def set_default_client(c: Any) -> Any:
-    """Make ``c`` (a ``distributed.Client``, or None) the executor :func:`simulate.run` dispatches blocks to;
-    returns the previous client."""
+    """Make ``c`` the client :func:`simulate.run` dispatches the blocks of multi-block runs to.
+
+    Parameters
+    ----------
+    c : distributed.Client or None
+        The client; None: run blocks in this process again.
+
+    Returns
+    -------
+    distributed.Client or None
+        The previous default client.
+    """
     prev = dispatch.set_current(None if c is None else DaskExecutor(c))
     return prev.client if isinstance(prev, DaskExecutor) else None
 
 
 def get_default_client() -> Any:
-    """The client set by :func:`set_default_client` / :func:`using`, or None (run blocks in this process)."""
+    """The client set by :func:`set_default_client` or :func:`using`.
+
+    Returns
+    -------
+    distributed.Client or None
+        None: runs stay in this process.
+    """
     cur = dispatch.current()
     return cur.client if isinstance(cur, DaskExecutor) else None
 
 
 @contextmanager
 def using(c: Any) -> Iterator[Any]:
-    """Within the block, :func:`simulate.run` dispatches the blocks of multi-block runs to ``c``."""
+    """Within a ``with`` block, :func:`simulate.run` dispatches the blocks of multi-block runs to ``c``.
+
+    The previous default client is restored on exit.
+
+    Parameters
+    ----------
+    c : distributed.Client
+        The client.
+
+    Yields
+    ------
+    distributed.Client
+        ``c``.
+    """
     prev = set_default_client(c)
     try:
         yield c
@@ -97,10 +152,33 @@ def _run_part(sampler, n_chains: int, n_steps: int, blocks: list[int], kwargs: d
 
 def run_distributed(sampler, n_chains: int, n_steps: int, *, client: Any = None, blocks_per_task: int = 1,
                     **kwargs):
-    """:func:`simulate.run` with its chain blocks spread over a Dask client (``client`` or the default one).
+    """:func:`simulate.run` with its chain blocks spread over a Dask client, bit-identical to a run in one process.
 
-    Each task runs ``blocks_per_task`` consecutive blocks; the result is bit-identical to
-    ``run(sampler, n_chains, n_steps, **kwargs)`` whatever the number of workers or tasks.
+    Parameters
+    ----------
+    sampler : Sampler
+        The sampler.
+    n_chains : int
+        M, the number of chains.
+    n_steps : int
+        L, the number of states averaged.
+    client : distributed.Client, optional
+        The client; default: the one set by
+        :func:`~simulate.runtime.distributed.using` or :func:`~simulate.runtime.distributed.set_default_client`.
+    blocks_per_task : int, default 1
+        Consecutive blocks per Dask task, >= 1.
+    **kwargs
+        The other arguments of :func:`simulate.run` (not ``blocks``).
+
+    Returns
+    -------
+    RunResult
+        Bit-identical to ``run(sampler, n_chains, n_steps, **kwargs)`` whatever the number of workers or tasks.
+
+    Raises
+    ------
+    ParameterError
+        When there is no client, or ``blocks`` is given.
     """
     c = client if client is not None else get_default_client()
     if c is None:
@@ -114,9 +192,29 @@ def run_distributed(sampler, n_chains: int, n_steps: int, *, client: Any = None,
 def run_many(runs, *, client: Any = None, blocks_per_task: int = 1) -> list:
     """Several runs (a sweep over (h, n, N) grids, say) as one pool of block tasks on a Dask client.
 
-    ``runs``: a sequence of ``(sampler, n_chains, n_steps, kwargs)``; returns their :class:`RunResult` in order,
-    each bit-identical to ``run(sampler, n_chains, n_steps, **kwargs)``. All blocks of all runs are submitted at
-    once, so small runs fill the workers left idle by large ones.
+    All blocks of all runs are submitted at once, so small runs fill the workers left idle by large ones.
+
+    Parameters
+    ----------
+    runs : sequence of tuple
+        ``(sampler, n_chains, n_steps, kwargs)`` per run, kwargs the other arguments of :func:`simulate.run` (not
+        ``blocks``; ``progress`` is dropped).
+    client : distributed.Client, optional
+        The client; default: the one set by
+        :func:`~simulate.runtime.distributed.using` or :func:`~simulate.runtime.distributed.set_default_client`.
+    blocks_per_task : int, default 1
+        Consecutive blocks per Dask task, >= 1.
+
+    Returns
+    -------
+    list of RunResult
+        In the order of ``runs``, each bit-identical to ``run(sampler, n_chains, n_steps, **kwargs)``.
+
+    Raises
+    ------
+    ParameterError
+        When there is no client, a run is not a 4-tuple, gives ``blocks``, or n_chains, block_size or
+        blocks_per_task is not a positive integer.
     """
     c = client if client is not None else get_default_client()
     if c is None:

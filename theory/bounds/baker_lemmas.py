@@ -27,17 +27,59 @@ from theory.chains.linear_regression import noise_parts
 
 
 def beta_lipschitz(model: LinearRegressionModel) -> float:
-    """Lipschitz constant of beta_N: ||H||/N (Lemma 1, exact for linear regression)."""
+    """The Lipschitz constant of beta_N, ``||H||/N`` (exact for linear regression).
+
+    Parameters
+    ----------
+    model : simulate.LinearRegressionModel
+        The regression, posterior N(mu, H^-1).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), Lemma 1 (:doc:`/papers/baker`, sec. 3).
+    """
     return float(np.linalg.eigvalsh(model.precision)[-1]) / model.n_data
 
 
 def per_datum_lipschitz(model: LinearRegressionModel) -> float:
-    """D of Assumption 1 for linear regression: max(max_i ||z_i||^2 / sigma^2, 1/sigma0^2)."""
+    """Assumption 1's per-datum Lipschitz constant D on linear regression, ``max(max_i ||z_i||^2/sigma^2, 1/sigma0^2)``.
+
+    Parameters
+    ----------
+    model : simulate.LinearRegressionModel
+        The regression, posterior N(mu, H^-1).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), Assumption 1 (:doc:`/papers/baker`, sec. 3).
+    """
     return max(float(np.max(np.einsum("nd,nd->n", model.Z, model.Z))) / model.sigma**2, 1 / model.sigma0**2)
 
 
 def lemma1_constant(model: LinearRegressionModel) -> float:
-    """The paper's C = 2D (proof of Lemma 1)."""
+    """The paper's constant C = 2D of Lemma 1's proof.
+
+    Parameters
+    ----------
+    model : simulate.LinearRegressionModel
+        The regression, posterior N(mu, H^-1).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), Lemma 1 (:doc:`/papers/baker`, sec. 3).
+    """
     return 2 * per_datum_lipschitz(model)
 
 
@@ -49,7 +91,33 @@ def _vector(name: str, v, d: int) -> np.ndarray:
 
 
 def ou_moments(model: LinearRegressionModel, phi0, t: float) -> tuple[np.ndarray, np.ndarray]:
-    """(E phi_t, Cov phi_t) of the phi-diffusion (8) from phi0: exp(-G t/2) phi0 and G^-1 (I - exp(-G t)), G = H/N."""
+    """The mean and covariance of the phi-diffusion (8) at time t from phi0, an OU process with G = H/N.
+
+    E phi_t = exp(-G t/2) phi0, Cov phi_t = G^-1 (I - exp(-G t)).
+
+    Parameters
+    ----------
+    model : simulate.LinearRegressionModel
+        The regression, posterior N(mu, H^-1).
+    phi0 : array_like, shape (d,)
+        The start.
+    t : float
+        The time, >= 0.
+
+    Returns
+    -------
+    mean : numpy.ndarray, shape (d,)
+    cov : numpy.ndarray, shape (d, d)
+
+    Raises
+    ------
+    ParameterError
+        When phi0 has the wrong size or t is negative or not finite.
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), eq. (8) and Appendix A.1.2 (:doc:`/papers/baker`, sec. 3).
+    """
     G = model.precision / model.n_data
     phi0 = _vector("phi0", phi0, model.dim)
     t = float(t)
@@ -59,14 +127,54 @@ def ou_moments(model: LinearRegressionModel, phi0, t: float) -> tuple[np.ndarray
 
 
 def ou_distance_moment(model: LinearRegressionModel, phi0, phi_hat, t: float) -> float:
-    """E|phi_t - phi_hat|^2 for the phi-diffusion (8) started at phi0 (Lemma 2; exact OU moments)."""
+    """``E|phi_t - phi_hat|^2`` for the phi-diffusion (8) started at phi0, from the exact OU moments.
+
+    Parameters
+    ----------
+    model : simulate.LinearRegressionModel
+        The regression, posterior N(mu, H^-1).
+    phi0 : array_like, shape (d,)
+        The start.
+    phi_hat : array_like, shape (d,)
+        The control variate's centre, in phi.
+    t : float
+        The time, >= 0.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), Lemma 2 (:doc:`/papers/baker`, sec. 3).
+    """
     phi_hat = _vector("phi_hat", phi_hat, model.dim)
     m, cov = ou_moments(model, phi0, t)
     return float((m - phi_hat) @ (m - phi_hat) + np.trace(cov))
 
 
 def lemma2_bound(model: LinearRegressionModel, phi0, phi_hat) -> float:
-    """2 (F + E) with F = sup_t E|phi_t - phi_0|^2 <= |phi0|^2 + tr G^-1 (phi_0 = 0 the mode) and E = |phi_hat|^2."""
+    """Lemma 2's bound H = 2 (F + E): ``F = |phi0|^2 + tr G^-1`` (bounding sup_t E|phi_t|^2), ``E = |phi_hat|^2``.
+
+    phi = 0 is the mode.
+
+    Parameters
+    ----------
+    model : simulate.LinearRegressionModel
+        The regression, posterior N(mu, H^-1).
+    phi0 : array_like, shape (d,)
+        The start.
+    phi_hat : array_like, shape (d,)
+        The control variate's centre, in phi.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), Lemma 2, read in expectation (:doc:`/papers/baker`, sec. 3).
+    """
     G = model.precision / model.n_data
     phi0 = np.asarray(phi0, dtype=np.float64)
     phi_hat = np.asarray(phi_hat, dtype=np.float64)
@@ -74,21 +182,77 @@ def lemma2_bound(model: LinearRegressionModel, phi0, phi_hat) -> float:
 
 
 def expected_sgld_noise_cov(model: LinearRegressionModel, n: int, replace: bool = False) -> np.ndarray:
-    """E_theta Cov(xi | theta) over the posterior for SGLD's minibatch noise: K (C + sum_i B_i H^-1 B_i) (Lemma 3)."""
+    """SGLD's minibatch noise covariance over the posterior: E_theta Cov(xi | theta) = K (C + sum_i B_i H^-1 B_i).
+
+    Parameters
+    ----------
+    model : simulate.LinearRegressionModel
+        The regression, posterior N(mu, H^-1).
+    n : int
+        The minibatch size.
+    replace : bool, default False
+        With replacement or without.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), Lemma 3 (:doc:`/papers/baker`, sec. 3).
+    """
     _, _, K, B, C = noise_parts(model, n, "sgld", None, replace)
     S = np.linalg.inv(model.precision)
     return K * (C + np.einsum("nij,jk,nkl->il", B, S, B))
 
 
 def lemma3_sides(model: LinearRegressionModel, a, n: int, replace: bool = False) -> tuple[float, float]:
-    """(E_theta E_S (a.xi)^2, |a|^2 E_theta E_S |xi|^2): Lemma 3's left and right sides (exact)."""
+    """Lemma 3's two sides, ``E_theta E_S (a.xi)^2`` and ``|a|^2 E_theta E_S |xi|^2``, exactly.
+
+    Parameters
+    ----------
+    model : simulate.LinearRegressionModel
+        The regression, posterior N(mu, H^-1).
+    a : array_like, shape (d,)
+        The direction.
+    n : int
+        The minibatch size.
+    replace : bool, default False
+        With replacement or without.
+
+    Returns
+    -------
+    left : float
+    right : float
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), Lemma 3 (:doc:`/papers/baker`, sec. 3).
+    """
     a = check_finite_array("a", a, ndim=(1,))
     cov = expected_sgld_noise_cov(model, n, replace)
     return float(a @ cov @ a), float(a @ a) * float(np.trace(cov))
 
 
 def lemma4_sides(model: LinearRegressionModel, a) -> tuple[float, float]:
-    """(E_theta (a.z)^2 = a^T H a/4, (|a|^2/4) tr H): Lemma 4's value and the bound of its proof (exact)."""
+    """Lemma 4's value E_theta (a.z)^2 = a^T H a/4 and its proof's bound ``(|a|^2/4) tr H``, exactly.
+
+    Parameters
+    ----------
+    model : simulate.LinearRegressionModel
+        The regression, posterior N(mu, H^-1).
+    a : array_like, shape (d,)
+        The linear ZV control's coefficients.
+
+    Returns
+    -------
+    value : float
+    bound : float
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), Lemma 4 (:doc:`/papers/baker`, sec. 3).
+    """
     a = check_finite_array("a", a, ndim=(1,))
     H = model.precision
     return float(a @ H @ a) / 4, float(a @ a) * float(np.trace(H)) / 4

@@ -37,8 +37,21 @@ _mu, _k3, _k4, _M, _r, _N, _n, _p, _vx = sp.symbols("mu kappa_3 kappa_4 M r N n 
 
 @cache
 def asymptotic_variance_expr(method: str) -> sp.Expr:
-    """sigma_as^2 = lim_M M Var(S2) as a sympy expression in A, h, mu, V_B, kappa_3(B), kappa_4(B)
-    (docs/papers/vollmer.md sec. 4.4)."""
+    """sigma_as^2 = lim_M M Var(S2) as a sympy expression in A, h, mu, V_B, kappa_3(B), kappa_4(B) (cached).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+
+    Returns
+    -------
+    sympy.Expr
+
+    References
+    ----------
+    :doc:`/papers/vollmer`, sec. 4.4 (new).
+    """
     a, _, q = tm.one_step(method)
     c2 = q
     c3 = h**3 * _k3 if method != "euler" else 0
@@ -52,7 +65,23 @@ def asymptotic_variance_expr(method: str) -> sp.Expr:
 
 @cache
 def theorem52_constants(method: str) -> tuple[sp.Expr, sp.Expr]:
-    """(c1, C_v) with MSE2 = c1^2 h^2 + C_v/(M h) + lower order (Theorem 5.2 on the toy; new)."""
+    """The constants (c1, C_v) with MSE2 = c1^2 h^2 + C_v/(M h) + lower order on the toy (new; cached).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+
+    Returns
+    -------
+    c1 : sympy.Expr
+    C_v : sympy.Expr
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Theorem 9 (arXiv Theorem 5.2) and Remark 8, made explicit on the toy (new;
+    :doc:`/papers/vollmer`, secs. 4.4 and 6).
+    """
     c1 = tm.toy_leading_bias_coefficient(method)
     cv = sp.simplify(sp.limit(sp.simplify(h * asymptotic_variance_expr(method)), h, 0))
     return c1, cv
@@ -60,7 +89,23 @@ def theorem52_constants(method: str) -> tuple[sp.Expr, sp.Expr]:
 
 @cache
 def optimal_step_expr(method: str) -> tuple[sp.Expr, sp.Expr]:
-    """(h*, MSE*) minimising c1^2 h^2 + C_v/(M h) over h (Remark 8): h* ~ M^(-1/3), MSE* ~ M^(-2/3)."""
+    """(h*, MSE*) minimising c1^2 h^2 + C_v/(M h) over h: h* ~ M^(-1/3), MSE* ~ M^(-2/3) (cached).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+
+    Returns
+    -------
+    h_star : sympy.Expr
+    mse_star : sympy.Expr
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Theorem 9 (arXiv Theorem 5.2) and Remark 8, made explicit on the toy (new;
+    :doc:`/papers/vollmer`, secs. 4.4 and 6).
+    """
     c1, cv = theorem52_constants(method)
     f = c1**2 * h**2 + cv / (_M * h)
     (hstar,) = [s for s in sp.solve(sp.diff(f, h), h) if s.is_positive is not False and s.is_real is not False]
@@ -69,7 +114,21 @@ def optimal_step_expr(method: str) -> tuple[sp.Expr, sp.Expr]:
 
 @dataclass(frozen=True)
 class OptimalStep:
-    """Exact MSE-optimal r = A h for M averaged states, and the asymptotic prediction (Remark 8)."""
+    """The exact MSE-optimal r = A h for M averaged states, beside the asymptotic prediction of Remark 8.
+
+    Parameters
+    ----------
+    M : int
+        The number of states averaged.
+    r_exact : float
+        The exact optimum of MSE2(M) over r.
+    mse_exact : float
+        MSE2 there.
+    r_asymptotic : float
+        A h* from :func:`optimal_step_expr`.
+    mse_asymptotic : float
+        MSE* from :func:`optimal_step_expr`.
+    """
 
     M: int
     r_exact: float
@@ -80,7 +139,41 @@ class OptimalStep:
 
 def optimal_step(method: str, data, n: int | None, M: int, replace: bool = False, theta0: float = 0.0,
                  r_bounds: tuple[float, float] = (1e-6, 1.0), dps: int = 40) -> OptimalStep:
-    """Minimise the exact MSE2(M) over r = A h in ``r_bounds`` (bounded Brent on log r) and compare with h*."""
+    """The exact MSE2(M) minimised over r = A h in ``r_bounds`` (bounded Brent on log r), beside h*.
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    data : array_like, shape (N,)
+        The toy's data.
+    n : int or None
+        The subset size (None for Euler).
+    M : int
+        The number of states averaged, >= 1.
+    replace : bool, default False
+        Subsets with replacement or without.
+    theta0 : float, default 0.0
+        The deterministic start.
+    r_bounds : tuple of float, default (1e-6, 1.0)
+        0 < lo < hi < 2.
+    dps : int, default 40
+        Decimal digits of the exact MSE.
+
+    Returns
+    -------
+    OptimalStep
+
+    Raises
+    ------
+    ParameterError
+        When M or r_bounds is out of range.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Theorem 9 (arXiv Theorem 5.2) and Remark 8, made explicit on the toy (new;
+    :doc:`/papers/vollmer`, secs. 4.4 and 6).
+    """
     M = check_int("M", M, 1)
     lo, hi = r_bounds
     if not 0 < lo < hi <= 1.999:
@@ -101,8 +194,31 @@ def optimal_step(method: str, data, n: int | None, M: int, replace: bool = False
 
 
 def asymptotic_mse_constants(method: str, data, n: int | None, replace: bool = False) -> tuple[float, float]:
-    """(c1, C_v) of Theorem 5.2 on the toy for this data set and n: MSE2(M, h) ~ c1^2 h^2 + C_v/(M h) for small h
-    and large M h (module docstring); Remark 8's optimum is h* = (C_v / (2 c1^2 M))^(1/3)."""
+    """The constants (c1, C_v) for this data set and n: MSE2(M, h) ~ c1^2 h^2 + C_v/(M h) for small h, large M h.
+
+    Remark 8's optimum is then h* = (C_v / (2 c1^2 M))^(1/3) (module docstring).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    data : array_like, shape (N,)
+        The toy's data.
+    n : int or None
+        The subset size (None for Euler).
+    replace : bool, default False
+        Subsets with replacement or without.
+
+    Returns
+    -------
+    c1 : float
+    C_v : float
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Theorem 9 (arXiv Theorem 5.2) and Remark 8, made explicit on the toy (new;
+    :doc:`/papers/vollmer`, secs. 4.4 and 6).
+    """
     ch = toy_finite_time(method, data, n, replace=replace, r=0.5)
     c1, cv = theorem52_constants(method)
     subs = _toy_subs(ch)
@@ -114,7 +230,19 @@ def _toy_subs(ch: ToyFiniteTime) -> dict:
 
 
 def fitted_exponent(x, y) -> float:
-    """Least-squares slope of log y on log x."""
+    """The least-squares slope of log y on log x.
+
+    Parameters
+    ----------
+    x : array_like
+        Positive abscissae.
+    y : array_like
+        Positive ordinates.
+
+    Returns
+    -------
+    float
+    """
     return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
 
 
@@ -125,6 +253,21 @@ def excess_scaling_exponent(method: str, p: sp.Expr) -> sp.Expr:
 
     Without replacement, sigma_x = sigma0 = 1: A = (1 + N)/2, h = r/A, Var(B) = N (N - n)/(4 n) VarX (eq. 16).
     SGLD: e = -p (vanishes iff n -> inf); mSGLD: e = 1 - 2p (bounded iff n >~ N^(1/2)).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    p : sympy.Expr
+        The exponent of n = N^p.
+
+    Returns
+    -------
+    sympy.Expr
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Section 6.2 (:doc:`/papers/vollmer`, secs. 3 and 7).
     """
     exc = tm.excess_over_euler(method)
     vb = _N * (_N - _N**p) / (4 * _N**p) * _vx
@@ -134,7 +277,16 @@ def excess_scaling_exponent(method: str, p: sp.Expr) -> sp.Expr:
 
 
 def msgld_beats_sgld_threshold() -> sp.Expr:
-    """Inequality (70): mSGLD's excess <= SGLD's iff h Var(B) <= 4; returns the ratio mSGLD/SGLD excess = h V_B/4."""
+    """The ratio of mSGLD's excess bias over Euler to SGLD's, h V_B/4: mSGLD's is the smaller iff h Var(B) <= 4.
+
+    Returns
+    -------
+    sympy.Expr
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), inequality (70) (:doc:`/papers/vollmer`, sec. 3).
+    """
     return sp.simplify(tm.excess_over_euler("msgld") / tm.excess_over_euler("sgld"))
 
 
@@ -142,7 +294,27 @@ def msgld_beats_sgld_threshold() -> sp.Expr:
 
 @dataclass(frozen=True)
 class MinimalCost:
-    """Cheapest (r, M, n) with MSE2 <= eps2 for one method (eq. 69); cost = M n gradient evaluations."""
+    """The cheapest (r, M, n) with MSE2 <= eps2 for one scheme; cost = M n gradient evaluations.
+
+    Parameters
+    ----------
+    method : str
+        The scheme.
+    eps2 : float
+        The MSE target.
+    n : int
+        The subset size.
+    r : float
+        r = A h.
+    M : float
+        The number of states (inf when infeasible).
+    cost : float
+        M n.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Section 6.1, eq. (69) and Figure 3 (:doc:`/papers/vollmer`, secs. 7 and 9).
+    """
 
     method: str
     eps2: float
@@ -152,11 +324,32 @@ class MinimalCost:
     cost: float
 
 
-def minimal_steps(chain: ToyFiniteTime, eps2: float) -> float:
+def minimal_steps(chain: ToyFiniteTime, eps2: float, exact: bool = True) -> float:
     """Smallest integer M with MSE2(M) <= eps2 from the exact closed form (inf when bias^2 >= eps2).
 
     The expansion MSE2 ~ e0 + e1/M + e2/M^2 (exact up to O(M^2 a^M)) gives a first guess; an integer bisection on
-    the exact closed form then finds the crossing (MSE2 is taken to cross eps2 once beyond the transient).
+    the exact closed form then finds the crossing (MSE2 is taken to cross eps2 once beyond the transient). With
+    ``exact=False`` the guess itself is returned, ceil(1/u) with u the root of e0 + e1 u + e2 u^2 = eps2 (the
+    leading-order steps: equal to the exact M once the transient a^M is negligible, at a fraction of the cost).
+
+    Parameters
+    ----------
+    chain : theory.toy.finite_time.ToyFiniteTime
+        The chain.
+    eps2 : float
+        The MSE target, > 0.
+    exact : bool, default True
+        The exact crossing (True) or the leading-order steps (False).
+
+    Returns
+    -------
+    float
+        M, or inf.
+
+    Raises
+    ------
+    ParameterError
+        When eps2 is not positive.
     """
     eps2 = check_positive("eps2", eps2)
     e0, e1, e2 = (float(v) for v in chain.expansion("mse2"))
@@ -164,6 +357,8 @@ def minimal_steps(chain: ToyFiniteTime, eps2: float) -> float:
         return math.inf
     disc = e1 * e1 - 4 * e2 * (e0 - eps2)
     u = (-e1 + math.sqrt(disc)) / (2 * e2) if e2 > 0 and disc >= 0 else (eps2 - e0) / max(e1, 1e-300)
+    if not exact:
+        return float(max(1, math.ceil(1.0 / u))) if u > 0 else 1.0
     guess = max(1, int(1.0 / u)) if u > 0 else 1
 
     def ok(m: int) -> bool:
@@ -184,18 +379,62 @@ def minimal_steps(chain: ToyFiniteTime, eps2: float) -> float:
 
 
 def minimal_cost(method: str, data, eps2: float, n_values, replace: bool = False, theta0: float = 0.0,
-                 r_bounds: tuple[float, float] = (1e-4, 0.999), dps: int = 40) -> MinimalCost:
-    """min over n in n_values and r in r_bounds of M(r, n) * n subject to MSE2 <= eps2 (eq. 69, r < 1 as in the
-    paper). Euler ignores n_values (n = N)."""
+                 r_bounds: tuple[float, float] = (1e-4, 0.999), dps: int = 40, exact: bool = True) -> MinimalCost:
+    """The least cost M(r, n) n over n in n_values and r in r_bounds subject to MSE2 <= eps2 (r < 1 as in the paper).
+
+    Euler ignores n_values (n = N). ``exact=False`` takes the leading-order steps of :func:`minimal_steps` (re-check
+    the optimum with the exact closed form: :func:`reaches`).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    data : array_like, shape (N,)
+        The toy's data.
+    eps2 : float
+        The MSE target, > 0.
+    n_values : iterable of int
+        Subset sizes to try, 1 <= n <= N.
+    replace : bool, default False
+        Subsets with replacement or without.
+    theta0 : float, default 0.0
+        The deterministic start.
+    r_bounds : tuple of float, default (1e-4, 0.999)
+        The range of r.
+    dps : int, default 40
+        Decimal digits of the exact MSE.
+    exact : bool, default True
+        Exact minimal steps (True) or the leading-order steps (False).
+
+    Returns
+    -------
+    MinimalCost
+
+    Raises
+    ------
+    ParameterError
+        When eps2 or an n is out of range.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Section 6.1, eq. (69) and Figure 3 (:doc:`/papers/vollmer`, secs. 7 and 9).
+    """
     eps2 = check_positive("eps2", eps2)
     N = int(np.asarray(data).size)
     ns = [N] if method == "euler" else sorted({check_int("n", int(v), 1, N) for v in n_values})
     best = MinimalCost(method, eps2, ns[0], math.nan, math.inf, math.inf)
     for n in ns:
-        def cost(logr: float, n=n) -> float:
-            ch = toy_finite_time(method, data, None if method == "euler" else n, replace=replace,
-                                 r=math.exp(logr), theta0=theta0, dps=dps)
-            m = minimal_steps(ch, eps2)
+        base = None if exact else toy_finite_time(method, data, None if method == "euler" else n, replace=replace,
+                                                 r=0.5, theta0=theta0, dps=dps)
+
+        def cost(logr: float, n=n, base=base) -> float:
+            if base is None:
+                ch = toy_finite_time(method, data, None if method == "euler" else n, replace=replace,
+                                     r=math.exp(logr), theta0=theta0, dps=dps)
+            else:
+                with mpmath.workdps(dps):
+                    ch = dataclasses.replace(base, h=mpmath.mpf(math.exp(logr)) / base.A)
+            m = minimal_steps(ch, eps2, exact)
             return math.log(m * n) if math.isfinite(m) else 1e3 - logr  # infeasible: push r down
         res = optimize.minimize_scalar(cost, bounds=(math.log(r_bounds[0]), math.log(r_bounds[1])),
                                        method="bounded", options={"xatol": 1e-3})
@@ -205,9 +444,59 @@ def minimal_cost(method: str, data, eps2: float, n_values, replace: bool = False
     return best
 
 
+def reaches(method: str, data, n: int | None, r: float, M: int, eps2: float, dps: int = 40) -> tuple[bool, bool]:
+    """Whether the exact MSE2 of ``method`` at (n, r) is <= eps2 after M states, and after M - 1.
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    data : array_like, shape (N,)
+        The toy's data.
+    n : int or None
+        Subset size (None for Euler).
+    r : float
+        r = A h.
+    M : int
+        Number of averaged states, >= 1.
+    eps2 : float
+        The MSE target.
+    dps : int, default 40
+        Decimal digits of the exact MSE.
+
+    Returns
+    -------
+    tuple of bool
+        (MSE2(M) <= eps2, MSE2(M - 1) <= eps2): (True, False) says M is the exact minimal number of states at this r;
+        both True say it is not minimal.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Section 6.1, eq. (69) (:doc:`/papers/vollmer`).
+    """
+    ch = toy_finite_time(method, data, n, r=r, dps=dps)
+    return float(ch.mse2(M)) <= eps2, M > 1 and float(ch.mse2(M - 1)) <= eps2
+
+
 @dataclass(frozen=True)
 class Cheapest:
-    """The smallest exact MSE2 reachable at a budget, and where: n, r = A h, M = floor(cost/n)."""
+    """The smallest exact MSE2 reachable at a budget, and where: n, r = A h, M = floor(cost/n).
+
+    Parameters
+    ----------
+    method : str
+        The scheme.
+    cost : int
+        The budget in gradient evaluations.
+    mse2 : float
+        The smallest MSE2 (inf when no n fits the budget).
+    n : int
+        The subset size reaching it.
+    r : float
+        r = A h there.
+    M : int
+        floor(cost/n).
+    """
 
     method: str
     cost: int
@@ -221,7 +510,36 @@ def cheapest_mse2(method: str, data, cost: int, n_values: Iterable[int], r_bound
                   dps: int = 25) -> Cheapest:
     """min over n in n_values and r in r_bounds of the exact MSE2(M = floor(cost/n)) of ``method`` (eq. 69's
     constraint turned around; theta_0 = 0, draws without replacement, as in theory.toy.finite_time). If it exceeds a
-    target, no (n, r) of the grid with r in r_bounds reaches the target at that cost (new)."""
+    target, no (n, r) of the grid with r in r_bounds reaches the target at that cost (new).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    data : array_like, shape (N,)
+        The toy's data.
+    cost : int
+        The budget, >= 1.
+    n_values : iterable of int
+        Subset sizes to try, 1 <= n <= N.
+    r_bounds : tuple of float, default (1e-3, 0.999)
+        0 < lo < hi < 2.
+    dps : int, default 25
+        Decimal digits of the exact MSE.
+
+    Returns
+    -------
+    Cheapest
+
+    Raises
+    ------
+    ParameterError
+        When cost, an n or r_bounds is out of range.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Section 6.1, eq. (69) and Figure 3 (:doc:`/papers/vollmer`, secs. 7 and 9).
+    """
     cost = check_int("cost", cost, 1)
     lo, hi = r_bounds
     if not 0 < lo < hi < 2:

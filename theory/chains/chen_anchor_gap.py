@@ -50,7 +50,39 @@ def _epoch_start_second_moments(rho: float, h: float, V: float, m: int, e0: floa
 
 def anchor_gap_moments(gd: GaussianData, h: float, n1: int, n2: int, m: int, L: int,
                        theta0: float) -> tuple[np.ndarray, np.ndarray]:
-    """(E D_l, E D_l^2) for l = 0..L-1, D_l = theta_l - theta_tilde_l, vrSGLD (n1, n2, m) from theta_0 (1-D data)."""
+    """E D_l and E D_l^2 for l = 0..L-1, D_l = theta_l - theta_tilde_l the anchor gap of vrSGLD (module docstring).
+
+    Parameters
+    ----------
+    gd : theory.noise.vr.GaussianData
+        The data, d = 1.
+    h : float
+        The workbench step size, 0 < h < 4/P.
+    n1 : int
+        The anchor minibatch size.
+    n2 : int
+        The minibatch size of each step.
+    m : int
+        The epoch length, >= 1.
+    L : int
+        The number of steps, >= 1.
+    theta0 : float
+        The deterministic start theta_0.
+
+    Returns
+    -------
+    mean : numpy.ndarray, shape (L,)
+    second : numpy.ndarray, shape (L,)
+
+    Raises
+    ------
+    ParameterError
+        When d != 1, h is not in (0, 4/P), or a size is out of range.
+
+    References
+    ----------
+    Chen, Wang, Zhang, Su & Carin (2019), Lemma 5 (V1) / Lemma 3 (V2), made exact (new; :doc:`/papers/chen`, sec. 5).
+    """
     if gd.x.shape[1] != 1:
         raise ParameterError(f"the anchor-gap formulas are for d = 1, got d = {gd.x.shape[1]}")
     m = check_int("m", m, 1)
@@ -69,12 +101,62 @@ def anchor_gap_moments(gd: GaussianData, h: float, n1: int, n2: int, m: int, L: 
 
 
 def alpha_beta_gap(gd: GaussianData, h: float, n1: int, n2: int, m: int, L: int, theta0: float) -> np.ndarray:
-    """E alpha_li - E beta_li = -E D_l / sigma^2 for l = 0..L-1 (the same for every datum i; Lemma 5/3)."""
+    """E alpha_li - E beta_li = -E D_l / sigma^2 for l = 0..L-1, the same for every datum i.
+
+    Parameters
+    ----------
+    gd : theory.noise.vr.GaussianData
+        The data, d = 1.
+    h : float
+        The workbench step size, 0 < h < 4/P.
+    n1 : int
+        The anchor minibatch size.
+    n2 : int
+        The minibatch size of each step.
+    m : int
+        The epoch length, >= 1.
+    L : int
+        The number of steps, >= 1.
+    theta0 : float
+        The deterministic start theta_0.
+
+    Returns
+    -------
+    numpy.ndarray, shape (L,)
+
+    Raises
+    ------
+    ParameterError
+        As :func:`anchor_gap_moments`.
+
+    References
+    ----------
+    Chen, Wang, Zhang, Su & Carin (2019), Lemma 5 (V1) / Lemma 3 (V2) (:doc:`/papers/chen`, sec. 5).
+    """
     return -anchor_gap_moments(gd, h, n1, n2, m, L, theta0)[0] / gd.sigma**2
 
 
 def lemma5_constant(gd: GaussianData, theta0: float) -> float:
-    """C with sup_l |E alpha_li - E beta_li| <= C (m - 1) h for every m and h < 2/P: C = P |e_0| / (2 sigma^2)."""
+    """The constant C = P ``|e_0|`` / (2 sigma^2) with sup_l ``|E alpha_li - E beta_li|`` <= C (m - 1) h.
+
+    For every m and h < 2/P; e_0 = theta_0 - mu, so C = 0 from a start at the posterior mean.
+
+    Parameters
+    ----------
+    gd : theory.noise.vr.GaussianData
+        The data.
+    theta0 : float
+        The deterministic start.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Chen, Wang, Zhang, Su & Carin (2019), Lemma 5 (V1) / Lemma 3 (V2): the O(m h) of the lemma with its constant
+    (new; :doc:`/papers/chen`, sec. 5).
+    """
     return gd.P * abs(float(theta0) - float(gd.mu[0])) / (2 * gd.sigma**2)
 
 

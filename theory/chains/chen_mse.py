@@ -42,6 +42,30 @@ def mse_theta(gd: GaussianData, h: float, L: int, V: float, epoch: int = 1, thet
     [e0 (1 - rho^L)/((1 - rho) L)]^2 + (1/L^2) [h sum_j w_j^2 + (h^2/4) V sum_epochs (sum_{j in epoch} w_j)^2],
     w_j = (1 - rho^(L-1-j))/(1 - rho), j = 0..L-2, epochs of length ``epoch`` (1: SGLD, m: vrSGLD with frozen
     anchor noise), V the per-step gradient-noise variance.
+
+    Parameters
+    ----------
+    gd : theory.noise.vr.GaussianData
+        The data, d = 1.
+    h : float
+        The workbench step size, 0 < h < 4/P.
+    L : int
+        The number of states averaged, theta_0 .. theta_{L-1}.
+    V : float
+        The per-step gradient-noise variance, >= 0.
+    epoch : int, default 1
+        Steps that share one gradient error.
+    theta0 : float, default 0.0
+        The deterministic start.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        When d != 1, h is not in (0, 4/P), or L, V or epoch is out of range.
     """
     _check_1d(gd)
     _chain(gd, h)
@@ -93,9 +117,40 @@ def _sum_w2(x: float, q: int) -> float:
 
 
 def mse_theta_sgld(gd: GaussianData, h: float, L: int, n: int, replace: bool = False, theta0: float = 0.0) -> float:
-    """Exact MSE for phi = theta of SGLD(n) in closed form (O(1) in L; docs/papers/chen.md sec. 5):
+    """The exact MSE for phi = theta of SGLD(n), in closed form (O(1) in L).
+
     sum_j w_j^2 = [(L-1) - 2 rho (1 - rho^(L-1))/(1 - rho) + rho^2 (1 - rho^(2(L-1)))/(1 - rho^2)]/(1 - rho)^2,
-    evaluated without cancellation (:func:`_sum_w2`; 1 - rho = h P/2 and 1 - rho^L by expm1), for L up to 1e9."""
+    evaluated without cancellation (1 - rho = h P/2 and 1 - rho^L by expm1, the sum in mpmath where it cancels), for
+    L up to 1e9.
+
+    Parameters
+    ----------
+    gd : theory.noise.vr.GaussianData
+        The data, d = 1.
+    h : float
+        The workbench step size, 0 < h < 4/P.
+    L : int
+        The number of states averaged, theta_0 .. theta_{L-1}.
+    n : int
+        The minibatch size.
+    replace : bool, default False
+        With replacement or without.
+    theta0 : float, default 0.0
+        The deterministic start.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        When d != 1, or h, L or n is out of range.
+
+    References
+    ----------
+    :doc:`/papers/chen`, sec. 5.
+    """
     _check_1d(gd)
     _chain(gd, h)
     x = h * gd.P / 2
@@ -116,6 +171,32 @@ def mse_theta2(gd: GaussianData, h: float, L: int, cumulants: tuple[float, float
     + 2 m_k cum(X_k, X_l, X_l) + 2 m_l cum(X_k, X_k, X_l) + cum(X_k, X_k, X_l, X_l).
     ``gaussian_noise=True`` drops kappa_3, kappa_4 (the Gaussian-noise approximation of docs/papers/chen.md sec. 5).
     O(L^2) memory: L <= 6000.
+
+    Parameters
+    ----------
+    gd : theory.noise.vr.GaussianData
+        The data, d = 1.
+    h : float
+        The workbench step size, 0 < h < 4/P.
+    L : int
+        The number of states averaged, 1 <= L <= 6000.
+    cumulants : tuple of float
+        (kappa_2, kappa_3, kappa_4) of the gradient error.
+    epoch : int, default 1
+        Steps that share one gradient error.
+    theta0 : float, default 0.0
+        The deterministic start.
+    gaussian_noise : bool, default False
+        Drop kappa_3 and kappa_4.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        When d != 1, or h, L or epoch is out of range.
     """
     _check_1d(gd)
     rho = _chain(gd, h)
@@ -148,14 +229,44 @@ def mse_theta2(gd: GaussianData, h: float, L: int, cumulants: tuple[float, float
 
 @dataclass(frozen=True)
 class VRConfig:
-    """(n1, n2, m) of Algorithm 1 (Chen et al.), checked: 1 <= n2 < n1 <= N, m >= 1."""
+    """The settings (n1, n2, m) of Chen et al.'s Algorithm 1.
+
+    Parameters
+    ----------
+    n1 : int
+        The anchor minibatch size.
+    n2 : int
+        The minibatch size of each step.
+    m : int
+        The epoch length, >= 1.
+
+    References
+    ----------
+    Chen, Wang, Zhang, Su & Carin (2019), Algorithm 1 (:doc:`/papers/chen`, sec. 4).
+    """
 
     n1: int
     n2: int
     m: int
 
     def check(self, N_: int) -> VRConfig:
-        """Validate against N."""
+        """Validate against N: 1 <= n2 < n1 <= N (n1 >= 2), m >= 1.
+
+        Parameters
+        ----------
+        N_ : int
+            The number of data.
+
+        Returns
+        -------
+        VRConfig
+            self.
+
+        Raises
+        ------
+        ParameterError
+            When a setting is out of range.
+        """
         check_int("n1", self.n1, 2, N_)
         check_int("n2", self.n2, 1, self.n1 - 1)
         check_int("m", self.m, 1)
@@ -164,9 +275,43 @@ class VRConfig:
 
 def vr_mse(gd: GaussianData, h: float, L: int, cfg: VRConfig, phi: str = "theta", theta0: float = 0.0,
            paper_implied: bool = False, gaussian_noise: bool = False) -> float:
-    """Exact MSE of vrSGLD (Algorithm 1 with SGLD, workbench convention) for phi in {'theta', 'theta2'}: SGLD whose
-    gradient error is the n1-anchor error, frozen for m steps (docs/papers/chen.md sec. 5).  ``paper_implied=True``
-    treats the errors as independent across steps (epoch 1), the assumption implicit in Theorem 6/2's use of Lemma 1."""
+    """The exact MSE of vrSGLD's time average: SGLD whose gradient error is the n1-anchor error, frozen for m steps.
+
+    Algorithm 1 with SGLD, in the workbench convention.
+
+    Parameters
+    ----------
+    gd : theory.noise.vr.GaussianData
+        The data, d = 1.
+    h : float
+        The workbench step size, 0 < h < 4/P.
+    L : int
+        The number of states averaged, theta_0 .. theta_{L-1}.
+    cfg : VRConfig
+        (n1, n2, m).
+    phi : {"theta", "theta2"}, default "theta"
+        The test function.
+    theta0 : float, default 0.0
+        The deterministic start.
+    paper_implied : bool, default False
+        Treat the errors as independent across steps (epoch 1), the assumption implicit in Theorem 6/2's use of
+        Lemma 1.
+    gaussian_noise : bool, default False
+        For theta2, drop the noise's third and fourth cumulants.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        When phi is unknown or a setting is out of range.
+
+    References
+    ----------
+    Chen, Wang, Zhang, Su & Carin (2019), Algorithm 1, Theorem 6 (V1) / Theorem 2 (V2) (:doc:`/papers/chen`, secs. 3-5).
+    """
     cfg.check(gd.N)
     ep = 1 if paper_implied else cfg.m
     if phi == "theta":
@@ -178,8 +323,37 @@ def vr_mse(gd: GaussianData, h: float, L: int, cfg: VRConfig, phi: str = "theta"
 
 def sgld_mse(gd: GaussianData, h: float, L: int, n: int, phi: str = "theta", theta0: float = 0.0,
              replace: bool = False) -> float:
-    """Exact MSE of SGLD(n) for phi in {'theta', 'theta2'} (workbench convention).  phi = theta: closed form
-    (:func:`mse_theta_sgld`); theta^2: theory.toy.finite_time (exact, closed form in L; Vollmer et al. App. 10)."""
+    """The exact MSE of SGLD(n)'s time average, in the workbench convention.
+
+    phi = theta: closed form (:func:`mse_theta_sgld`); theta^2: :mod:`theory.toy.finite_time` (exact, closed form
+    in L; Vollmer et al. Appendix 10).
+
+    Parameters
+    ----------
+    gd : theory.noise.vr.GaussianData
+        The data, d = 1.
+    h : float
+        The workbench step size, 0 < h < 4/P.
+    L : int
+        The number of states averaged, theta_0 .. theta_{L-1}.
+    n : int
+        The minibatch size.
+    phi : {"theta", "theta2"}, default "theta"
+        The test function.
+    theta0 : float, default 0.0
+        The deterministic start.
+    replace : bool, default False
+        With replacement or without.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        When phi is unknown or a setting is out of range.
+    """
     if phi == "theta":
         return mse_theta_sgld(gd, h, L, n, replace, theta0)
     if phi == "theta2":

@@ -23,6 +23,7 @@ from simulate.models.linear_regression import LinearRegressionModel
 from simulate.validation import ParameterError
 from theory.noise.minibatch import k_factor, linreg_parts
 
+#: The estimators :func:`noise_parts` knows: SGLD's plain minibatch and the control variate.
 LINREG_METHODS = ("sgld", "cv")
 
 
@@ -78,8 +79,26 @@ def noise_parts(model: LinearRegressionModel, n: int, method: str, theta_hat, re
 
 
 def ula_stationary_cov(P: np.ndarray, h: float) -> np.ndarray:
-    """Closed form for exact-gradient Langevin (Euler) on N(mu, P^{-1}): S = h (I - F^2)^{-1}, F = I - hP/2 (the
-    noise-free limit; equal to the engine's law of ``euler``, tests/test_linear_gaussian_closed_forms.py)."""
+    """The stationary covariance of exact-gradient Langevin (ULA) on N(mu, P^{-1}): h (I - F^2)^{-1}, F = I - hP/2.
+
+    The noise-free limit of SGLD; equal to the exact engine's law of ``euler``
+    (tests/test_linear_gaussian_closed_forms.py).
+
+    Parameters
+    ----------
+    P : numpy.ndarray, shape (d, d)
+        The posterior precision.
+    h : float
+        The step size (stable for h < 4 / lambda_max(P)).
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (18) with Var(B) = 0 in 1-D (:doc:`/papers/vollmer`, sec. 3).
+    """
     F = np.eye(P.shape[0]) - 0.5 * h * P
     return h * np.linalg.inv(np.eye(P.shape[0]) - F @ F)
 

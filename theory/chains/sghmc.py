@@ -30,13 +30,23 @@ import sympy as sp
 
 from simulate.validation import ParameterError, check_positive
 
+#: The symbols of the closed forms: the posterior precision, the friction, the learning rate, Var e.
 P, alpha, eta, s2 = sp.symbols("P alpha eta s2", positive=True)
 
 
 @cache
 def stationary_moments_1d() -> dict[str, sp.Expr]:
-    """Var theta, Cov(theta, v), Var v of the stationary law in 1-D, solved symbolically from the Lyapunov
-    equation (sympy; returns factored expressions in P, alpha, eta, s2)."""
+    """Var theta, Cov(theta, v) and Var v of SGHMC's stationary law in 1-D, solved from the Lyapunov equation (sympy).
+
+    Returns
+    -------
+    dict of str to sympy.Expr
+        "var_theta", "cov_theta_v", "var_v": factored expressions in P, alpha, eta, s2 (cached).
+
+    References
+    ----------
+    Chen, Fox & Guestrin (2014), eq. (15) with M = I, beta_hat = 0 (new; module docstring).
+    """
     tt, tv, vv = sp.symbols("tt tv vv")
     F = sp.Matrix([[1 - eta * P, 1 - alpha], [-eta * P, 1 - alpha]])
     S = sp.Matrix([[tt, tv], [tv, vv]])
@@ -47,7 +57,22 @@ def stationary_moments_1d() -> dict[str, sp.Expr]:
 
 @cache
 def excess_variance_series(order: int = 2) -> sp.Expr:
-    """Series in eta of Var theta - 1/P (the discretisation + gradient-noise excess), up to O(eta^order)."""
+    """The series in eta of Var theta - 1/P (the discretisation and gradient-noise excess), below eta^order.
+
+    Parameters
+    ----------
+    order : int, default 2
+        The series is truncated before eta^order.
+
+    Returns
+    -------
+    sympy.Expr
+        Leading term eta (s2/(2 alpha P) + 1/(2 (2 - alpha))) (cached).
+
+    References
+    ----------
+    Chen, Fox & Guestrin (2014), eq. (15) with M = I, beta_hat = 0 (new; module docstring).
+    """
     return sp.series(stationary_moments_1d()["var_theta"] - 1 / P, eta, 0, order).removeO()
 
 
@@ -68,15 +93,62 @@ def _check(precision: float, a: float, h: float, noise_var: float) -> None:
 
 
 def stationary_var_theta(precision: float, a: float, h: float, noise_var: float) -> float:
-    """Var theta of the stationary law in 1-D (closed form above); ``noise_var`` = Var of the gradient estimate."""
+    """Var theta of SGHMC's stationary law in 1-D, from the closed form of :func:`stationary_moments_1d`.
+
+    Parameters
+    ----------
+    precision : float
+        P, the posterior precision, > 0.
+    a : float
+        The friction alpha, 0 < alpha < 2.
+    h : float
+        The learning rate eta, 0 < eta P < 4 - 2 alpha.
+    noise_var : float
+        s2, the variance of the gradient estimate's noise, >= 0.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        When a parameter is out of range or the chain is not mean-square stable.
+
+    References
+    ----------
+    Chen, Fox & Guestrin (2014), eq. (15) with M = I, beta_hat = 0 (new; module docstring).
+    """
     _check(precision, a, h, noise_var)
     return float(_var_theta_numeric()(precision, a, h, noise_var))
 
 
 def transition(precision: np.ndarray, a: float, h: float, noise_cov: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One SGHMC step on the Gaussian target as X' = F X + w (module docstring): returns (F, Cov w), both (2d, 2d),
-    with F = [[I - eta P, (1 - alpha) I], [-eta P, (1 - alpha) I]] and Cov w = [[W, W], [W, W]],
-    W = eta^2 Sigma_g + 2 alpha eta I."""
+    """One SGHMC step on the Gaussian target as X' = F X + w, X = (theta - mu, v) (module docstring).
+
+    F = [[I - eta P, (1 - alpha) I], [-eta P, (1 - alpha) I]] and Cov w = [[W, W], [W, W]],
+    W = eta^2 Sigma_g + 2 alpha eta I.
+
+    Parameters
+    ----------
+    precision : numpy.ndarray, shape (d, d)
+        P.
+    a : float
+        The friction alpha.
+    h : float
+        The learning rate eta.
+    noise_cov : numpy.ndarray, shape (d, d)
+        Sigma_g, the gradient noise's covariance.
+
+    Returns
+    -------
+    F : numpy.ndarray, shape (2d, 2d)
+    cov_w : numpy.ndarray, shape (2d, 2d)
+
+    References
+    ----------
+    Chen, Fox & Guestrin (2014), eq. (15) with M = I, beta_hat = 0 (new; module docstring).
+    """
     d = precision.shape[0]
     eye = np.eye(d)
     F = np.block([[eye - h * precision, (1 - a) * eye], [-h * precision, (1 - a) * eye]])
@@ -85,5 +157,20 @@ def transition(precision: np.ndarray, a: float, h: float, noise_cov: np.ndarray)
 
 
 def spectral_radius(precision: float, a: float, h: float) -> float:
-    """Largest |root| of lambda^2 - (2 - alpha - eta P) lambda + (1 - alpha): the mean's contraction per step."""
+    """The mean's contraction per step: the largest root modulus of lambda^2 - (2 - alpha - eta P) lambda + 1 - alpha.
+
+    Parameters
+    ----------
+    precision : float
+        P.
+    a : float
+        The friction alpha.
+    h : float
+        The learning rate eta.
+
+    Returns
+    -------
+    float
+        Below 1 iff 0 < alpha < 2 and 0 < eta P < 4 - 2 alpha (Jury criterion).
+    """
     return float(np.max(np.abs(np.roots([1.0, -(2.0 - a - h * precision), 1.0 - a]))))

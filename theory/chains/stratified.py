@@ -49,6 +49,27 @@ def sgld_time_average_cov(a: float, h: float, Sigma: np.ndarray, burn_in: int, n
     theta_k - mu = sum_{j<k} rho^{k-1-j} e_j with rho = 1 - h a/2 and Cov e_j = Q = h I + h^2 Sigma/4, so
     Cov = (1/T^2) sum_j c_j^2 Q with c_j = sum_{k=max(b, j+1)}^{b+T-1} rho^{k-1-j}. Its trace is the MSE of the
     posterior-mean estimate (the chain is unbiased here); for large T it is about (1/T)(4/(a^2 h) + tr Sigma/a^2).
+
+    Parameters
+    ----------
+    a : float
+        The posterior precision per coordinate (grad log posterior c - a theta), > 0.
+    h : float
+        The step size.
+    Sigma : array_like, shape (d, d)
+        The gradient noise's covariance (free of theta).
+    burn_in : int
+        b, the first state averaged.
+    n_steps : int
+        T, the number of states averaged.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+
+    References
+    ----------
+    Fu & Zhang (2017), Theorem 3.4's structure, made exact (new; :doc:`/papers/fu_zhang`, sec. 5).
     """
     Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
     rho = 1.0 - 0.5 * h * a
@@ -63,7 +84,27 @@ def sgld_time_average_cov(a: float, h: float, Sigma: np.ndarray, burn_in: int, n
 
 
 def check_cp_step(a: float, h: float, T: int) -> tuple[float, float, int]:
-    """(a, h, T) checked for the CP-SGLD bias formulas: a, h > 0 with h a <= 2 (rho in [0, 1)), T >= 1."""
+    """(a, h, T) checked for the CP-SGLD bias formulas: a, h > 0 with h a <= 2 (rho = 1 - h a/2 in [0, 1)), T >= 1.
+
+    Parameters
+    ----------
+    a : float
+        The posterior precision per coordinate (grad log posterior c - a theta), > 0.
+    h : float
+        The step size.
+    T : int
+        The number of states averaged.
+
+    Returns
+    -------
+    tuple
+        (a, h, T) as float, float, int.
+
+    Raises
+    ------
+    ParameterError
+        When a or h is not positive, h a > 2, or T < 1.
+    """
     a = check_positive("a", a)
     h = check_positive("h", h)
     if h * a > 2:
@@ -72,7 +113,28 @@ def check_cp_step(a: float, h: float, T: int) -> tuple[float, float, int]:
 
 
 def start_deviation(Sigma, mu, theta0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(Sigma as (d, d), mu as (d,), e_0 = theta0 - mu), shapes checked."""
+    """Sigma as (d, d), mu as (d,) and the start's deviation e_0 = theta0 - mu, shapes checked.
+
+    Parameters
+    ----------
+    Sigma : array_like
+        The gradient noise's covariance (a number for d = 1).
+    mu : array_like
+        The posterior mean.
+    theta0 : array_like
+        The deterministic start.
+
+    Returns
+    -------
+    Sigma : numpy.ndarray, shape (d, d)
+    mu : numpy.ndarray, shape (d,)
+    e0 : numpy.ndarray, shape (d,)
+
+    Raises
+    ------
+    ParameterError
+        When the shapes do not match or a value is not finite.
+    """
     Sigma = np.atleast_2d(np.asarray(Sigma, dtype=np.float64))
     mu = np.asarray(mu, dtype=np.float64).reshape(-1)
     theta0 = np.asarray(theta0, dtype=np.float64).reshape(-1)
@@ -85,15 +147,57 @@ def start_deviation(Sigma, mu, theta0) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def geometric_sums(rho: float, T: int) -> tuple[float, float]:
-    """(G_1, G_2) = (sum_{l=1}^T rho^l, sum_{l=1}^T rho^(2l))."""
+    """The geometric sums G_1 = sum_{l=1}^T rho^l and G_2 = sum_{l=1}^T rho^(2l), without cancellation.
+
+    Parameters
+    ----------
+    rho : float
+        0 <= rho < 1.
+    T : int
+        The number of terms.
+
+    Returns
+    -------
+    G1 : float
+    G2 : float
+    """
     return (rho * -np.expm1(T * np.log(rho)) / (1 - rho) if rho > 0 else 0.0,
             rho * rho * -np.expm1(2 * T * np.log(rho)) / (1 - rho * rho) if rho > 0 else 0.0)
 
 
 def time_average_bias(a: float, h: float, Sigma, mu, theta0, T: int) -> dict[str, np.ndarray | float]:
-    """Exact E[(1/T) sum_{l=1}^T phi(theta_l)] - phibar of CP-SGLD on the Gaussian mean model for phi = theta (per
-    coordinate, key "theta") and ||theta||^2 ("sq_norm"), and the stationary bias of ||theta||^2
-    ("stationary_sq_norm"); Fu & Zhang Theorem 3.3 made exact (module docstring; new)."""
+    """The exact bias E[(1/T) sum_{l=1}^T phi(theta_l)] - phibar of CP-SGLD's time average on the Gaussian mean model.
+
+    Parameters
+    ----------
+    a : float
+        The posterior precision per coordinate (grad log posterior c - a theta), > 0.
+    h : float
+        The step size.
+    Sigma : array_like, shape (d, d)
+        The gradient noise's covariance (free of theta).
+    mu : array_like, shape (d,)
+        The posterior mean.
+    theta0 : array_like, shape (d,)
+        The deterministic start.
+    T : int
+        The number of states averaged (theta_1..theta_T, as the paper's estimator).
+
+    Returns
+    -------
+    dict
+        "theta": the bias per coordinate for phi = theta, (d,); "sq_norm": the bias for phi = ``||theta||^2``;
+        "stationary_sq_norm": its stationary part (T -> infinity).
+
+    Raises
+    ------
+    ParameterError
+        As :func:`check_cp_step` and :func:`start_deviation`.
+
+    References
+    ----------
+    Fu & Zhang (2017), Theorem 3.3, eq. (17), made exact (new; module docstring; :doc:`/papers/fu_zhang`, sec. 5).
+    """
     a, h, T = check_cp_step(a, h, T)
     Sigma, mu, e0 = start_deviation(Sigma, mu, theta0)
     d = mu.size
@@ -106,7 +210,25 @@ def time_average_bias(a: float, h: float, Sigma, mu, theta0, T: int) -> dict[str
 
 
 def cp_sgld_leading_bias_coefficient(a: float, Sigma, d: int) -> float:
-    """lim_{h -> 0} (stationary bias of ||theta||^2)/h = (tr Sigma + d a)/(4 a) (new; cf. Vollmer et al. eq. 19)."""
+    """The leading coefficient of the stationary bias of ``||theta||^2`` in h: (tr Sigma + d a)/(4 a) (new).
+
+    Parameters
+    ----------
+    a : float
+        The posterior precision per coordinate, > 0.
+    Sigma : array_like, shape (d, d)
+        The gradient noise's covariance (free of theta).
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    New; compare Vollmer, Zygalakis & Teh (2016), eq. (19): the gradient noise enters the bias's constant.
+    """
     return (float(np.trace(np.atleast_2d(Sigma))) + d * check_positive("a", a)) / (4 * a)
 
 

@@ -14,7 +14,12 @@ modules:
   integrator_laws each integrator's law (Langevin, no noise, mSGLD, SGHMC with refresh)
   contract        what a law returns (EstimatorLaw, IntegratorLaw, Core, Fluct, Layout, Context, Stage): public
   compose         the chain's kernel from the two laws, found by type through theory.law_of
-  solve           stationary covariance (direct or GMRES with a Lyapunov preconditioner), spectral radius
+  symmetric       coordinates on symmetric matrices (the upper triangle), their duals, congruences
+  assembled       the moment maps as matrices on those coordinates (pair covariances by one product over the data)
+  solve           stationary covariance with a certificate: one LU on the assembled map, or the operator route
+  krylov          the operator route (Lyapunov-preconditioned Richardson / GMRES), Arnoldi for the spectral radius
+  stability       the stability limit in h as a certified bracket
+  preflight       check_stable: refuse a sampler past its mean-square stability limit before a run
   law             the ExactLaw object
   stability       check_stable(sampler): refuse an h past the mean-square limit before a run
   time_average    MSE of time averages of linear and quadratic observables, cost independent of the window
@@ -25,6 +30,6 @@ modules:
 
 from . import estimator_laws, integrator_laws  # noqa: F401 - importing them registers the built-in laws
 from .law import ExactLaw, exact_law
-from .stability import check_stable
+from .preflight import check_stable
 
 __all__ = ["ExactLaw", "check_stable", "exact_law"]

@@ -9,7 +9,7 @@ float64 (the engine), complex (the contour route of :mod:`theory.linear_gaussian
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
@@ -31,6 +31,43 @@ def number(x: Fraction | int | float, like: np.ndarray):
     if isinstance(probe, mpmath.mpf):
         return mpmath.mpf(f.numerator) / f.denominator
     return sp.Rational(f.numerator, f.denominator)
+
+
+def zeros(shape, dtype) -> np.ndarray:
+    """Zeros of ``dtype`` in ``shape``; exact integer zeros for object (mpmath / sympy) arrays.
+
+    Parameters
+    ----------
+    shape : tuple of int
+    dtype : object
+        ``Layout.dtype``.
+
+    Returns
+    -------
+    ndarray
+    """
+    if np.dtype(dtype) == np.dtype(object):
+        return np.full(shape, 0, dtype=object)
+    return np.zeros(shape, dtype=dtype)
+
+
+def eye(n: int, dtype) -> np.ndarray:
+    """The (n, n) identity in ``dtype`` (exact ones for object arrays).
+
+    Parameters
+    ----------
+    n : int
+    dtype : object
+        ``Layout.dtype``.
+
+    Returns
+    -------
+    ndarray
+    """
+    out = zeros((n, n), dtype)
+    for i in range(n):
+        out[i, i] = 1
+    return out
 
 
 def read_parts(model) -> AffineParts:
@@ -68,7 +105,38 @@ def converter(kind: str):
 
 @dataclass(frozen=True)
 class Parts:
-    """The affine parts in one number type (float64 arrays converted by :func:`converter`)."""
+    """A model's affine parts in one number type: what a law reads as ``ctx.parts``.
+
+    Build with :meth:`of`; the arrays are the :class:`simulate.AffineParts` converted exactly to the number type.
+    The per-datum gradient is g_i(theta) = G_i (theta, 1) with G_i = [-P_i, r_i] (d, d + 1).
+
+    Parameters
+    ----------
+    source : simulate.AffineParts
+        The float64 parts the model declared.
+    kind : str
+        The number type: "float", "complex", "mp" or "sympy".
+    prior_precision : ndarray
+        P_0, (d, d).
+    prior_shift : ndarray
+        r_0, (d,).
+    shifts : ndarray
+        r_i, (N, d).
+    common : ndarray or None
+        The one P_i of form "common", (d, d).
+    weights : ndarray or None
+        w_i of form "rank_one", (N,).
+    factors : ndarray or None
+        z_i of form "rank_one", (N, d).
+    precisions : ndarray or None
+        P_i of form "dense", (N, d, d).
+    along : ndarray or None
+        rho_i with r_i = rho_i z_i for rank-one data where that holds (linear regression), else None.
+    memo : dict
+        Products over the data that do not depend on h (the gradient sum, the minibatch pair sums of the noise
+        operator), kept for the next kernel built from these parts (an ``ExactLaw`` reuses its parts across step
+        sizes).
+    """
 
     source: AffineParts
     kind: str
@@ -80,9 +148,25 @@ class Parts:
     factors: np.ndarray | None
     precisions: np.ndarray | None
     along: np.ndarray | None = None  # rank-one data with r_i = along_i z_i (linear regression): G_i = z_i (g_i)^T
+    #: products over the data that do not depend on h (the gradient sum, the minibatch pair sums of :mod:`.noise`),
+    #: kept for the next kernel built from these parts (an :class:`~.law.ExactLaw` reuses its parts across step sizes)
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, source: AffineParts, kind: str = "float") -> Parts:
+        """A model's parts converted to a number type.
+
+        Parameters
+        ----------
+        source : simulate.AffineParts
+            The model's ``affine_parts()``.
+        kind : str, default "float"
+            "float", "complex", "mp" or "sympy".
+
+        Returns
+        -------
+        Parts
+        """
         c = converter(kind)
         opt = lambda a: None if a is None else c(a)  # noqa: E731
         return cls(source, kind, c(source.prior_precision), c(source.prior_shift), c(source.shifts),
@@ -91,26 +175,52 @@ class Parts:
 
     @property
     def form(self) -> str:
+        """The form of the per-datum precisions: "common", "rank_one" or "dense"."""
         return self.source.form
 
     @property
     def dim(self) -> int:
+        """d, the dimension of theta."""
         return self.source.dim
 
     @property
     def n_data(self) -> int:
+        """N, the number of data."""
         return self.source.n_data
 
     @property
     def dtype(self):
+        """The arrays' dtype (float64, complex, or object for mpmath / sympy)."""
         return self.shifts.dtype
 
     def scalar(self, x):
-        """An exact rational in this number type."""
+        """An exact rational in this number type.
+
+        Parameters
+        ----------
+        x : int or fractions.Fraction
+            The number.
+
+        Returns
+        -------
+        object
+            A number of this number type.
+        """
         return number(x, self.shifts)
 
     def datum_precisions(self, idx) -> np.ndarray:
-        """P_i for i in idx, (len(idx), d, d)."""
+        """The per-datum precisions P_i for i in idx.
+
+        Parameters
+        ----------
+        idx : array_like of int
+            Data indices.
+
+        Returns
+        -------
+        ndarray
+            (len(idx), d, d).
+        """
         idx = np.asarray(idx)
         if self.form == "common":
             return np.broadcast_to(self.common, (idx.size,) + self.common.shape).copy()
@@ -120,18 +230,53 @@ class Parts:
         return self.precisions[idx]
 
     def gradient_matrices(self, idx) -> np.ndarray:
-        """G_i = [-P_i, r_i] for i in idx, (len(idx), d, d+1)."""
+        """The per-datum gradient matrices G_i = [-P_i, r_i] for i in idx.
+
+        Parameters
+        ----------
+        idx : array_like of int
+            Data indices.
+
+        Returns
+        -------
+        ndarray
+            (len(idx), d, d + 1).
+        """
         idx = np.asarray(idx)
         return np.concatenate([-self.datum_precisions(idx), self.shifts[idx][:, :, None]], axis=2)
 
     def gradient_matrices_mean(self, idx) -> np.ndarray:
-        """(1/|idx|) sum_{i in idx} G_i, (d, d+1)."""
+        """The mean gradient matrix of a set of data, (1/n) sum_{i in idx} G_i, n = len(idx).
+
+        Parameters
+        ----------
+        idx : array_like of int
+            Data indices.
+
+        Returns
+        -------
+        ndarray
+            (d, d + 1).
+        """
         idx = np.asarray(idx)
         return self.gradient_matrix_sum(idx) * self.scalar(Fraction(1, idx.size))
 
     def gradient_matrix_sum(self, idx=None) -> np.ndarray:
-        """sum_{i in idx} G_i (all data by default), (d, d+1): the likelihood part of the full gradient."""
+        """The sum of the gradient matrices, sum_{i in idx} G_i: the likelihood part of the full gradient.
+
+        Parameters
+        ----------
+        idx : array_like of int, optional
+            Data indices; None: all N (that sum is kept in :attr:`memo`).
+
+        Returns
+        -------
+        ndarray
+            (d, d + 1).
+        """
         whole = idx is None or np.size(idx) == self.n_data
+        if whole and "gradient_sum" in self.memo:
+            return self.memo["gradient_sum"].copy()
         idx = np.arange(self.n_data) if idx is None else np.asarray(idx)
         take = (lambda a: a) if whole else (lambda a: a[idx])
         if self.form == "common":
@@ -141,14 +286,33 @@ class Parts:
             Psum = (Z * take(self.weights)[:, None]).T @ Z
         else:
             Psum = take(self.precisions).sum(axis=0)
-        return np.concatenate([-Psum, take(self.shifts).sum(axis=0)[:, None]], axis=1)
+        out = np.concatenate([-Psum, take(self.shifts).sum(axis=0)[:, None]], axis=1)
+        if whole:
+            self.memo["gradient_sum"] = out.copy()
+        return out
 
     def prior_matrix(self) -> np.ndarray:
-        """G_0 = [-P_0, r_0], (d, d+1)."""
+        """The prior's gradient matrix G_0 = [-P_0, r_0].
+
+        Returns
+        -------
+        ndarray
+            (d, d + 1).
+        """
         return np.concatenate([-self.prior_precision, self.prior_shift[:, None]], axis=1)
 
     def precisions_equal(self, idx) -> bool:
-        """True when P_i is the same matrix for every i in idx (checked exactly on the float64 source)."""
+        """Whether P_i is the same matrix for every i in idx (checked exactly on the float64 source).
+
+        Parameters
+        ----------
+        idx : array_like of int
+            Data indices.
+
+        Returns
+        -------
+        bool
+        """
         s = self.source
         if s.form == "common" or np.size(idx) <= 1:
             return True
@@ -187,4 +351,4 @@ def posterior(source: AffineParts) -> tuple[np.ndarray, np.ndarray]:
     return np.linalg.solve(P, r), 0.5 * (cov + cov.T)
 
 
-__all__ = ["NUMBER_KINDS", "Parts", "converter", "number", "posterior", "read_parts"]
+__all__ = ["NUMBER_KINDS", "Parts", "converter", "eye", "number", "posterior", "read_parts", "zeros"]

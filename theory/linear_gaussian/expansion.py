@@ -5,7 +5,7 @@ in h), analytic at h = 0 where they take the posterior values. Two routes give t
 
 * ``"sympy"`` (small states, D <= 2 by default): the kernel is built with h a sympy symbol and the data as exact
   rationals, the stationary equations are solved exactly and expanded (exact rational coefficients);
-* ``"numeric"`` (states with explicit moment matrices): Cauchy's integral on a circle |h| = r inside the region of
+* ``"numeric"`` (states with assembled moment maps): Cauchy's integral on a circle |h| = r inside the region of
   analyticity, c_j = (1/K) sum_k S(r w^k) (r w^k)^(-j), w = exp(2 pi i/K), with the engine's own exact solve at the K
   complex step sizes (the same kernel code in complex arithmetic); aliasing error O((r/R)^K) for R the distance to the
   nearest singularity, checked by repeating at r/2.
@@ -24,6 +24,8 @@ import sympy as sp
 from simulate.validation import ParameterError, check_int
 
 from . import solve
+from .assembled import ASSEMBLY_MAX_FLOPS, block_operator
+from .symmetric import unpack
 
 #: Largest state dimension for the sympy route (route="auto").
 SYMPY_MAX_D = 2
@@ -48,9 +50,10 @@ def stationary_series(law, order: int = 2, route: str = "auto", phase=None) -> S
         raise ParameterError(f"route must be 'auto', 'sympy' or 'numeric', got {route!r}")
     if route == "auto":
         route = "sympy" if law.state_dim <= SYMPY_MAX_D else "numeric"
-    if not solve.use_explicit(law.kernel, law.source.n_data):
-        raise ParameterError(f"the h-series needs explicit moment matrices (state dimension D + 1 <= "
-                             f"{solve.EXPLICIT_MAX_N}); this chain has D = {law.state_dim}")
+    if not law.explicit:
+        raise ParameterError(f"the h-series needs the assembled moment maps (theory.linear_gaussian.assembled; "
+                             f"estimated cost at most {ASSEMBLY_MAX_FLOPS:.0e} operations); this chain has state "
+                             f"dimension D = {law.state_dim} on N = {law.source.n_data} data")
     return _sympy(law, order, p) if route == "sympy" else _numeric(law, order, p)
 
 
@@ -65,19 +68,13 @@ def _exact_solution(K, phase: int, solve_lin):
     for j in range(P - 1):
         q = (phase + j) % P
         origins[(q + 1) % P] = (K.first_matrix(q) @ np.append(origins[q], 1))[:D]
-    Kc = K.shifted(origins)
-    W = None
-    for j in range(P):
-        Wp = Kc.second_matrix((phase + j) % P)
-        W = Wp if W is None else Wp @ W
-    n = D + 1
-    idx = (np.arange(D)[:, None] * n + np.arange(D)[None, :]).reshape(-1)
-    C = solve_lin(_eye(D * D, K) - W[np.ix_(idx, idx)], W[idx, n * n - 1]).reshape(D, D)
+    T, q = block_operator(K.shifted(origins), phase)
+    C = unpack(solve_lin(_eye(T.shape[0], K) - T, q), D)
     return m, C
 
 
 def _eye(n, K):
-    from .stages import eye
+    from .affine import eye
 
     return eye(n, K.layout.dtype)
 

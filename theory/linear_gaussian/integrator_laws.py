@@ -14,6 +14,9 @@ Workbench convention (README); T is the integrator's ``temperature`` (every inje
                      v_0 ~ N(0, v0_var) (both default h T);
 * explicit-Euler SGHMC: theta' = theta + v, v' = (1 - alpha) v + h g(theta) + sqrt(2 alpha h T) xi (the peers' order;
                      :mod:`simulate.integrators.underdamped`), momentum as SGHMC;
+* underdamped Langevin MCMC (Cheng et al. 2018, Lemma 11): x' = x + (1 - e)/gamma v + u (h - (1 - e)/gamma)/gamma g
+                     + xi_x, v' = e v + u (1 - e)/gamma g + xi_v, e = exp(-gamma h), (xi_x, xi_v) Gaussian with the
+                     covariances of :mod:`simulate.integrators.ulmc`; v_0 ~ N(0, v0_var) (default u T);
 * BAOAB:             v1 = v + k g, theta' = theta + (1 + c)/2 v1 + eta/2, v' = c v1 + eta, eta ~ N(0, h T (1 - c^2)),
                      c = exp(-alpha), k = h (k = h/2 at step 0): the B A O A of Leimkuhler & Matthews (2013) with the
                      previous step's closing half-kick folded in (:mod:`simulate.integrators.underdamped`);
@@ -28,13 +31,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import mpmath
 import numpy as np
+import sympy as sp
 
 from simulate.estimators.saga import SAGA
 from simulate.integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin, PrintedEq9Langevin
 from simulate.integrators.preconditioned import PreconditionedLangevin
 from simulate.integrators.psgld import AdaptivePreconditionedLangevin
 from simulate.integrators.sghmc import SGHMC
+from simulate.integrators.ulmc import UnderdampedLangevinMC
 from simulate.integrators.underdamped import BAOAB, ExplicitEulerSGHMC
 from simulate.validation import ParameterError
 
@@ -233,5 +239,46 @@ def baoab(integ, ctx: Context) -> IntegratorLaw:
     return _momentum(integ, ctx, update_with(h), first=lambda lay: first(lay))
 
 
+def _exp(x):
+    """exp in the number type of x (float, complex, mpmath or sympy)."""
+    if isinstance(x, sp.Basic):
+        return sp.exp(x)
+    if isinstance(x, (mpmath.mpf, mpmath.mpc)):
+        return mpmath.exp(x)
+    return np.exp(x)
+
+
+@law_for(UnderdampedLangevinMC, examples=lambda model, s: [
+    Example("ULMC", UnderdampedLangevinMC(gamma=2.0, u=1.0 / model.grad_lipschitz), "ulmc", 0.5)])
+def ulmc_law(integ, ctx: Context) -> IntegratorLaw:
+    """Underdamped Langevin MCMC (Cheng et al. 2018, Lemma 11): the exact frozen-gradient flow over h, as a
+    Gaussian map of (theta, v) with the lemma's covariances."""
+    h, T = ctx.h, ctx.num(integ.temperature)
+    g, u = ctx.num(integ.gamma), ctx.num(integ.u)
+    e = _exp(-g * h)
+    one, one2 = 1 - e, 1 - e * e
+    var_v = u * T * one2
+    var_x = (u * T / g) * (2 * h - 4 * one / g + one2 / g)
+    cov_xv = (u * T / g) * one * one
+    v0 = u * T if integ.v0_var is None else ctx.num(integ.v0_var)
+
+    def update(lay: Layout, cov_g: np.ndarray):
+        th, v = lay.slice("theta"), lay.slice("v")
+        A = eye(lay.n, lay.dtype)
+        Ev = lay.select("v")
+        A[th] = A[th] + Ev * (one / g)
+        A[v] = Ev * e
+        B = lay.embed("theta") * (u * (h - one / g) / g) + lay.embed("v") * (u * one / g)
+        Et, Ev_ = lay.embed("theta"), lay.embed("v")
+        Q = (Et @ Et.T) * var_x + (Ev_ @ Ev_.T) * var_v + (Et @ Ev_.T + Ev_ @ Et.T) * cov_xv
+        return A, B, Q
+
+    def init_noise(lay: Layout) -> np.ndarray:
+        Ev_ = lay.embed("v")
+        return Ev_ @ Ev_.T * v0
+
+    return IntegratorLaw((("v", ctx.parts.dim),), 1, update, lambda p, lay: [], init_noise)
+
+
 __all__ = ["baoab", "explicit_euler_sghmc", "langevin", "modified_langevin", "noiseless_langevin",
-           "preconditioned_langevin", "sghmc_law"]
+           "preconditioned_langevin", "sghmc_law", "ulmc_law"]

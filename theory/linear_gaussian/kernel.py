@@ -15,8 +15,8 @@ import numpy as np
 
 from simulate.validation import ParameterError
 
-from .affine import Parts
-from .stages import Stage, eye, zeros
+from .affine import Parts, eye, zeros
+from .stages import Stage
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,34 @@ class Layout:
         return self.sizes[0]
 
     def slice(self, name: str) -> slice:
-        """The rows of block ``name`` in x^."""
+        """The rows of block ``name`` in x^.
+
+        Parameters
+        ----------
+        name : str
+            The block's name.
+
+        Returns
+        -------
+        slice
+        """
         i = self.names.index(name)
         start = sum(self.sizes[:i])
         return slice(start, start + self.sizes[i])
 
     def embed(self, name: str) -> np.ndarray:
-        """(n, k): places a k-vector into the block ``name``."""
+        """The matrix that places a k-vector into the block ``name`` of x^.
+
+        Parameters
+        ----------
+        name : str
+            The block's name.
+
+        Returns
+        -------
+        ndarray
+            (n, k), k the block's size.
+        """
         E = zeros((self.n, self.sizes[self.names.index(name)]), self.dtype)
         s = self.slice(name)
         for j, i in enumerate(range(s.start, s.stop)):
@@ -70,18 +91,53 @@ class Layout:
         return E
 
     def select(self, name: str) -> np.ndarray:
-        """(k, n): reads the block ``name`` of x^."""
+        """The matrix that reads the block ``name`` of x^.
+
+        Parameters
+        ----------
+        name : str
+            The block's name.
+
+        Returns
+        -------
+        ndarray
+            (k, n), k the block's size.
+        """
         return self.embed(name).T.copy()
 
     def point(self, name: str = "theta") -> np.ndarray:
-        """(d+1, n): x^ -> (x_block, 1), the point at which a gradient is evaluated."""
+        """The map x^ -> (x_block, 1): the point at which a gradient is evaluated, in homogeneous coordinates.
+
+        Parameters
+        ----------
+        name : str, default "theta"
+            A block of size d.
+
+        Returns
+        -------
+        ndarray
+            (d + 1, n).
+        """
         R = zeros((self.d + 1, self.n), self.dtype)
         R[:-1] = self.select(name)
         R[-1, -1] = 1
         return R
 
     def difference(self, a: str, b: str | np.ndarray) -> np.ndarray:
-        """(d+1, n): x^ -> (x_a - x_b, 0), or (x_a - b, 0) for a constant vector b (gradient differences)."""
+        """The map x^ -> (x_a - x_b, 0), or (x_a - b, 0) for a constant vector b: for gradient differences.
+
+        Parameters
+        ----------
+        a : str
+            A block of size d.
+        b : str or ndarray
+            Another block of size d, or a constant d-vector.
+
+        Returns
+        -------
+        ndarray
+            (d + 1, n).
+        """
         R = zeros((self.d + 1, self.n), self.dtype)
         if isinstance(b, str):
             R[:-1] = self.select(a) - self.select(b)
@@ -91,7 +147,13 @@ class Layout:
         return R
 
     def corner(self) -> np.ndarray:
-        """(n, n) with a single 1 at the homogeneous corner."""
+        """The (n, n) matrix with a single 1 at the homogeneous corner.
+
+        Returns
+        -------
+        ndarray
+            (n, n).
+        """
         C = zeros((self.n, self.n), self.dtype)
         C[-1, -1] = 1
         return C
@@ -127,7 +189,18 @@ class Context:
         return self.parts.dtype
 
     def vector(self, x) -> np.ndarray:
-        """A d-vector read from the sampler (e.g. a control variate's centre) in this context's coordinates."""
+        """A d-vector read from the sampler (e.g. a control variate's centre) in this context's coordinates and numbers.
+
+        Parameters
+        ----------
+        x : array_like
+            (d,), float64.
+
+        Returns
+        -------
+        ndarray
+            Projected by ``proj`` when the model is a projection, converted by ``num``.
+        """
         x = np.asarray(x, dtype=np.float64)
         return self.num(x if self.proj is None else self.proj @ x)
 
@@ -156,11 +229,6 @@ class Kernel:
         for st in self.phases[phase]:
             X = st.second(X)
         return X
-
-    def second_matrix(self, phase: int) -> np.ndarray:
-        """W_p with vec E[x^_{k+1} x^_{k+1}^T] = W_p vec E[x^_k x^_k^T] (n^2, n^2; small n only)."""
-        n = self.layout.n
-        return reduce(lambda acc, st: st.kron2() @ acc, self.phases[phase], eye(n * n, self.layout.dtype))
 
     def stages_at(self, step: int) -> tuple[Stage, ...]:
         """The stages of step ``step`` (0-based): ``first`` at step 0 when given, else phase step mod P."""

@@ -14,6 +14,8 @@ import numpy as np
 from simulate.validation import ParameterError, check_int
 
 from . import solve
+from .assembled import block_operator
+from .symmetric import unpack
 
 #: Largest state dimension D for which the explicit mpmath matrices are formed.
 MP_MAX_D = 8
@@ -55,10 +57,9 @@ class MPLaw:
             origins = [m]
             for p in range(K.period - 1):
                 origins.append((K.first_matrix(p) @ np.append(origins[-1], 1))[:D])
-            Kc = K.shifted(origins)
-            T, q = solve.explicit_blocks(Kc)
-            I2 = np.array(mpmath.eye(D * D).tolist(), dtype=object)
-            C = _solve(I2 - T, q).reshape(D, D)
+            T, q = block_operator(K.shifted(origins))
+            Is = np.array(mpmath.eye(T.shape[0]).tolist(), dtype=object)
+            C = unpack(_solve(Is - T, q), D)
             return origins[0], C, T
 
     def stationary_mean(self) -> np.ndarray:
@@ -71,7 +72,8 @@ class MPLaw:
         return self._stationary()[1][:d, :d]
 
     def spectral_radius(self) -> mpmath.mpf:
-        """Mean-square spectral radius per step, rho(T)^(1/P)."""
+        """Mean-square spectral radius per step, rho(T)^(1/P) (T on symmetric matrices, where the spectral radius
+        of a positive map is attained)."""
         with mpmath.workdps(self.dps):
             T = self._stationary()[2]
             ev = mpmath.eig(mpmath.matrix(T.tolist()), left=False, right=False)

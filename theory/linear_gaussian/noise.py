@@ -17,7 +17,7 @@ Hence the exact covariance *operator* of the random matrix G_S = sum_i w_g c_i G
 which holds E[P_S X P_S] = P X P + sum_ij C_ij P_i X P_j (docs/engine.md) and the joint moments with r_S at once.
 It is applied as an operator: O(N d^2) per application for rank-one P_i = w_i z_i z_i^T, O(N d^3) for dense P_i,
 O(d^2) (precomputed) when all P_i in a group are equal (additive noise). Higher count moments (for fourth moments of
-the chain) are in :mod:`theory.linear_gaussian.quadratic`.
+the chain) are in ``theory.linear_gaussian.quadratic``.
 """
 
 from __future__ import annotations
@@ -26,15 +26,36 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from scipy.linalg.blas import dsyrk
 
 from simulate.validation import ParameterError
 
-from .affine import Parts
+from .affine import Parts, zeros
+from .symmetric import congruence, pack, size, unpack, upper
+
+#: Largest N_g (d (d + 1))^2 for which the pair sum is the Gram matrix of the explicitly centred G_i - Gbar_g (the
+#: accurate form); beyond it, linear-regression data use the rank-one form at a quarter of the cost, whose centring
+#: identity rounds like the one-matrix :meth:`NoiseOperator.apply` (relative errors up to ~1e-13 on entries much
+#: smaller than the largest, against ~1e-14 for the centred Gram).
+PAIR_CENTRED_MAX_WORK = 2 * 10**8
+#: Numbers per row block when the pair sums are formed block by block (blocks that stay in cache: 3x faster than
+#: one pass over all the data at d = 20).
+PAIR_CHUNK = 2**17
 
 
 @dataclass(frozen=True)
 class Group:
-    """One stratum of a scheme: ``members`` (indices into the data), ``draws`` b_g, ``replace``."""
+    """One group (stratum) of a sampling scheme: b_g draws among its N_g data.
+
+    Parameters
+    ----------
+    members : ndarray
+        The group's data indices (N_g of them).
+    draws : int
+        b_g, the draws from the group per step.
+    replace : bool
+        Draws with replacement (multinomial counts) or without (0/1 counts).
+    """
 
     members: np.ndarray
     draws: int
@@ -42,6 +63,7 @@ class Group:
 
     @property
     def size(self) -> int:
+        """N_g, the group's number of data."""
         return int(self.members.size)
 
     @property
@@ -59,23 +81,59 @@ class Group:
 
     @property
     def gamma(self) -> Fraction:
+        """gamma_g = w_g^2 kappa_g, the group's factor in the covariance operator (module docstring; exact)."""
         return self.weight ** 2 * self.kappa
 
 
 @dataclass(frozen=True)
 class Scheme:
-    """Independent groups of minibatch draws (module docstring)."""
+    """A sampling scheme: independent groups of minibatch draws (module docstring).
+
+    Parameters
+    ----------
+    groups : tuple of Group
+        The groups; they partition the data.
+    """
 
     groups: tuple[Group, ...]
 
     @classmethod
     def minibatch(cls, N: int, n: int, replace: bool) -> Scheme:
-        """n of the N data, uniformly, with or without replacement (Welling & Teh 2011 eq. 4)."""
+        """The plain minibatch: n of the N data, uniformly, with or without replacement (Welling & Teh 2011 eq. 4).
+
+        Parameters
+        ----------
+        N : int
+            The number of data.
+        n : int
+            The minibatch size.
+        replace : bool
+            With replacement or without.
+
+        Returns
+        -------
+        Scheme
+            One group holding all the data.
+        """
         return cls((Group(np.arange(N), int(n), bool(replace)),))
 
     @classmethod
     def stratified(cls, members, sizes, replace: bool) -> Scheme:
-        """b_g draws inside each stratum (Fu & Zhang 2017 eq. 10)."""
+        """The stratified scheme: b_g draws inside each stratum, independently (Fu & Zhang 2017 eq. 10).
+
+        Parameters
+        ----------
+        members : sequence of array_like
+            The strata's data indices.
+        sizes : sequence of int
+            b_g per stratum.
+        replace : bool
+            Draws inside a stratum with replacement or without.
+
+        Returns
+        -------
+        Scheme
+        """
         return cls(tuple(Group(np.asarray(m), int(b), bool(replace)) for m, b in zip(members, sizes, strict=True)))
 
     @property
@@ -85,8 +143,23 @@ class Scheme:
 
 
 class NoiseOperator:
-    """The covariance operator Y -> sum_g gamma_g sum_{i in g} (G_i - Gbar_g) Y (G_i - Gbar_g)^T of one scheme on
-    one model's parts (module docstring); Y of shape (..., d+1, d+1), result (..., d, d)."""
+    """The covariance operator Y -> sum_g gamma_g sum_{i in g} (G_i - Gbar_g) Y (G_i - Gbar_g)^T of one scheme.
+
+    On one model's parts (module docstring): the exact second moments of the minibatch sum G_S, applied in
+    O(N d^2) for rank-one P_i, O(N d^3) for dense P_i, O(d^2) when the P_i are equal within every group.
+
+    Parameters
+    ----------
+    parts : Parts
+        The model's affine parts, in the kernel's number type.
+    scheme : Scheme
+        The sampling scheme.
+
+    References
+    ----------
+    :doc:`/engine`, section 3; Vollmer, Zygalakis & Teh (2016), Appendix 10.1 (the count moments); Fu & Zhang
+    (2017), Lemma 3.4 and its finite-population form.
+    """
 
     def __init__(self, parts: Parts, scheme: Scheme) -> None:
         self.parts = parts
@@ -112,17 +185,118 @@ class NoiseOperator:
 
     @property
     def zero(self) -> bool:
+        """True when no group is drawn at random (the minibatch sum is exact)."""
         return not self._live
 
     def apply(self, Y: np.ndarray) -> np.ndarray:
-        """sum_g gamma_g sum_{i in g} (G_i - Gbar_g) Y (G_i - Gbar_g)^T for Y (..., d+1, d+1)."""
+        """The operator applied to Y: sum_g gamma_g sum_{i in g} (G_i - Gbar_g) Y (G_i - Gbar_g)^T.
+
+        A batch of symmetric Y (more than two axes) goes through :meth:`pair_matrix`, one matrix by the data.
+
+        Parameters
+        ----------
+        Y : ndarray
+            (..., d + 1, d + 1).
+
+        Returns
+        -------
+        ndarray
+            (..., d, d).
+        """
         d = self.dim
+        if Y.ndim > 2:
+            return unpack(pack(Y) @ self.pair_matrix().T, d)
         out = np.zeros(Y.shape[:-2] + (d, d), dtype=Y.dtype)
         for k, g in enumerate(self._live):
             if self.parts.form == "common":
                 out = out + Y[..., d, d][..., None, None] * self._rcov[k] * self.parts.scalar(g.gamma)
             else:
                 out = out + self._group_sum(g, self._gbar[k], Y) * self.parts.scalar(g.gamma)
+        return out
+
+    def pair_matrix(self) -> np.ndarray:
+        """The operator as a matrix on symmetric coordinates: sum_g gamma_g K_g.
+
+        K_g = sum_{i in g} (G_i - Gbar_g) (x) (G_i - Gbar_g) restricted to symmetric arguments (upper-triangle
+        coordinates, ``theory.linear_gaussian.symmetric``), one product over the group's data. K_g depends on the data
+        of the group only (not on h, b_g or the sampling scheme), so it is kept on the parts for every later kernel
+        built from them.
+
+        Returns
+        -------
+        ndarray
+            (s(d), s(d + 1)) with s(k) = k (k + 1) / 2.
+
+        References
+        ----------
+        :doc:`/engine`, sections 3 and 8 (new).
+        """
+        d = self.dim
+        out = zeros((size(d), size(d + 1)), self.parts.dtype)
+        for g, gbar in zip(self._live, self._gbar, strict=True):
+            key = ("pair", "all" if g.size == self.parts.n_data else g.members.tobytes())
+            if key not in self.parts.memo:
+                self.parts.memo[key] = self._pair_sum(g, gbar)
+            out = out + self.parts.memo[key] * self.parts.scalar(g.gamma)
+        return out
+
+    def pair_flops(self) -> float:
+        """Estimated floating-point operations of :meth:`pair_matrix`.
+
+        Returns
+        -------
+        float
+            The estimate; 0 for sums already kept on the parts.
+        """
+        d, total = self.dim, 0.0
+        for g in self._live:
+            if ("pair", "all" if g.size == self.parts.n_data else g.members.tobytes()) in self.parts.memo:
+                continue
+            if self.parts.form == "common":
+                total += 2.0 * g.size * d * d
+            elif self.parts.along is not None and g.size * (d * (d + 1)) ** 2 > PAIR_CENTRED_MAX_WORK:
+                total += g.size * size(d) * (size(d) + 2 * (d + 1))
+            else:
+                total += 2.0 * g.size * (d * (d + 1)) ** 2
+        return total
+
+    def apply_flops(self) -> float:
+        """Estimated floating-point operations of :meth:`apply` to one matrix.
+
+        Returns
+        -------
+        float
+            The estimate.
+        """
+        d, N = self.dim, sum(g.size for g in self._live)
+        if self.parts.form == "common":
+            return 2.0 * d * d * len(self._live)
+        if self.parts.form == "rank_one":
+            return 6.0 * N * (d + 1) ** 2
+        return 4.0 * N * (d + 1) ** 3
+
+    def _pair_sum(self, g: Group, gbar: np.ndarray) -> np.ndarray:
+        """K_g[(a, b), (c, e)] = sum_i V_i[a, c] V_i[b, e] + [c < e] V_i[a, e] V_i[b, c], V_i = G_i - Gbar_g: one
+        product over the group's data. Linear-regression data (G_i = z_i g_i^T): K_g = Zp^T Gp - N_g (Gbar (x) Gbar)
+        with rows Zp_i = pack(z_i z_i^T) and Gp_i = dual(g_i g_i^T), O(N_g s(d) s(d+1)); equal precisions: only the
+        shifts vary, K_g = pack(sum_i (r_i - rbar)(r_i - rbar)^T) in the corner column; otherwise the Gram matrix of
+        the flattened V_i, O(N_g d^2 (d+1)^2) (also for linear-regression data up to :data:`PAIR_CENTRED_MAX_WORK`)."""
+        p, d = self.parts, self.dim
+        if p.form == "common":
+            out = zeros((size(d), size(d + 1)), p.dtype)
+            rc = p.shifts[g.members] - self._gbar_r(g)
+            out[:, -1] = pack(rc.T @ rc)
+            return out
+        if p.along is not None and p.dtype != object and g.size * (d * (d + 1)) ** 2 > PAIR_CENTRED_MAX_WORK:
+            return self._pair_sum_rank_one(g, gbar)
+        V = p.gradient_matrices(g.members) - gbar
+        G4 = (V.reshape(g.size, -1).T @ V.reshape(g.size, -1)).reshape(d, d + 1, d, d + 1)
+        i, j = upper(d)
+        ic, jc = upper(d + 1)
+        a, b = i[:, None], j[:, None]
+        out = G4[a, ic[None, :], b, jc[None, :]]
+        off = ic != jc
+        out[:, off] = out[:, off] + G4[a, jc[None, off], b, ic[None, off]]
         return out
 
     def _group_sum(self, g: Group, gbar: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -154,6 +328,37 @@ class NoiseOperator:
         s = s + c[..., None, None] * self._rtr(g)
         return s - g.size * np.einsum("ij,...jk,lk->...il", gbar, Y, gbar)
 
+    def _pair_sum_rank_one(self, g: Group, gbar: np.ndarray) -> np.ndarray:
+        """K_g for G_i = z_i g_i^T, g_i = (-w_i z_i, rho_i): on the columns (c, e) with e < d, sum_i w_i^2 pack(z_i
+        z_i^T) dual(z_i z_i^T)^T, a symmetric Gram matrix (half the products of a general one); on the d + 1 columns
+        (c, d), sum_i pack(z_i z_i^T) (rho_i g_i)^T (times 2 off the diagonal); minus N_g (Gbar (x) Gbar). Row blocks
+        of the data bound the temporary memory."""
+        d = self.dim
+        _, Z, w, _ = self._data(g)
+        rho = self._ghat(g)[:, d]
+        i, j = upper(d)
+        ic, jc = upper(d + 1)
+        dd, cd = np.flatnonzero(jc < d), np.flatnonzero(jc == d)  # (c, e < d) in the order of upper(d); (c, d)
+        gram = np.zeros((size(d), size(d)), dtype=Z.dtype)
+        edge = np.zeros((size(d), d + 1), dtype=Z.dtype)
+        rows = max(1, PAIR_CHUNK // size(d))
+        for s in range(0, g.size, rows):
+            Zp = Z[s:s + rows, i] * Z[s:s + rows, j]
+            r, ws = rho[s:s + rows], w[s:s + rows]
+            Zw = Zp * ws[:, None]
+            if Zw.dtype == np.float64:
+                gram = dsyrk(1.0, Zw, beta=1.0, c=gram, trans=1, overwrite_c=1)
+            else:
+                gram += Zw.T @ Zw
+            ge = np.concatenate([-2.0 * (ws * r)[:, None] * Z[s:s + rows], (r * r)[:, None]], axis=1)
+            edge += Zp.T @ ge
+        if gram.dtype == np.float64:
+            gram = np.triu(gram) + np.triu(gram, 1).T
+        out = -g.size * congruence(gbar)
+        out[:, dd] += gram * np.where(i == j, 1.0, 2.0)[None, :]
+        out[:, cd] += edge
+        return out
+
     def _data(self, g: Group):
         """(r_i, z_i, w_i, P_i) of the group's data (no copies when the group is all the data)."""
         p = self.parts
@@ -178,21 +383,18 @@ class NoiseOperator:
         return self._rtr_cache[key]
 
     def centred(self) -> list[tuple[Group, np.ndarray]]:
-        """Per live group: (group, w_g (G_i - Gbar_g) for i in the group, shape (N_g, d, d+1)) (for the explicit
-        fourth-moment route; memory N d^2)."""
+        """The centred per-datum matrices written out, for the explicit fourth-moment route (memory N d^2).
+
+        Returns
+        -------
+        list of (Group, ndarray)
+            Per group drawn at random, (group, w_g (G_i - Gbar_g) for i in the group, shape (N_g, d, d + 1)).
+        """
         out = []
         for g, gbar in zip(self._live, self._gbar, strict=True):
             Gi = self.parts.gradient_matrices(g.members)
             out.append((g, (Gi - gbar) * self.parts.scalar(g.weight)))
         return out
-
-    def kron(self) -> np.ndarray:
-        """The operator as a matrix on row-major vec: (d^2, (d+1)^2) with vec(result) = K vec(Y)."""
-        d = self.dim
-        K = np.zeros((d * d, (d + 1) ** 2), dtype=self.parts.dtype)
-        for g, V in self.centred():
-            K = K + np.einsum("nac,nbe->abce", V, V).reshape(d * d, (d + 1) ** 2) * self.parts.scalar(g.kappa)
-        return K
 
 
 def check_scheme(scheme: Scheme, N: int) -> None:

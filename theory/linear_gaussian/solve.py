@@ -1,46 +1,72 @@
-"""Stationary second moments and mean-square spectral radii of a kernel, explicitly or as operators.
+"""Stationary second moments and mean-square spectral radii of a kernel, with certificates.
 
 In coordinates centred at the stationary means (:meth:`.kernel.Kernel.shifted`) the stationary covariance C of the
-state at phase 0 solves the generalised Lyapunov equation
+whole state at phase 0 solves the generalised Lyapunov (Stein) equation
 
     C = T(C) + Q,     T(X) = E[M X M^T] over one period (M the random period matrix),  Q = the period's noise,
 
-and the chain is mean-square stable iff rho(T) < 1 (docs/engine.md). Small states: T as an explicit (D^2, D^2) matrix,
-solved directly, rho from its eigenvalues. Large states: T is applied as an operator (never formed) and the equation
-is solved by the fixed-point iteration preconditioned with the solution L^{-1} of the mean part X - Phi X Phi^T = Y
-(Phi = E M), or by GMRES right-preconditioned with it when that contracts slowly;
-R = T - Phi (.) Phi^T is a positive map, so C > 0 with L^{-1} Q > 0 (C - L^{-1} R(C) = L^{-1} Q) certifies
-rho(L^{-1} R) < 1, hence rho(T) < 1 (Collatz-Wielandt bound for positive maps on the PSD cone) without computing
-rho, and so does a positive definite solution of X = T(X) + I (one more solve); otherwise rho is computed by
-Arnoldi iteration on the operator.
+and the chain is mean-square stable iff rho(T) < 1. T maps symmetric matrices to symmetric ones, so the equation
+lives on the s(D) = D (D + 1)/2 coordinates of :mod:`.symmetric`. Two routes, chosen by the cost of assembling T
+(:func:`.assembled.assembled`), neither of whose cost grows with the conditioning of the model:
+
+* **assembled** (states up to a few tens): T as an (s(D), s(D)) matrix (:func:`.assembled.block_operator`: the
+  minibatch pair-covariance part by one product over the data, memoised per model) and one LU factorisation of
+  I - T, solved for Q and for the identity at once; O(N d^4 / 4 + s(D)^3) whatever the condition number;
+* **operator** (larger states): Krylov iterations on X - T(X) preconditioned by the exact mean part
+  (:mod:`.krylov`), T applied through the data (O(N d^2) per application).
+
+Certificate (both routes). T is a positive map (PSD to PSD). The solution X_I of X - T(X) = I is Sum_k T^k(I) >= I
+when rho(T) < 1; conversely, for any X > 0 with T(X) = X - Y, writing X = L L^T and y the eigenvalues of
+L^{-1} Y L^{-T}, (1 - max y) X <= T(X) <= (1 - min y) X, hence 1 - max y <= rho(T) <= 1 - min y (Collatz-Wielandt
+bounds for positive maps), evaluated with Y = X - T(X) recomputed from T (so the solver's own error is inside the
+bound; the certificate is for T as computed in double precision). A negative definite X_I certifies rho(T) > 1 the
+same way (T(-X) = -X + I + E >= (1 + min eig) (-X)).
+Since ||S(Y)||_2 <= ||S(I)||_2 ||Y||_2 for the positive map S = (I - T)^{-1}, the residual r of the returned C gives
+the error bound ||C - C*||_2 <= lambda_max(X_I) ||r||_2 (:class:`Solution`).
 """
 
 from __future__ import annotations
 
+import warnings
+from typing import NamedTuple
+
 import numpy as np
 import scipy.linalg as sla
-import scipy.sparse.linalg as spla
 
 from simulate.validation import ParameterError
 
+from .affine import eye
+from .assembled import block_operator
 from .kernel import Kernel
-from .stages import eye
+from .symmetric import pack, unpack
 
-#: Largest n = D + 1 for which the engine forms the (n^2, n^2) second-moment matrix explicitly.
-EXPLICIT_MAX_N = 16
-#: Fixed-point iterations tried before GMRES, and the contraction per iteration beyond which GMRES takes over.
-PICARD_MAX, PICARD_SLOW = 3000, 0.995
-#: Largest state dimension for the probed direct solve (D (D + 1)/2 unknowns).
-PROBE_MAX_D = 48
-#: Relative residual of X - T(X) = Q accepted when GMRES stalls at the rounding floor of the operator.
-ACCEPT_RESIDUAL = 1e-10
-#: Largest N d^4 (cost of forming the count-fluctuation matrix) for the explicit route.
-EXPLICIT_MAX_WORK = 2 * 10**8
+#: Largest s(D) whose spectral radius is computed by a dense eigenvalue solve of the assembled T (beyond: Arnoldi
+#: on the assembled matrix, :func:`.krylov.arnoldi_radius`).
+DENSE_EIG_MAX = 800
 
 
-def use_explicit(kernel: Kernel, n_data: int) -> bool:
-    lay = kernel.layout
-    return lay.n <= EXPLICIT_MAX_N and n_data * lay.d**4 <= EXPLICIT_MAX_WORK
+class Solution(NamedTuple):
+    """The stationary covariance of the whole state at phase 0 (centred kernel) and its certificate.
+
+    ``cov`` (D, D) (NaN when unstable); ``route`` "assembled" or "operator"; ``residual`` ||C - T(C) - Q||_2 /
+    ||C||_2 of the returned C; ``radius_bounds`` (lo, hi) with lo <= rho(T) <= hi (Collatz-Wielandt, module
+    docstring; (nan, nan) where no bound was obtained); ``certificate`` how mean-square stability was shown:
+    "collatz-wielandt" (hi < 1), "regular splitting" (:mod:`.krylov`: C > 0 and the mean part's solution of
+    Q - r > 0 give rho(L^{-1} R) < 1, hence rho(T) < 1) or "" (unstable); ``error_bound`` a bound on the relative
+    error of C in the spectral norm (inf when unstable); ``radius`` rho(T) where it was computed to describe an
+    unstable chain, else None."""
+
+    cov: np.ndarray
+    route: str
+    residual: float
+    radius_bounds: tuple[float, float]
+    certificate: str
+    error_bound: float
+    radius: float | None = None
+
+    @property
+    def stable(self) -> bool:
+        return bool(self.certificate)
 
 
 def period_first(kernel: Kernel, start: int = 0) -> np.ndarray:
@@ -52,16 +78,8 @@ def period_first(kernel: Kernel, start: int = 0) -> np.ndarray:
     return out
 
 
-def period_second_matrix(kernel: Kernel) -> np.ndarray:
-    """W over one period from phase 0 (n^2, n^2), explicit."""
-    W = None
-    for p in range(kernel.period):
-        Wp = kernel.second_matrix(p)
-        W = Wp if W is None else Wp @ W
-    return W
-
-
 def period_second(kernel: Kernel, X: np.ndarray) -> np.ndarray:
+    """The homogeneous second moment after one period from phase 0, applied to X (..., n, n)."""
     for p in range(kernel.period):
         X = kernel.second(p, X)
     return X
@@ -79,69 +97,27 @@ def stationary_mean(kernel: Kernel) -> np.ndarray:
             from None
 
 
-def explicit_blocks(kernel: Kernel) -> tuple[np.ndarray, np.ndarray]:
-    """(T, q) with T the (D^2, D^2) matrix of the period map on centred covariances, q = vec Q (centred kernel)."""
-    n, D = kernel.layout.n, kernel.layout.D
-    W = period_second_matrix(kernel)
-    idx = (np.arange(D)[:, None] * n + np.arange(D)[None, :]).reshape(-1)
-    return W[np.ix_(idx, idx)], W[idx, n * n - 1]
-
-
-def explicit_covariance(kernel: Kernel) -> tuple[np.ndarray, float]:
-    """(C, rho(T)) by a direct solve (centred kernel, phase 0)."""
+def mean_radius(kernel: Kernel) -> float:
+    """rho(Phi) of the period's mean matrix; rho(T) >= rho(Phi)^2 (T - Phi (.) Phi^T is a positive map)."""
     D = kernel.layout.D
-    T, q = explicit_blocks(kernel)
-    rho = float(np.max(np.abs(np.linalg.eigvals(T)))) if D else 0.0
-    if rho >= 1.0:
-        return np.full((D, D), np.nan), rho
-    C = np.linalg.solve(np.eye(D * D) - T, q).reshape(D, D)
-    return 0.5 * (C + C.T), rho
+    return float(np.max(np.abs(np.linalg.eigvals(period_first(kernel)[:D, :D])))) if D else 0.0
 
 
-class Lyapunov:
-    """Solves X - Phi X Phi^T = Y: in the orthogonal eigenbasis of Phi when Phi is symmetric, else through the complex
-    Schur form Phi = U T U^H (X~ = U^H X U solves X~ - T X~ T^H = U^H Y U, a triangular Stein equation solved column
-    by column from the last: (I - conj(T_jj) T) x_j = y_j + T sum_{l > j} conj(T_jl) x_l)."""
-
-    def __init__(self, Phi: np.ndarray) -> None:
-        scale = max(1.0, float(np.abs(Phi).max()))
-        self.sym = bool(np.abs(Phi - Phi.T).max() <= 1e-14 * scale)
-        self.Phi = 0.5 * (Phi + Phi.T) if self.sym else Phi
-        if self.sym:
-            lam, self.V = np.linalg.eigh(self.Phi)
-            self.den = 1.0 - np.outer(lam, lam)
-        else:
-            self.T, self.U = sla.schur(self.Phi.astype(complex), output="complex")
-            lam = np.diag(self.T)
-        self.mean_radius = float(np.max(np.abs(lam))) if lam.size else 0.0
-
-    def __call__(self, Y: np.ndarray) -> np.ndarray:
-        if self.sym:
-            return self.V @ ((self.V.T @ Y @ self.V) / self.den) @ self.V.T
-        T, U = self.T, self.U
-        n = T.shape[0]
-        Yt = U.conj().T @ Y @ U
-        X = np.zeros((n, n), dtype=complex)
-        eye = np.eye(n)
-        for j in range(n - 1, -1, -1):
-            rhs = Yt[:, j] + T @ (X[:, j + 1:] @ T[j, j + 1:].conj())
-            X[:, j] = sla.solve_triangular(eye - np.conj(T[j, j]) * T, rhs)
-        return (U @ X @ U.conj().T).real
+def collatz_wielandt(X: np.ndarray, Y: np.ndarray) -> tuple[float, float] | None:
+    """(lo, hi) with lo <= rho(T) <= hi from X > 0 and Y = X - T(X) (module docstring); None unless X > 0."""
+    try:
+        L = np.linalg.cholesky(X)
+    except np.linalg.LinAlgError:
+        return None
+    Li = sla.solve_triangular(L, np.eye(X.shape[0]), lower=True, check_finite=False)
+    y = np.linalg.eigvalsh(Li @ (0.5 * (Y + Y.T)) @ Li.T)
+    return 1.0 - float(y[-1]), 1.0 - float(y[0])
 
 
-def _operators(kernel: Kernel):
-    D = kernel.layout.D
-
-    def T(X: np.ndarray) -> np.ndarray:
-        Xh = np.zeros((D + 1, D + 1))
-        Xh[:D, :D] = X
-        return period_second(kernel, Xh)[:D, :D]
-
-    Ech = np.zeros((D + 1, D + 1))
-    Ech[D, D] = 1.0
-    Q = period_second(kernel, Ech)[:D, :D]
-    Phi = period_first(kernel)[:D, :D]
-    return T, 0.5 * (Q + Q.T), Phi
+def error_bound(X: np.ndarray, C: np.ndarray, r: np.ndarray) -> float:
+    """lambda_max(X_I) ||r||_2 / ||C||_2 (module docstring)."""
+    nc = float(np.linalg.norm(C, 2))
+    return float(np.linalg.eigvalsh(X)[-1] * np.linalg.norm(r, 2) / nc) if nc > 0 else float("inf")
 
 
 def blas_threads(kernel: Kernel):
@@ -151,136 +127,120 @@ def blas_threads(kernel: Kernel):
 def blas_threads_for(D: int):
     """One BLAS thread for the engine's products: they are thin (N x d times d x d), and on the shared 2-core
     development machine two threads made them 10x slower (d = 20 and d = 100 alike); the state size is kept as the
-    place to change this policy."""
-    from threadpoolctl import threadpool_limits
+    place to change this policy. The library scan behind the limit is done once per process, and a limit already in
+    force is not set again (both cost milliseconds)."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
 
-    return threadpool_limits(limits=1, user_api="blas")
-
-
-def operator_covariance(kernel: Kernel, rtol: float = 1e-13) -> tuple[np.ndarray, float | None]:
-    with blas_threads(kernel):
-        return _operator_covariance(kernel, rtol)
-
-
-def _operator_covariance(kernel: Kernel, rtol: float) -> tuple[np.ndarray, float | None]:
-    """(C, rho or None): preconditioned iteration or GMRES; rho is None when stability is certified without it
-    (module docstring: C > 0 with L^{-1} Q > 0, or else the solution of X = T(X) + I is positive definite), else
-    rho is computed by :func:`operator_radius`."""
-    D = kernel.layout.D
-    T, Q, Phi = _operators(kernel)
-    lyap = Lyapunov(Phi)
-    Phi = lyap.Phi
-    if lyap.mean_radius >= 1.0:
-        return np.full((D, D), np.nan), max(lyap.mean_radius**2, 1.0)
-
-    def gmres(rhs: np.ndarray) -> tuple[np.ndarray, int]:
-        """X with X - T(X) = rhs: GMRES right-preconditioned by L^{-1} (the residual is the true equation's, so the
-        preconditioner's own rounding does not enter the solution)."""
-        def matvec(y: np.ndarray) -> np.ndarray:
-            Z = lyap(y.reshape(D, D))
-            return (Z - T(Z)).reshape(-1)
-
-        op = spla.LinearOperator((D * D, D * D), matvec=matvec, dtype=np.float64)
-        b = rhs.reshape(-1)
-        y, info = spla.gmres(op, b, rtol=rtol, atol=0.0, restart=min(D * D, 200), maxiter=20)
-        if info != 0 and np.linalg.norm(b - matvec(y)) <= ACCEPT_RESIDUAL * np.linalg.norm(b):
-            info = 0  # at the rounding floor of the operator (states mixing scales, e.g. anchor gradients)
-        X = lyap(y.reshape(D, D))
-        return 0.5 * (X + X.T), info
-
-    def refine(rhs: np.ndarray) -> tuple[np.ndarray, int]:
-        """Preconditioned fixed-point iteration X <- X + L^{-1}(rhs - X + T(X)) (rate rho(L^{-1} R), the true
-        equation's residual at every step); when it contracts too slowly, the probed direct solve for moderate D,
-        else GMRES."""
-        X, last = lyap(rhs), np.inf
-        for it in range(PICARD_MAX):
-            step = lyap(rhs - X + T(X))
-            X = X + 0.5 * (step + step.T)
-            size = float(np.abs(step).max())
-            if size <= 1e-15 * float(np.abs(X).max()):
-                return 0.5 * (X + X.T), 0
-            if it > 30 and size > PICARD_SLOW * last:
-                break
-            last = size
-        return (X, 1) if D <= PROBE_MAX_D else gmres(rhs)
-
-    C, info = refine(Q)
-    if info != 0 and D <= PROBE_MAX_D:
-        C, rho = probed_covariance(kernel)
-        return (C, rho) if rho < 1.0 else (np.full((D, D), np.nan), rho)
-    if info == 0 and _certified(C, lyap(Q)):
-        return C, None
-    if info == 0:
-        X, info_x = refine(np.eye(D))  # X = T(X) + I: X > 0 iff rho(T) < 1
-        if info_x == 0 and _positive_definite(X):
-            return C, None
-    rho = operator_radius(kernel)
-    if rho >= 1.0:
-        return np.full((D, D), np.nan), rho
-    if info != 0:
-        raise ParameterError(f"GMRES did not converge for the stationary covariance (info = {info}, spectral "
-                             f"radius {rho:.6g})")
-    return C, rho
+        _CONTROLLER = ThreadpoolController()
+    return _OneThread()
 
 
-def probed_covariance(kernel: Kernel) -> tuple[np.ndarray, float]:
-    """(C, rho(T)) by forming T on the D (D + 1)/2 symmetric coordinates (one batched application of the period map
-    to the symmetric basis) and solving densely: exact for slowly mixing chains of moderate state size (T maps
-    symmetric matrices to symmetric ones, and the spectral radius of a positive map is attained there)."""
-    D = kernel.layout.D
-    iu = np.triu_indices(D)
-    m = iu[0].size
-    basis = np.zeros((m, D + 1, D + 1))
-    basis[np.arange(m), iu[0], iu[1]] = 1.0
-    basis[np.arange(m), iu[1], iu[0]] = 1.0
-    with blas_threads(kernel):
-        out = period_second(kernel, basis)
-        E = np.zeros((D + 1, D + 1))
-        E[D, D] = 1.0
-        q = period_second(kernel, E)[iu]
-    Tm = out[:, iu[0], iu[1]].T  # column j: the image of basis matrix j, read on the upper triangle
-    rho = float(np.max(np.abs(np.linalg.eigvals(Tm))))
-    if rho >= 1.0:
-        return np.full((D, D), np.nan), rho
-    c = np.linalg.solve(np.eye(m) - Tm, q)
-    C = np.zeros((D, D))
-    C[iu] = c
-    C = C + C.T - np.diag(np.diag(C))
-    return C, rho
+class _OneThread:
+    depth = 0
 
+    def __enter__(self):
+        if _OneThread.depth == 0:
+            self._limit = _CONTROLLER.limit(limits=1, user_api="blas")
+            self._limit.__enter__()
+        _OneThread.depth += 1
+        return self
 
-def _positive_definite(X: np.ndarray) -> bool:
-    try:
-        np.linalg.cholesky(X)
-    except np.linalg.LinAlgError:
+    def __exit__(self, *exc):
+        _OneThread.depth -= 1
+        if _OneThread.depth == 0:
+            self._limit.__exit__(*exc)
         return False
-    return True
 
 
-def _certified(C: np.ndarray, Y0: np.ndarray) -> bool:
-    """C > 0 and L^{-1} Q > 0 with C - R~(C) = L^{-1} Q: rho(R~) <= 1 - lambda_min(C^{-1/2} Y0 C^{-1/2}) < 1."""
-    try:
-        Lc = np.linalg.cholesky(C)
-        np.linalg.cholesky(Y0)
-    except np.linalg.LinAlgError:
-        return False
-    Li = sla.solve_triangular(Lc, np.eye(C.shape[0]), lower=True)
-    return float(np.linalg.eigvalsh(Li @ Y0 @ Li.T)[0]) > 1e-10
+_CONTROLLER = None
 
 
-def operator_radius(kernel: Kernel) -> float:
-    """rho(T) of the period map on centred covariances by Arnoldi iteration (T is a positive map, so its spectral
-    radius is a real eigenvalue with a PSD eigenvector)."""
+class AssembledSystem(NamedTuple):
+    """T (s(D), s(D)) assembled, q, and the LU factors of I - T (None when I - T is singular)."""
+
+    T: np.ndarray
+    q: np.ndarray
+    lu: tuple | None
+
+    @classmethod
+    def of(cls, kernel: Kernel) -> AssembledSystem:
+        T, q = block_operator(kernel)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sla.LinAlgWarning)
+            lu = sla.lu_factor(np.eye(T.shape[0]) - T, check_finite=False)
+        return cls(T, q, lu if np.all(np.isfinite(lu[0])) and np.all(np.diag(lu[0]) != 0) else None)
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        return sla.lu_solve(self.lu, rhs, check_finite=False)
+
+    def identity_solution(self, D: int) -> tuple[np.ndarray, np.ndarray, tuple[float, float] | None]:
+        """(X_I, Y = X_I - T(X_I), the Collatz-Wielandt bounds or None): X_I solves X - T(X) = I. Y is evaluated in
+        extended precision (np.longdouble where the platform has it): near the stability edge X_I ~ 1/(1 - rho)
+        and X_I - T(X_I) cancels that many digits, which would blur the bounds at 1 - rho ~ 1e-8 in double."""
+        x = self.solve(pack(np.eye(D)))
+        X = unpack(x, D)
+        xl = x.astype(np.longdouble)
+        Y = unpack((xl - self.T.astype(np.longdouble) @ xl).astype(np.float64), D)
+        return X, Y, collatz_wielandt(X, Y)
+
+
+def assembled_solution(kernel: Kernel) -> Solution:
+    """The assembled route (module docstring) for a centred kernel."""
     D = kernel.layout.D
-    T, _, _ = _operators(kernel)
-    op = spla.LinearOperator((D * D, D * D), matvec=lambda x: T(x.reshape(D, D)).reshape(-1), dtype=np.float64)
-    if D * D <= 3:
-        M = np.column_stack([op.matvec(e) for e in np.eye(D * D)])
-        return float(np.max(np.abs(np.linalg.eigvals(M))))
-    vals = spla.eigs(op, k=1, which="LM", tol=1e-12, return_eigenvectors=False, v0=np.eye(D).reshape(-1))
-    return float(np.max(np.abs(vals)))
+    with blas_threads(kernel):
+        F = AssembledSystem.of(kernel)
+        if F.lu is None:
+            return unstable("assembled", dense_radius(F.T, D))
+        X, _, bounds = F.identity_solution(D)
+        if bounds is None or bounds[1] >= 1.0:
+            return unstable("assembled", dense_radius(F.T, D), bounds)
+        c = F.solve(F.q)
+        C = unpack(c, D)
+        r = unpack(c - F.T @ c - F.q, D)
+    nc = float(np.linalg.norm(C, 2))
+    return Solution(C, "assembled", float(np.linalg.norm(r, 2)) / nc if nc > 0 else 0.0, bounds,
+                    "collatz-wielandt", error_bound(X, C, r))
 
 
-__all__ = ["EXPLICIT_MAX_N", "Lyapunov", "explicit_blocks", "explicit_covariance", "operator_covariance",
-           "operator_radius", "period_first", "period_second", "period_second_matrix", "stationary_mean",
-           "use_explicit"]
+def unstable(route: str, rho: float, bounds=None) -> Solution:
+    """The Solution of a chain found not mean-square stable (spectral radius ``rho``)."""
+    return Solution(np.full((0, 0), np.nan), route, float("nan"), bounds or (float("nan"), float("nan")), "",
+                    float("inf"), rho)
+
+
+def dense_radius(T: np.ndarray, D: int) -> float:
+    """rho(T) of an assembled T: a dense eigenvalue solve (LAPACK; separates eigenvalues of equal modulus, e.g. a
+    complex pair at the top of the spectrum) up to :data:`DENSE_EIG_MAX`, Arnoldi beyond."""
+    if T.shape[0] == 0:
+        return 0.0
+    if T.shape[0] <= DENSE_EIG_MAX:
+        return float(np.max(np.abs(np.linalg.eigvals(T))))
+    from .krylov import arnoldi_radius
+
+    return arnoldi_radius(lambda x: T @ x, D)
+
+
+def solution(kernel: Kernel, assembled: bool) -> Solution:
+    """The stationary covariance at phase 0 of a centred kernel, by the assembled or the operator route."""
+    if assembled:
+        return assembled_solution(kernel)
+    from .krylov import operator_solution
+
+    return operator_solution(kernel)
+
+
+def radius(kernel: Kernel, assembled: bool) -> float:
+    """rho(T) of the period map (assembled: :func:`dense_radius`; else :func:`.krylov.operator_radius`)."""
+    if assembled:
+        with blas_threads(kernel):
+            return dense_radius(block_operator(kernel)[0], kernel.layout.D)
+    from .krylov import operator_radius
+
+    return operator_radius(kernel)
+
+
+__all__ = ["DENSE_EIG_MAX", "AssembledSystem", "Solution", "assembled_solution", "blas_threads", "collatz_wielandt",
+           "dense_radius", "error_bound", "mean_radius", "period_first", "period_second", "radius", "solution",
+           "stationary_mean", "unstable"]

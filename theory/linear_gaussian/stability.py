@@ -1,66 +1,203 @@
-"""Before a run: is the sampler's step size inside the exact engine's mean-square stability limit?
+"""The mean-square stability limit in h as a certified bracket (new).
 
-The simulator refuses h at or past its integrator's step bound (h < 4/L for a Langevin step), which is the limit of
-the chain's mean. The chain's second moments diverge at a smaller h wherever the gradient noise grows with theta
-(minibatch noise on a regression: on scikit-learn's diabetes regression SGLD with n = 10 of N = 442 has its
-mean-square limit near 3.5/L), and a run there produces chains with ever larger excursions and no stationary
-variance. The exact engine knows that limit on every model with an affine gradient; :func:`check_stable` asks it.
+h* = inf{h > 0: rho(T(h)) >= 1}, T(h) the period's second-moment map of the sampler at step size h (:mod:`.solve`).
+Each trial h is one solve of X - T(h)(X) = I (the assembled route: one LU factorisation; the operator route:
+:func:`.krylov.krylov_solve`), read through the Collatz-Wielandt bounds of :mod:`.solve`:
+
+* X > 0 and the bounds give rho < 1: h is certified stable;
+* otherwise h is taken as unstable; at the final upper end this is certified by X < 0 (then rho > 1 by the same
+  bounds), or by rho(Phi)^2 >= 1 for the period's mean matrix Phi (rho(T) >= rho(Phi)^2; this is how a complex pair
+  of equal modulus crossing the unit circle, e.g. SGHMC with the full gradient, is certified), or else by an
+  eigenvalue computation (:func:`.solve.radius`: dense LAPACK or Arnoldi for the largest real part).
+
+The search needs no eigenvalues. s(h) = 1 / tr X(h) is positive where the chain is stable, vanishes at h* (tr X has a
+simple pole there: X = (I - T)^{-1} I has the term <u, I> v / (1 - rho) with u, v the PSD Perron eigenvectors of T and
+its adjoint) and is negative just beyond, smoothly. The bracket is found from the sampler's own h by doubling it (past
+two stable trials, just beyond the zero of the parabola s(h) = h (A - B h) through them; halving where the first
+trial is unstable), then shrunk by Brent's method on s (inverse quadratic interpolation, superlinear where s is
+smooth, safeguarded by bisection), whose last sign change among the trials is the bracket: about a dozen solves,
+none of which depends on the conditioning.
 """
 
 from __future__ import annotations
 
-from simulate.validation import ParameterError
+from typing import NamedTuple
 
-from .law import exact_law
+import numpy as np
+from scipy.optimize import brentq
+
+from simulate.validation import ParameterError, check_real
+
+from .solve import AssembledSystem, blas_threads, collatz_wielandt, mean_radius, radius
+
+#: The bracket search doubles h at most this many times, and halves it at most :data:`MAX_HALVINGS` times.
+MAX_DOUBLINGS, MAX_HALVINGS = 40, 60
 
 
-def check_stable(sampler, rtol: float = 1e-6) -> float:
-    """Refuse a sampler whose step size is at or past the exact engine's mean-square stability limit.
+class StabilityBracket(NamedTuple):
+    """lo < h* <= hi with hi - lo <= rtol hi: rho(T(lo)) <= ``rho_lo`` < 1 (Collatz-Wielandt, certified) and
+    rho(T(hi)) >= 1, shown by ``certificate``: "collatz-wielandt" (rho >= ``rho_hi`` > 1), "mean" (rho >=
+    rho(Phi)^2 = ``rho_hi`` >= 1) or "eigenvalue" (rho = ``rho_hi`` computed); ``solves`` counts the linear solves.
+    ``hi`` is inf (certificate "none") when every h up to 2^40 times the sampler's was stable."""
+
+    lo: float
+    hi: float
+    rho_lo: float
+    rho_hi: float
+    certificate: str
+    solves: int
+
+
+class _Probe(NamedTuple):
+    h: float
+    stable: bool
+    score: float  # 1 / tr X (positive when stable, negative beyond h*); nan where no X was computed
+    rho_hi: float  # the Collatz-Wielandt upper bound on rho (stable) or nan
+    X: np.ndarray | None
+    Y: np.ndarray | None  # X - T(X), recomputed from T
+
+
+def _probe(law, h: float) -> _Probe:
+    K = law.build(h)
+    D = K.layout.D
+    with blas_threads(K):
+        if law.explicit:
+            system = AssembledSystem.of(K)
+            if system.lu is None:
+                return _Probe(h, False, 0.0, np.nan, None, None)
+            X, Y, bounds = system.identity_solution(D)
+        else:
+            from .krylov import Lyapunov, _operators, krylov_solve
+
+            T, _, Phi = _operators(K)
+            lyap = Lyapunov(Phi)
+            if lyap.mean_radius >= 1.0:
+                return _Probe(h, False, np.nan, np.nan, None, None)
+            X, r, ok = krylov_solve(T, lyap, np.eye(D), 1e-6)
+            Y = np.eye(D) - r
+            bounds = collatz_wielandt(X, Y) if ok else None
+    tr = float(np.trace(X))
+    score = 1.0 / tr if np.isfinite(tr) and tr != 0.0 else np.nan
+    stable = bounds is not None and bounds[1] < 1.0
+    return _Probe(h, stable, abs(score) if stable else -abs(score), bounds[1] if stable else np.nan, X, Y)
+
+
+def _guess(p: _Probe, q: _Probe) -> float | None:
+    """h* of the model s(h) = h (A - B h) through two stable trials (s vanishes at h = 0, where T = I, and at h*)."""
+    if not (np.isfinite(p.score) and np.isfinite(q.score)) or p.h == q.h:
+        return None
+    B = (p.score / p.h - q.score / q.h) / (q.h - p.h)
+    A = p.score / p.h + B * p.h
+    return A / B if B > 0 and A > 0 else None
+
+
+def _initial(law, probe) -> tuple[_Probe, _Probe | None, int]:
+    """(stable end, unstable end or None when none was found, solves): from the sampler's h, doubling until a trial
+    is unstable (past two stable trials: just beyond the h* of :func:`_guess`, at most doubling), or halving until
+    one is stable."""
+    h0 = law.h
+    first = probe(h0)
+    if first.stable:
+        prev, a = None, first
+        for k in range(MAX_DOUBLINGS):
+            g = _guess(prev, a) if prev is not None else None
+            q = probe(min(1.02 * g, 2.0 * a.h) if g is not None and g > a.h else 2.0 * a.h)
+            if not q.stable:
+                return a, q, k + 2
+            prev, a = a, q
+        return a, None, MAX_DOUBLINGS + 1
+    b, h = first, h0
+    for k in range(MAX_HALVINGS):
+        h = 0.5 * h
+        q = probe(h)
+        if q.stable:
+            return q, b, k + 2
+        b = q
+    raise ParameterError(f"h: no step size in [{h:.3g}, {h0:.3g}] is mean-square stable for this sampler (the "
+                         "second-moment map has spectral radius >= 1 at each); check the model and the sampler")
+
+
+def stability_bracket(law, rtol: float = 1e-10) -> StabilityBracket:
+    """The certified bracket of :class:`StabilityBracket` for ``law`` (an :class:`~.law.ExactLaw`); module docstring.
 
     Parameters
     ----------
-    sampler : simulate.Sampler
-        The sampler about to be run, on a model with an affine gradient (Gaussian mean, linear regression, ...).
-    rtol : float, optional
-        Relative precision of the limit (bisection on the spectral radius of the second-moment recursion).
+    law : ExactLaw
+        Its sampler's estimator, integrator and model are kept; only h varies.
+    rtol : float
+        Relative width of the bracket, 0 < rtol < 0.5.
 
     Returns
     -------
-    float
-        The mean-square stability limit h* (the chain's second moments converge for 0 < h < h*); the sampler's h
-        is below it.
+    StabilityBracket
 
     Raises
     ------
-    simulate.validation.ParameterError
-        When ``sampler.h >= h*``: the message names h, h* (also in units of 1/L) and the simulator's own bound,
-        which is the limit of the mean. Also when the model has no affine gradient (no exact law: there
-        :func:`simulate.run` detects divergence while it runs).
-
-    References
-    ----------
-    Vollmer, Zygalakis & Teh (2016), eq. (18): on their Gaussian toy the stationary variance
-    (1 + h Var(B)) / (2A - A^2 h) is finite iff h < 2/A, where the mean's and the variance's limits coincide
-    because the gradient noise does not depend on theta. Where it does (minibatches on a regression) the limit is
-    the spectral radius of the engine's second-moment recursion reaching 1 (new; the engine's derivation,
-    "Stability").
+    ParameterError
+        ``rtol`` outside (0, 0.5), or no stable h in (h / 2^60, h].
     """
-    law = exact_law(sampler)
-    rho = law.spectral_radius()
-    limit = law.stability_limit(rtol)
-    if rho < 1.0 and sampler.h < limit:
-        return limit
-    L = sampler.model.grad_lipschitz
-    per_L = f" = {limit * L:.4g}/L" if L else ""
-    mean_bound = ""
-    if L is not None:
-        h_max, _ = sampler.integrator.step_bound(L)
-        mean_bound = (f"; the simulator's own check, h < {h_max:.6g}{f' = {h_max * L:.4g}/L'}, is the limit of the "
-                      "chain's mean, not of its variance")
-    raise ParameterError(
-        f"h = {sampler.h:.6g} is past the mean-square stability limit h* = {limit:.6g}{per_L} of {sampler.name} on "
-        f"this model (the exact engine: spectral radius {rho:.6g} >= 1 at this h, so the chain's second moments "
-        f"grow without bound and there is no stationary variance){mean_bound}. Use 0 < h < {limit:.6g}.")
+    rtol = check_real("rtol", rtol)
+    if not 0.0 < rtol < 0.5:
+        raise ParameterError(f"rtol must satisfy 0 < rtol < 0.5, got {rtol!r}")
+    with blas_threads(law.kernel):
+        return _search(law, rtol)
 
 
-__all__ = ["check_stable"]
+def _search(law, rtol: float) -> StabilityBracket:
+    a, b, solves = _initial(law, lambda h: _probe(law, h))
+    if b is None:
+        return StabilityBracket(a.h, float("inf"), a.rho_hi, float("nan"), "none", solves)
+    seen = [a, b]
+
+    def score(h: float) -> float:
+        q = next((p for p in seen[:2] if p.h == h), None)  # Brent evaluates the ends again
+        if q is None:
+            q = _probe(law, h)
+            seen.append(q)
+        return q.score if np.isfinite(q.score) else -1.0
+
+    brentq(score, a.h, b.h, xtol=0.45 * rtol * a.h, rtol=4 * np.finfo(float).eps, maxiter=200)
+    a = max((q for q in seen if q.stable), key=lambda q: q.h)
+    b = min((q for q in seen if not q.stable and q.h > a.h), key=lambda q: q.h)
+    solves += len(seen) - 2
+    while b.h - a.h > rtol * b.h:  # Brent's last bracket may have an end that was never the best estimate
+        q = _probe(law, 0.5 * (a.h + b.h))
+        solves += 1
+        a, b = (q, b) if q.stable else (a, q)
+    # the unstable end is certified at the farthest trial the tolerance allows (the largest margin rho - 1), else
+    # at b, else by walking up from the stable end in steps doubling from rtol (the bracket then exceeds rtol)
+    far = a.h * (1.0 + 0.95 * rtol)
+    trials = ([_probe(law, far)] if far > b.h else []) + [b]
+    solves += len(trials) - 1
+    for k in range(MAX_DOUBLINGS + 1):
+        for q in trials:
+            if q.stable:
+                a = q
+                continue
+            certificate, rho_hi, extra = _certify_unstable(law, q)
+            solves += extra
+            if certificate != "none":
+                return StabilityBracket(a.h, q.h, a.rho_hi, rho_hi, certificate, solves)
+        trials = [_probe(law, a.h * (1.0 + rtol * 2.0 ** (k + 1)))]
+        solves += 1
+    raise ParameterError(f"h: the mean-square stability limit near h = {a.h:.10g} could not be certified from above "
+                         "(no trial up to 2^40 rtol beyond it was shown unstable)")
+
+
+def _certify_unstable(law, b: _Probe) -> tuple[str, float, int]:
+    """(certificate, bound or value of rho(T(b.h)), extra solves) for a trial found not stable (module docstring):
+    "collatz-wielandt" where X is negative definite, "mean" where rho(Phi)^2 >= 1, "eigenvalue" where the spectral
+    radius computed is >= 1, else "none" (the trial lies within rounding of h*)."""
+    if b.X is not None:
+        neg = collatz_wielandt(-b.X, -b.Y)
+        if neg is not None and neg[0] >= 1.0:
+            return "collatz-wielandt", neg[0], 0
+    K = law.build(b.h)
+    mr = mean_radius(K) ** 2
+    if mr >= 1.0:
+        return "mean", mr, 0
+    rho = radius(K, law.explicit)
+    return ("eigenvalue" if rho >= 1.0 else "none"), rho, 1
+
+
+__all__ = ["MAX_DOUBLINGS", "MAX_HALVINGS", "StabilityBracket", "stability_bracket"]

@@ -12,7 +12,10 @@ z_k (first moments for linear phi, second moments for quadratic phi) and E z_k z
 and the backward recursion g_k = a_k + Psi_k^T (g_{k+1} + a_{k+1}), Y_k = vec(g_k a_k^T) + W_k^T Y_{k+1} (E A^2 =
 < Y_0, vec E z_0 z_0^T >) is linear in (Y, g, 1): one matrix per phase, composed over a period and raised to the
 number of whole periods by repeated squaring (O(log L) products of (m^2 + m + 1)-square matrices, m = dim z).
-MSE = E A^2 / L^2 (new; the 1-D closed forms of Chen et al. and theory.toy.finite_time are special cases).
+The variance is E A^2 / L^2 with the observable centred at the time average's mean (no cancellation), and
+MSE = variance + (mean - target)^2 (new; the 1-D closed forms of Chen et al. and theory.toy.finite_time are special
+cases). Second moments are carried on symmetric coordinates (:mod:`.symmetric`: m^2 -> m (m + 1)/2), fourth moments
+(quadratic observables) on row-major vec.
 States too large for explicit matrices use, for a chain of period 1 and linear phi, the closed stationary sum
 (doubling sums of powers of Phi) plus the transient summed until it is below double precision; a periodic chain of
 that size is summed forward step by step (cost O(b + L), :func:`_forward`).
@@ -26,7 +29,15 @@ import numpy as np
 
 from simulate.validation import ParameterError, check_finite_array, check_int
 
+from .assembled import phase_matrix
 from .quadratic import QUADRATIC_MAX_N, fourth_matrices
+from .symmetric import expand, outer_dual, pack, size
+
+#: Largest number of coordinates s(n) + n + 1 of the augmented recursion of the matrix route for linear observables
+#: (O((s(n) + n)^3 log L) per window; beyond it, :mod:`.transient`) ...
+EXPLICIT_MAX_DIM = 300
+#: ... and the cost of one transient step beyond its matrix-vector product, in floating-point operations (Python).
+TRANSIENT_STEP_OVERHEAD = 2e5
 
 
 class TimeAverage(NamedTuple):
@@ -84,29 +95,56 @@ def time_average(law, a, B, n_steps: int, burn_in: int, target, centre=None) -> 
         from .isotropic import isotropic_quadratic
 
         return isotropic_quadratic(law, B, L, b, target, c)
-    if B is None and not law.explicit:
-        return _large(law, a, L, b, target)
+    if B is None:
+        done = _closed_sums(law, a, L, b, target)
+        if done is not None:
+            return done
     first, second, z0, Z0, obs = _explicit_setup(law, a, B, c)
-    s1 = _first_sum(first, obs(0.0), z0, b, L)
-    mean = s1 / L
-    mse = _second_sum(first, second, obs(target), Z0, b, L) / L**2
-    var = _second_sum(first, second, obs(mean), Z0, b, L) / L**2
-    return TimeAverage(mean, max(var, 0.0), mse, target)
+    outer = _outer_full if B is not None else outer_dual
+    mean = _first_sum(first, obs(0.0), z0, b, L) / L
+    var = max(_second_sum(first, second, obs(mean), Z0, outer, b, L) / L**2, 0.0)
+    return TimeAverage(mean, var, (mean - target) ** 2 + var, target)
+
+
+def _closed_sums(law, a, L: int, b: int, target: float) -> TimeAverage | None:
+    """A linear observable by the closed sums and the transient (:mod:`.transient`; periodic chains: forward), or
+    None for the matrix route. Where the matrix route is available (assembled maps, at most
+    :data:`EXPLICIT_MAX_DIM` coordinates) the transient is stepped only while that costs less than the matrix route's
+    O(log L) products: the cheaper of the two, whatever the mixing time."""
+    n = law.kernel.layout.n
+    dim = size(n) + n + 1
+    matrix = law.explicit and dim <= EXPLICIT_MAX_DIM
+    if law.period > 1:
+        return None if matrix else _large(law, a, L, b, target)
+    budget = None
+    if matrix:
+        products = 2.0 * (np.log2(L + 1.0) + np.log2(b + 1.0)) + 4.0
+        budget = products * 2.0 * dim**3 / (2.0 * size(n) ** 2 + TRANSIENT_STEP_OVERHEAD)
+    from .transient import large_time_average
+
+    return large_time_average(law, a, L, b, target, budget)
+
+
+def _outer_full(a: np.ndarray) -> np.ndarray:
+    """vec(g a^T) = K g on row-major vec (the quadratic route's full coordinates)."""
+    return np.kron(np.eye(a.size), a[:, None])
 
 
 def _matrices(law, quadratic: bool):
-    """(first, second, z_0, E z_0 z_0^T) of the linear (second moments) or quadratic (fourth moments) route; they
-    depend on the law only, so they are kept on it for the next window or observable (the same numbers)."""
+    """(first, second, z_0, E z_0 z_0^T as a vector) of the linear route (first moments and second moments on
+    symmetric coordinates, :mod:`.symmetric`) or the quadratic route (second and fourth moments on row-major vec);
+    they depend on the law only, so they are kept on it for the next window or observable (the same numbers)."""
     cache = law.__dict__.setdefault("_time_average_matrices", {})
     if quadratic not in cache:
         K = law._centred_or_raw[0]
-        P = K.period
+        P, n = K.period, K.layout.n
         m0, S0 = K.initial(law.theta0, law.cov0)
+        W = [phase_matrix(K, p) for p in range(P)]
         if not quadratic:
-            cache[quadratic] = ([K.first_matrix(p) for p in range(P)], [K.second_matrix(p) for p in range(P)], m0, S0)
+            cache[quadratic] = ([K.first_matrix(p) for p in range(P)], W, m0, pack(S0))
         else:
-            cache[quadratic] = ([K.second_matrix(p) for p in range(P)], fourth_matrices(K), S0.reshape(-1),
-                                _fourth_initial(S0, m0))
+            cache[quadratic] = ([expand(w, n) for w in W], fourth_matrices(K), S0.reshape(-1),
+                                _fourth_initial(S0, m0).reshape(-1))
     return cache[quadratic]
 
 
@@ -178,10 +216,12 @@ def _first_sum(first, avec, z0, b: int, L: int) -> float:
     return float(v[:m] @ z0)
 
 
-def _second_sum(first, second, avec, Z0, b: int, L: int) -> float:
-    """E (sum_{k in window} a_k^T z_k)^2 by the backward recursion of the module docstring."""
+def _second_sum(first, second, avec, Z0, outer, b: int, L: int) -> float:
+    """E (sum_{k in window} a_k^T z_k)^2 by the backward recursion of the module docstring; ``second`` acts on the
+    coordinates of E z z^T in which ``Z0`` is given, and ``outer(a)`` maps g to the coordinates of the functional
+    g a^T in the dual ones."""
     m, P = first[0].shape[0], len(first)
-    M2 = m * m
+    M2 = second[0].shape[0]
     dim = M2 + m + 1
 
     def step(p, inside):
@@ -191,7 +231,7 @@ def _second_sum(first, second, avec, Z0, b: int, L: int) -> float:
             M[M2:, M2:] = np.eye(m + 1)
             return M
         a, a1 = avec[p], avec[(p + 1) % P]
-        Ka = np.kron(np.eye(m), a[:, None])  # vec(g a^T) = Ka g (row-major)
+        Ka = outer(a)
         PsiT = first[p].T
         M[M2:M2 + m, M2:M2 + m] = PsiT
         M[M2:M2 + m, -1] = a + PsiT @ a1
@@ -206,16 +246,11 @@ def _second_sum(first, second, avec, Z0, b: int, L: int) -> float:
     win = _range_product([step(p, True) for p in range(P)], b, L)
     out = _range_product([step(p, False) for p in range(P)], 0, b)
     v = out @ (win @ v0)
-    return float(v[:M2] @ Z0.reshape(-1))
+    return float(v[:M2] @ Z0)
 
 
 def _large(law, a, L: int, b: int, target: float) -> TimeAverage:
-    """States too large for explicit matrices: period 1 by closed sums (:mod:`.transient`), periodic chains by
-    :func:`_forward` (cost O(b + L))."""
-    if law.period == 1:
-        from .transient import large_time_average
-
-        return large_time_average(law, a, L, b, target)
+    """Periodic chains whose maps are not assembled: :func:`_forward` (cost O(b + L))."""
     mean = _forward(law, a, L, b, 0.0)[0] / L
     mse = _forward(law, a, L, b, target)[1] / L**2
     var = _forward(law, a, L, b, mean)[1] / L**2

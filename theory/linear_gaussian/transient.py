@@ -8,9 +8,11 @@ Cov(x_l, x_k) = Phi^(l-k) C_k for l >= k. For A = sum_{k=b}^{e} (a^T x_k + c), c
     E A   = L c + a^T Phi^b (I + S_{L-1}) delta,
 
 S_n = sum_{tau=1}^n Phi^tau, T_n = sum_{tau=1}^n tau Phi^tau, computed by doubling (O(D^3 log L), no cancellation).
-Delta_k decays geometrically (rate rho(T) per step): it is iterated with the exact operator until it stays below
-1e-14 of C_inf for 20 steps (its remaining sum is then below double precision relative to the result), at most
-:data:`MAX_TRANSIENT` steps; the cost is therefore independent of L once L exceeds the chain's mixing time.
+Delta_k decays geometrically (rate rho(T) per step): it is iterated with the exact operator (the assembled matrix on
+symmetric coordinates where the law has one, :mod:`.assembled`) until it stays below 1e-14 of C_inf for 20 steps (its
+remaining sum is then below double precision relative to the result), at most :data:`MAX_TRANSIENT` steps; the cost
+is therefore independent of L once L exceeds the chain's mixing time, and grows with the mixing time (this route
+serves states too large for the O(log L) matrix route of :mod:`.time_average`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from simulate.validation import ParameterError
+
+from .assembled import period_matrix
+from .symmetric import pack, unpack
 
 #: Most transient steps iterated by the large-state route.
 MAX_TRANSIENT = 10**6
@@ -38,18 +43,29 @@ def _power_sums(Phi: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.nda
     return P, S, T
 
 
-def large_time_average(law, a: np.ndarray, L: int, b: int, target: float):
+def _stepper(law, K):
+    """One step of the homogeneous second moment: the assembled matrix on symmetric coordinates where the law
+    assembles its moment maps (O(s(n)^2) per step), else the operator (O(N d^2))."""
+    if not law.explicit:
+        return lambda S: K.second(0, S)
+    W, n = period_matrix(K), K.layout.n
+    return lambda S: unpack(W @ pack(S), n)
+
+
+def large_time_average(law, a: np.ndarray, L: int, b: int, target: float, max_steps: float | None = None):
+    """The time average by the closed sums and the transient (module docstring); None when the transient needs more
+    than ``max_steps`` steps (the caller then takes the matrix route, whose cost does not depend on mixing)."""
     from .solve import blas_threads
 
     with blas_threads(law.kernel):
-        return _large_time_average(law, a, L, b, target)
+        return _large_time_average(law, a, L, b, target, max_steps)
 
 
-def _large_time_average(law, a: np.ndarray, L: int, b: int, target: float):
+def _large_time_average(law, a: np.ndarray, L: int, b: int, target: float, max_steps: float | None):
     from .time_average import TimeAverage
 
     K, origins = law._centred_or_raw
-    means, covs, _ = law._stationary
+    means, covs = law._stationary
     D, d = K.layout.D, law.d
     Cinf = covs[0]
     Phi = K.first_matrix(0)[:D, :D]
@@ -63,6 +79,7 @@ def _large_time_average(law, a: np.ndarray, L: int, b: int, target: float):
     delta = m[:D].copy()
     Pb, _, _ = _power_sums(Phi, b)
     mean_sum = L * c + av @ Pb @ (delta + S @ delta)
+    step = _stepper(law, K)
     quiet, k, rows = 0, 0, []  # rows: (k, a^T Delta_k a, Delta_k a)
     scale = max(float(np.abs(Cinf).max()), 1e-300)
     sizes: list[float] = []
@@ -77,11 +94,13 @@ def _large_time_average(law, a: np.ndarray, L: int, b: int, target: float):
         # every 20 steps)
         stalled = size <= FLOOR * scale and len(sizes) > 20 and size > 0.5 * sizes[-21]
         quiet = quiet + 1 if size <= TOL * scale or stalled else 0
+        if max_steps is not None and k > max_steps:
+            return None
         if k >= MAX_TRANSIENT:
             raise ParameterError(f"n_steps / burn_in: the chain needs more than {MAX_TRANSIENT} steps to forget its "
                                  "start; the large-state route of the engine stops there (use a smaller state or start "
                                  "at the stationary law)")
-        Sh = K.second(0, Sh)
+        Sh = step(Sh)
         k += 1
     trans = 0.0
     if rows:

@@ -26,7 +26,19 @@ def _groups(labels: np.ndarray) -> list[np.ndarray]:
 
 
 def cluster_sq_dev(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """W_i = sum_{j in C_i} ||u_j - ubar_i||^2 for rows u_j of ``values`` (N, p), shape (k,)."""
+    """The within-cluster sums of squares W_i = sum_{j in C_i} ``||u_j - ubar_i||^2``.
+
+    Parameters
+    ----------
+    values : numpy.ndarray, shape (N, p) or (N,)
+        Rows u_j.
+    labels : numpy.ndarray of int, shape (N,)
+        The cluster of each datum, 0..k-1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+    """
     u = np.asarray(values, dtype=np.float64)
     u = u[:, None] if u.ndim == 1 else u
     out = []
@@ -37,10 +49,29 @@ def cluster_sq_dev(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 
 def stratified_variance(g: np.ndarray, labels: np.ndarray, b, replace: bool) -> float:
-    """E||S_hat - S||^2 of eq. (10): sum_i (n_i/b_i) W_i f_i with W_i = n_i s_i^2 (Lemma 3.4; docs/papers/fu_zhang.md
-    sec. 5).
+    """The variance ``E||S_hat - S||^2`` of the stratified estimator (10): sum_i (n_i/b_i) W_i f_i, W_i = n_i s_i^2.
 
-    replace=True: f_i = 1 (Lemma 3.4 exactly). replace=False (Algorithm 1): f_i = (n_i - b_i)/(n_i - 1).
+    replace=True: f_i = 1 (Lemma 3.4 exactly). replace=False (Algorithm 1): f_i = (n_i - b_i)/(n_i - 1), the
+    finite-population factor, so Lemma 3.4 over-states it.
+
+    Parameters
+    ----------
+    g : numpy.ndarray, shape (N, d)
+        The per-datum gradients g_j (rows).
+    labels : numpy.ndarray of int, shape (N,)
+        The cluster of each datum, 0..k-1.
+    b : array_like of int, shape (k,)
+        b_i, draws per cluster.
+    replace : bool
+        Draws inside a cluster with replacement or without.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Fu & Zhang (2017), eq. (10) and Lemma 3.4 (:doc:`/papers/fu_zhang`, secs. 2 and 5).
     """
     W = cluster_sq_dev(g, labels)
     n = np.bincount(np.asarray(labels)).astype(np.float64)
@@ -50,42 +81,142 @@ def stratified_variance(g: np.ndarray, labels: np.ndarray, b, replace: bool) -> 
 
 
 def uniform_variance(g: np.ndarray, b: int, replace: bool) -> float:
-    """Plain minibatch (SGLD, eq. 4, (N/b) sum of b draws): (N/b) sum_j ||g_j - gbar||^2 [(N - b)/(N - 1) WOR]."""
+    """The variance of the plain minibatch estimate (N/b) sum of b draws: (N/b) sum_j ``||g_j - gbar||^2`` f.
+
+    f = 1 with replacement, (N - b)/(N - 1) without: :func:`stratified_variance` with one cluster.
+
+    Parameters
+    ----------
+    g : numpy.ndarray, shape (N, d)
+        The per-datum gradients g_j (rows).
+    b : int
+        The minibatch size.
+    replace : bool
+        With replacement or without.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Fu & Zhang (2017), eq. (4) (:doc:`/papers/fu_zhang`, sec. 1).
+    """
     N = g.shape[0]
     W = float(cluster_sq_dev(g, np.zeros(N, dtype=int))[0])
     return N / b * W * (1.0 if replace else (N - b) / (N - 1))
 
 
 def is_variance(g: np.ndarray, p: np.ndarray) -> float:
-    """Eq. (6)-(7), minibatch of one: E||g_I/p_I - S||^2 = sum_i ||g_i||^2/p_i - ||S||^2 (docs/papers/fu_zhang.md
-    sec. 2)."""
+    """The variance of importance sampling with one datum: ``E||g_I/p_I - S||^2 = sum_i ||g_i||^2/p_i - ||S||^2``.
+
+    Parameters
+    ----------
+    g : numpy.ndarray, shape (N, d)
+        The per-datum gradients g_j (rows).
+    p : numpy.ndarray, shape (N,)
+        The sampling probabilities p_i.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Fu & Zhang (2017), eqs. (6)-(7) (:doc:`/papers/fu_zhang`, sec. 2).
+    """
     g = np.asarray(g, dtype=np.float64)
     S = g.sum(axis=0)
     return float(np.sum(np.einsum("ij,ij->i", g, g) / np.asarray(p, dtype=np.float64)) - S @ S)
 
 
 def is_optimal_probabilities(g: np.ndarray) -> np.ndarray:
-    """Lemma 3.2, eq. (8): p_i = ||g_i|| / sum_j ||g_j||."""
+    """The variance-minimising importance probabilities ``p_i = ||g_i|| / sum_j ||g_j||``.
+
+    Parameters
+    ----------
+    g : numpy.ndarray, shape (N, d)
+        The per-datum gradients g_j (rows).
+
+    Returns
+    -------
+    numpy.ndarray, shape (N,)
+
+    References
+    ----------
+    Fu & Zhang (2017), Lemma 3.2, eq. (8) (:doc:`/papers/fu_zhang`, sec. 2).
+    """
     nrm = np.linalg.norm(np.asarray(g, dtype=np.float64), axis=1)
     return nrm / nrm.sum()
 
 
 def is_min_variance(g: np.ndarray) -> float:
-    """The minimum of Problem (7): (sum_i ||g_i||)^2 - ||S||^2 (Cauchy-Schwarz, eqs. 20-24)."""
+    """The minimum of Problem (7), ``(sum_i ||g_i||)^2 - ||S||^2`` (Cauchy-Schwarz).
+
+    Parameters
+    ----------
+    g : numpy.ndarray, shape (N, d)
+        The per-datum gradients g_j (rows).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Fu & Zhang (2017), Problem (7) and eqs. (20)-(24) (:doc:`/papers/fu_zhang`, sec. 2).
+    """
     g = np.asarray(g, dtype=np.float64)
     S = g.sum(axis=0)
     return float(np.linalg.norm(g, axis=1).sum() ** 2 - S @ S)
 
 
 def gaussian_grads(x: np.ndarray, theta: np.ndarray, sigma_x: float) -> np.ndarray:
-    """Gaussian mean model x_j ~ N(theta, sigma_x^2 I): g_j = (x_j - theta)/sigma_x^2, shape (N, d)."""
+    """The per-datum gradients of the Gaussian mean model x_j ~ N(theta, sigma_x^2 I): g_j = (x_j - theta)/sigma_x^2.
+
+    Parameters
+    ----------
+    x : numpy.ndarray, shape (N, d)
+        The data.
+    theta : numpy.ndarray, shape (d,)
+        The point.
+    sigma_x : float
+        The data's standard deviation.
+
+    Returns
+    -------
+    numpy.ndarray, shape (N, d)
+    """
     return (np.asarray(x, dtype=np.float64) - np.asarray(theta, dtype=np.float64)) / sigma_x**2
 
 
 def gaussian_noise_cov(x: np.ndarray, labels: np.ndarray, b, sigma_x: float, replace: bool) -> np.ndarray:
-    """Covariance of eq. (10)'s noise on the Gaussian mean model, theta-free (docs/papers/fu_zhang.md sec. 5):
+    """The covariance of the stratified estimator's noise on the Gaussian mean model, free of theta.
+
     sigma_x^{-4} sum_i (n_i^2/b_i) f_i Cov_i(x), Cov_i with divisor n_i; its trace is
-    sigma_x^{-4} sum_i n_i^2 v_i f_i / b_i, and Theorem 3.1 holds with equality for L = 1/sigma_x^2."""
+    sigma_x^{-4} sum_i n_i^2 v_i f_i / b_i, and Theorem 3.1 holds with equality for L = 1/sigma_x^2.
+
+    Parameters
+    ----------
+    x : numpy.ndarray, shape (N, d) or (N,)
+        The data.
+    labels : numpy.ndarray of int, shape (N,)
+        The cluster of each datum, 0..k-1.
+    b : array_like of int, shape (k,)
+        b_i, draws per cluster.
+    sigma_x : float
+        The data's standard deviation.
+    replace : bool
+        Draws inside a cluster with replacement (f_i = 1) or without (f_i = (n_i - b_i)/(n_i - 1)).
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+
+    References
+    ----------
+    Fu & Zhang (2017), eq. (10), Lemma 3.4 and Theorem 3.1 (:doc:`/papers/fu_zhang`, sec. 5).
+    """
     x = np.asarray(x, dtype=np.float64)
     x = x[:, None] if x.ndim == 1 else x
     b = np.asarray(b, dtype=np.float64)
@@ -99,17 +230,48 @@ def gaussian_noise_cov(x: np.ndarray, labels: np.ndarray, b, sigma_x: float, rep
 
 
 def logistic_grads(X: np.ndarray, y: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """Per-datum gradients for p(y|x, theta) = sigma(y theta^T x), y in {-1, +1}: g_j = y_j x_j sigma(-y_j x_j^T
-    theta), shape (N, d) (the model of simulate.models.logistic)."""
+    """The per-datum gradients of logistic regression p(y | x, theta) = sigma(y theta^T x), g_j = y_j x_j sigma(-s_j).
+
+    The model of :class:`simulate.LogisticRegressionModel`, y in {-1, +1}, s_j = y_j x_j^T theta.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (N, d)
+        The design.
+    y : numpy.ndarray, shape (N,)
+        The labels.
+    theta : numpy.ndarray, shape (d,)
+        The point.
+
+    Returns
+    -------
+    numpy.ndarray, shape (N, d)
+    """
     Z = np.asarray(y, dtype=np.float64)[:, None] * np.asarray(X, dtype=np.float64)
     return Z * expit(-(Z @ np.asarray(theta, dtype=np.float64)))[:, None]
 
 
 def logistic_lipschitz(X: np.ndarray, theta: np.ndarray) -> float:
-    """A Lipschitz constant in x of g(x) = y x sigma(-y x^T theta) for fixed label y (Assumption 3.1) on the ball
-    ||x|| <= R = max_j ||x_j||: ||dg/dx|| <= sigma + sigma' ||x|| ||theta|| <= 1 + R ||theta||/4
-    (docs/papers/fu_zhang.md sec. 5). Holds only inside label-pure clusters; it grows with ||theta||, so no single L
-    works for all theta."""
+    """A Lipschitz constant in x of g(x) = y x sigma(-y x^T theta) for a fixed label y (Assumption 3.1).
+
+    On the ball ``||x|| <= R = max_j ||x_j||``: ``||dg/dx|| <= sigma + sigma' ||x|| ||theta|| <= 1 + R ||theta||/4``.
+    It holds only inside label-pure clusters and grows with ``||theta||``, so no single L works for all theta.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (N, d)
+        The design.
+    theta : numpy.ndarray, shape (d,)
+        The point.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Fu & Zhang (2017), Assumption 3.1 (:doc:`/papers/fu_zhang`, secs. 2 and 5).
+    """
     R = float(np.max(np.linalg.norm(np.asarray(X, dtype=np.float64), axis=1)))
     return 1.0 + R * float(np.linalg.norm(theta)) / 4.0
 

@@ -16,7 +16,29 @@ from theory.toy.constants import ToyConstants, toy_constants
 
 @dataclass(frozen=True)
 class ToyChain:
-    """Exact mean/variance of theta_k for Euler, SGLD or mSGLD on the Gaussian toy (Vollmer et al. Section 2)."""
+    """The exact mean and variance of theta_k for Euler, SGLD or mSGLD on the 1-D Gaussian toy, in closed form.
+
+    Build one directly or from a simulator sampler with :func:`theory.toy.chain.toy_chain`;
+    :func:`theory.exact_law` gives the same law for any sampler.
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    constants : ToyConstants
+        A, E(B), Var(B) of the data set and subset size (:func:`theory.toy_constants`).
+    h : float
+        The step size, 0 < h < 2/A (both recurrences contract).
+
+    Raises
+    ------
+    ParameterError
+        When method is unknown or h is not in (0, 2/A).
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Section 2, eqs. (14)-(21) (:doc:`/papers/vollmer`, sec. 3).
+    """
 
     method: str
     constants: ToyConstants
@@ -48,17 +70,46 @@ class ToyChain:
         return p, np.where(sign > 0, -np.expm1(t), 1.0 - p)
 
     def mean(self, k_steps, theta0_mean: float) -> np.ndarray:
-        """E theta_k = mu + a^k (E theta_0 - mu), mu = E_B/A, a = 1 - A h (closed form in k of
-        :func:`theory.toy.moments.mean_at_step`, evaluated with a^k = exp(k log|a|) so that k up to 1e9 is exact)."""
+        """E theta_k = mu + a^k (E theta_0 - mu), mu = E_B/A, a = 1 - A h.
+
+        The closed form in k of :func:`theory.toy.moments.mean_at_step`, evaluated with a^k = exp(k log ``|a|``) so
+        that k up to 1e9 loses no accuracy.
+
+        Parameters
+        ----------
+        k_steps : array_like
+            Steps k >= 0.
+        theta0_mean : float
+            E theta_0.
+
+        Returns
+        -------
+        numpy.ndarray
+            Of the shape of ``k_steps``.
+        """
         k_steps = np.asarray(k_steps, dtype=np.float64)
         mu = self.stationary_mean()
         p, _ = self._a_pow(k_steps)
         return np.asarray(mu + p * (float(theta0_mean) - mu))
 
     def variance(self, k_steps, theta0_var: float = 0.0) -> np.ndarray:
-        """Var theta_k = a^(2k) v_0 + q (1 - a^(2k))/(1 - a^2), q the per-step variance of
-        :func:`theory.toy.moments.one_step`, 1 - a^2 = A h (2 - A h) (closed form of
-        :func:`theory.toy.moments.variance_at_step` without its cancellations near h = 0 and h = 2/A)."""
+        """Var theta_k = a^(2k) v_0 + q (1 - a^(2k))/(1 - a^2), q the per-step variance, 1 - a^2 = A h (2 - A h).
+
+        The closed form of :func:`theory.toy.moments.variance_at_step` without its cancellations near h = 0 and
+        h = 2/A; q is that of :func:`theory.toy.moments.one_step`.
+
+        Parameters
+        ----------
+        k_steps : array_like
+            Steps k >= 0.
+        theta0_var : float, default 0.0
+            Var theta_0.
+
+        Returns
+        -------
+        numpy.ndarray
+            Of the shape of ``k_steps``.
+        """
         k_steps = np.asarray(k_steps, dtype=np.float64)
         c = self.constants
         q = float(lambdify_toy(tm.one_step(self.method)[2])(*self._args()))
@@ -67,13 +118,35 @@ class ToyChain:
         return np.asarray(p2 * float(theta0_var) + q * one_minus / (x * (2.0 - x)))
 
     def stationary_mean(self) -> float:
+        """The stationary mean E_B/A = mu_p (eq. (17)).
+
+        Returns
+        -------
+        float
+        """
         return float(lambdify_toy(tm.toy_stationary_mean(self.method))(*self._args()))
 
     def stationary_variance(self) -> float:
+        """The stationary variance (eq. (18); eq. (21) for mSGLD).
+
+        Returns
+        -------
+        float
+        """
         return float(lambdify_toy(tm.stationary_variance(self.method))(*self._args()))
 
     def bias_theta2(self, dps: int | None = None) -> float:
-        """Asymptotic bias of phi = theta^2 (Var_inf - sigma_p^2); with ``dps`` evaluated in mpmath."""
+        """The asymptotic bias of phi = theta^2, Var_inf - sigma_p^2.
+
+        Parameters
+        ----------
+        dps : int, optional
+            Evaluate in mpmath at this many digits (default: float64).
+
+        Returns
+        -------
+        float
+        """
         expr = tm.asymptotic_bias_theta2(self.method)
         if dps is None:
             return float(lambdify_toy(expr)(*self._args()))
@@ -81,12 +154,33 @@ class ToyChain:
         return float(evaluate_mp(expr, {A: c.A, EB: c.EB, VB: c.VB, h: self.h, k: 0, m0: 0, v0: 0}, dps))
 
     def mixing_factor(self) -> float:
-        """``|1 - A h|``: the mean's contraction per step (the variance contracts by its square)."""
+        """``|1 - A h|``: the mean's contraction per step (the variance contracts by its square).
+
+        Returns
+        -------
+        float
+        """
         return abs(1.0 - self.constants.A * self.h)
 
 
 def method_of(sampler) -> str:
-    """'euler', 'sgld' or 'msgld' from a simulate sampler's integrator and estimator."""
+    """The scheme of a simulator sampler: 'euler', 'sgld' or 'msgld', read from its integrator and estimator.
+
+    Parameters
+    ----------
+    sampler : simulate.Sampler
+        Langevin with the full gradient (Euler) or a minibatch (SGLD), or ModifiedLangevin with a minibatch (mSGLD),
+        at temperature 1.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ParameterError
+        For any other sampler, or a temperature other than 1.
+    """
     from simulate.estimators.minibatch import FullGradient, Minibatch
     from simulate.integrators.langevin import Langevin, ModifiedLangevin
 
@@ -104,8 +198,25 @@ def method_of(sampler) -> str:
 
 
 def toy_chain(sampler) -> ToyChain:
-    """The toy theory of a simulate sampler on a 1-D GaussianMeanModel (reads the same description): Vollmer et al.'s
-    closed forms. ``theory.exact_law(sampler)`` is the exact engine's law of any sampler, equal to these on the toy."""
+    """The toy theory of a simulator sampler on a 1-D GaussianMeanModel: Vollmer et al.'s closed forms.
+
+    It reads the same description the simulator runs; ``theory.exact_law(sampler)`` is the exact engine's law of any
+    sampler, equal to these on the toy.
+
+    Parameters
+    ----------
+    sampler : simulate.Sampler
+        Euler, SGLD or mSGLD (:func:`method_of`) on a 1-D :class:`simulate.GaussianMeanModel`.
+
+    Returns
+    -------
+    ToyChain
+
+    Raises
+    ------
+    ParameterError
+        When the model is not a 1-D GaussianMeanModel, the sampler is none of the three, or h is not in (0, 2/A).
+    """
     from simulate.models.gaussian import GaussianMeanModel
 
     model = sampler.model

@@ -20,19 +20,67 @@ from theory import symbols as s
 
 
 def A_expr() -> sp.Expr:
-    """A = (1/2)(1/sigma0^2 + N/sigma_x^2), eq. (15)."""
+    """A = (1/2)(1/sigma0^2 + N/sigma_x^2), the drift coefficient of the toy's SGLD step.
+
+    Returns
+    -------
+    sympy.Expr
+        In the symbols sigma_0, N, sigma_x (``theory.symbols``).
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (15) (:doc:`/papers/vollmer`, sec. 3).
+    """
     return (1 / s.sigma0**2 + s.N / s.sigma_x**2) / 2
 
 
 def var_B_expr(replace: bool) -> sp.Expr:
-    """Var(B), eq. (16): N(N-1)/n VarX / (4 sigma_x^4) with replacement, N(N-n)/n VarX / (4 sigma_x^4) without."""
+    """Var(B) of the toy's minibatch term: N(N - 1)/n s_X^2 / (4 sigma_x^4) with replacement, N(N - n)/n ... without.
+
+    s_X^2 is the unbiased empirical variance of the data (the symbol VarX).
+
+    Parameters
+    ----------
+    replace : bool
+        With replacement or without.
+
+    Returns
+    -------
+    sympy.Expr
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (16) (:doc:`/papers/vollmer`, sec. 3).
+    """
     factor = (s.N - 1) if replace else (s.N - s.n)
     return s.N * factor / s.n * s.var_x / (4 * s.sigma_x**4)
 
 
 @dataclass(frozen=True)
 class ToyConstants:
-    """Numbers that define the toy chain for one data set, subset size and sampling scheme."""
+    """The numbers that define the toy chain for one data set, subset size and sampling scheme (eqs. (14)-(16)).
+
+    Build with :func:`theory.toy_constants`.
+
+    Parameters
+    ----------
+    A : float
+        (1/2)(1/sigma0^2 + N/sigma_x^2).
+    EB : float
+        E(B) = sum_i x_i / (2 sigma_x^2).
+    VB : float
+        Var(B).
+    N : int
+        The number of data.
+    n : int
+        The subset size.
+    replace : bool
+        Subsets drawn with replacement or without.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eqs. (14)-(16) (:doc:`/papers/vollmer`, sec. 3).
+    """
 
     A: float
     EB: float
@@ -43,20 +91,36 @@ class ToyConstants:
 
     @property
     def posterior_mean(self) -> float:
-        """mu_p = E(B)/A, eq. (12)."""
+        """The posterior mean mu_p = E(B)/A (eq. (12))."""
         return self.EB / self.A
 
     @property
     def posterior_var(self) -> float:
-        """sigma_p^2 = 1/(2A), eq. (12)."""
+        """The posterior variance sigma_p^2 = 1/(2A) (eq. (12))."""
         return 1.0 / (2.0 * self.A)
 
     def subs(self) -> dict:
+        """The substitution of these numbers for the symbols A, E_B, V_B of ``theory.symbols``.
+
+        Returns
+        -------
+        dict
+            {A: A, E_B: EB, V_B: VB}.
+        """
         return {s.A: self.A, s.EB: self.EB, s.VB: self.VB}
 
 
 def check_toy_data(data) -> np.ndarray:
     """The toy model's data as a 1-D float array (an (N, 1) array is accepted).
+
+    Parameters
+    ----------
+    data : array_like, shape (N,) or (N, 1)
+        N >= 2 finite numbers.
+
+    Returns
+    -------
+    numpy.ndarray, shape (N,)
 
     Raises
     ------
@@ -76,9 +140,35 @@ def check_toy_data(data) -> np.ndarray:
 def toy_constants(
     data, n: int, replace: bool = False, sigma_x: float = 1.0, sigma0: float = 1.0
 ) -> ToyConstants:
-    """A, E(B), Var(B) of eqs. (15)-(16) for a 1-D data set, subset size n and sampling scheme.
+    """A, E(B) and Var(B) for a 1-D data set, a subset size and a sampling scheme.
 
     n = N without replacement gives Var(B) = 0 (Euler).
+
+    Parameters
+    ----------
+    data : array_like, shape (N,) or (N, 1)
+        The data x_1..x_N, N >= 2.
+    n : int
+        The subset size, 1 <= n <= N.
+    replace : bool, default False
+        Subsets drawn with replacement or without.
+    sigma_x : float, default 1.0
+        The data's standard deviation, > 0.
+    sigma0 : float, default 1.0
+        The prior's standard deviation, > 0.
+
+    Returns
+    -------
+    ToyConstants
+
+    Raises
+    ------
+    ParameterError
+        When the data are not N >= 2 finite numbers, or n or a scale is out of range.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eqs. (15)-(16) (:doc:`/papers/vollmer`, sec. 3).
     """
     x = check_toy_data(data)
     N = x.size

@@ -84,9 +84,28 @@ def _monomial_partition_shapes(exponents: tuple[int, ...]) -> tuple[tuple[tuple[
 
 
 def expected_power_sum_monomial(exponents: Sequence[int], N: int, mean: Any, sd: Any) -> mpmath.mpf:
-    """E prod_m p_m^{e_m} for x_i ~ iid N(mean, sd^2), p_m = sum_i x_i^m (new; Appendix 10.2):
+    """E prod_m p_m^{e_m} for x_i ~ iid N(mean, sd^2), p_m = sum_i x_i^m, exactly (new).
 
-    sum over set partitions of the factor list of (N)_{#blocks} prod_blocks E X^{sum of the block's orders}.
+    A sum over the set partitions of the factor list of (N)_{#blocks} prod_blocks E X^{sum of the block's orders}.
+
+    Parameters
+    ----------
+    exponents : sequence of int
+        e_1, e_2, ...: the power of each power sum p_m.
+    N : int
+        The number of data, >= 1.
+    mean : number
+        The data's mean.
+    sd : number
+        The data's standard deviation.
+
+    Returns
+    -------
+    mpmath.mpf
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Appendix 10.2 (:doc:`/papers/vollmer`, sec. 4.6).
     """
     exponents = tuple(check_int("exponents[i]", e, 0) for e in exponents)
     N = check_int("N", N, 1)
@@ -128,10 +147,56 @@ def expected_over_data(quantity: str, method: str, N: int, n: int | None, M_: in
                        h: float | None = None, r: float | None = None, theta_dagger: float = 1.0,
                        sigma_X: float | None = None, sigma_x: float = 1.0, sigma0: float = 1.0,
                        theta0: float = 0.0, dps: int = 80) -> mpmath.mpf:
-    """EXACT E_X of a finite-time quantity over data x_i ~ iid N(theta_dagger, sigma_X^2) (Appendix 10.2).
+    """The exact expectation over data x_i ~ iid N(theta_dagger, sigma_X^2) of a finite-time quantity (new).
 
-    quantity in :data:`QUANTITIES`; sigma_X defaults to sigma_x (well-specified model); theta0 = 0 as in App. 10.2.
-    mu_p, the minibatch cumulants and (mSGLD) the noise scale all depend on the data and sit inside the expectation.
+    mu_p, the minibatch cumulants and (mSGLD) the noise scale all depend on the data and sit inside the expectation:
+    each quantity is a polynomial in the power sums of the data (:func:`theory.toy.finite_time_sympy.data_polynomial`),
+    averaged term by term (:func:`expected_power_sum_monomial`).
+
+    Parameters
+    ----------
+    quantity : str
+        'es2', 'es2sq', 'es1', 'es1sq', 'mse2', 'mse1', 'ere_num' or 'ere' (as for
+        :meth:`theory.toy.finite_time.ToyFiniteTime.evaluate`).
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    N : int
+        The number of data, >= 2.
+    n : int or None
+        The subset size, 1 <= n <= N (ignored for Euler).
+    M_ : int
+        M >= 1, the number of states averaged.
+    replace : bool, default False
+        Subsets with replacement or without.
+    h : float, optional
+        The step size; give exactly one of h and r.
+    r : float, optional
+        r = A h, 0 < r < 2.
+    theta_dagger : float, default 1.0
+        The data's mean.
+    sigma_X : float, optional
+        The data's standard deviation (default sigma_x: a well-specified model).
+    sigma_x : float, default 1.0
+        The model's likelihood standard deviation.
+    sigma0 : float, default 1.0
+        The prior's standard deviation.
+    theta0 : float, default 0.0
+        The deterministic start (0 as in Appendix 10.2).
+    dps : int, default 80
+        Decimal digits.
+
+    Returns
+    -------
+    mpmath.mpf
+
+    Raises
+    ------
+    ParameterError
+        When an argument is out of range, both or neither of h and r is given, n is missing, or h is not below 2/A.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Appendix 10.2 (:doc:`/papers/vollmer`, sec. 4.6).
     """
     _check_quantity(quantity)
     check_method(method)
@@ -174,8 +239,59 @@ def expected_over_data_mc(quantity: str, method: str, N: int, n: int | None, M_:
                           theta_dagger: float = 1.0, sigma_X: float | None = None, sigma_x: float = 1.0,
                           sigma0: float = 1.0, theta0: float = 0.0, dps: int = DEFAULT_DPS
                           ) -> tuple[float, float]:
-    """Monte Carlo E_X: the exact fixed-data quantity averaged over ``n_datasets`` simulated data sets
-    (Appendix 10.2; docs/papers/vollmer.md sec. 4.6).  Returns (mean, standard error)."""
+    """The Monte Carlo counterpart of :func:`expected_over_data`: the exact fixed-data quantity averaged over data sets.
+
+    Parameters
+    ----------
+    quantity : str
+        'es2', 'es2sq', 'es1', 'es1sq', 'mse2', 'mse1', 'ere_num' or 'ere' (as for
+        :meth:`theory.toy.finite_time.ToyFiniteTime.evaluate`).
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    N : int
+        The number of data, >= 2.
+    n : int or None
+        The subset size, 1 <= n <= N (ignored for Euler).
+    M_ : int
+        M >= 1, the number of states averaged.
+    n_datasets : int
+        Simulated data sets, >= 2.
+    seed : int
+        The seed of the data sets, >= 0.
+    replace : bool, default False
+        Subsets with replacement or without.
+    h : float, optional
+        The step size; give exactly one of h and r.
+    r : float, optional
+        r = A h, 0 < r < 2.
+    theta_dagger : float, default 1.0
+        The data's mean.
+    sigma_X : float, optional
+        The data's standard deviation (default sigma_x: a well-specified model).
+    sigma_x : float, default 1.0
+        The model's likelihood standard deviation.
+    sigma0 : float, default 1.0
+        The prior's standard deviation.
+    theta0 : float, default 0.0
+        The deterministic start (0 as in Appendix 10.2).
+    dps : int, default DEFAULT_DPS
+        Decimal digits of each fixed-data evaluation.
+
+    Returns
+    -------
+    mean : float
+    se : float
+        The standard error of the mean across data sets.
+
+    Raises
+    ------
+    ParameterError
+        When an argument is out of range.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Appendix 10.2 (:doc:`/papers/vollmer`, sec. 4.6).
+    """
     n_datasets = check_int("n_datasets", n_datasets, 2)
     seed = check_int("seed", seed, 0)
     N = check_int("N", N, 2)

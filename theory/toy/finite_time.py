@@ -19,7 +19,7 @@ V_inf = c_2 / (1 - a^2),
 So every sum over k < M is a combination of sum_k a^{lk} and sum_{i<j} a^{li} a^{m(j-i)}: sympy evaluates these
 finite geometric sums in closed form once, with z = a^M kept as a symbol, and the results are lambdified to mpmath.
 The derivation is generic (the method enters only through the numbers c_2, c_3, c_4), so it runs once per process
-(about 1-2 s) and is cached.  Evaluating at M = 10^9 costs the same as at M = 10 (about 2 ms).  Near the plateau
+and is cached.  Evaluating at M = 10^9 costs the same as at M = 10.  Near the plateau
 MSE2 ~ 1e-8 comes from terms ~ 1, so the default precision is 60 digits; results are mpmath numbers at that
 precision (do further arithmetic inside ``mpmath.workdps``, or convert with float()).
 
@@ -62,10 +62,34 @@ from theory.toy.finite_time_sympy import (
 
 @dataclass(frozen=True)
 class ToyFiniteTime:
-    """Exact finite-time moments of one toy chain theta' = a theta + h B + s xi (Vollmer et al. Section 2, App. 10).
+    """Exact finite-time moments of one toy chain theta' = a theta + h B + s xi, and of its time averages.
 
-    Build it with :func:`toy_finite_time` (from data) or :func:`from_sampler`.  ``b`` holds E B^0..E B^4 exactly
-    (mpmath numbers at ``dps`` digits); for Euler B is the constant E(B).
+    Build it with :func:`toy_finite_time` (from data) or :func:`from_sampler`. Every result is an mpmath number at
+    ``dps`` digits (module docstring).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    A : mpmath.mpf
+        (1/2)(1/sigma0^2 + N/sigma_x^2).
+    h : mpmath.mpf
+        The step size, 0 < h < 2/A.
+    b : tuple of mpmath.mpf
+        E B^0 = 1, E B^1, ..., E B^4, exactly; for Euler B is the constant E(B).
+    theta0 : mpmath.mpf
+        The deterministic start theta_0.
+    dps : int, default DEFAULT_DPS
+        Decimal digits, 20 <= dps <= 10000 (default 60).
+
+    Raises
+    ------
+    ParameterError
+        When method, dps, b, h or theta0 is invalid, or Euler is given a random B.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Section 2.2, eqs. (22) and (68), Appendix 10 (:doc:`/papers/vollmer`, sec. 4).
     """
 
     method: str
@@ -90,7 +114,7 @@ class ToyFiniteTime:
     # ----- derived constants (eq. 14-16, 20)
     @property
     def a(self) -> mpmath.mpf:
-        """1 - A h."""
+        """a = 1 - A h, the mean's contraction per step (eq. (14))."""
         with mpmath.workdps(self.dps):
             return 1 - self.A * self.h
 
@@ -102,13 +126,13 @@ class ToyFiniteTime:
 
     @property
     def cumulants_B(self) -> tuple:
-        """(kappa_1, kappa_2, kappa_3, kappa_4) of B."""
+        """The cumulants (kappa_1, kappa_2, kappa_3, kappa_4) of B."""
         with mpmath.workdps(self.dps):
             return tuple(+v for v in sm.cumulants_from_raw(list(self.b)))
 
     @property
     def noise_var(self) -> mpmath.mpf:
-        """s^2: h (Euler, SGLD) or h (1 - h Var(B)/2)^2 (mSGLD, eq. 20)."""
+        """The injected noise's variance s^2: h (Euler, SGLD) or h (1 - h Var(B)/2)^2 (mSGLD, eq. (20))."""
         with mpmath.workdps(self.dps):
             if self.method == "msgld":
                 return self.h * (1 - self.h * self.var_B / 2) ** 2
@@ -116,13 +140,13 @@ class ToyFiniteTime:
 
     @property
     def posterior_mean(self) -> mpmath.mpf:
-        """mu_p = E(B)/A, eq. (12)/(17)."""
+        """The posterior mean mu_p = E(B)/A (eqs. (12), (17))."""
         with mpmath.workdps(self.dps):
             return self.b[1] / self.A
 
     @property
     def posterior_var(self) -> mpmath.mpf:
-        """sigma_p^2 = 1/(2A), eq. (12)."""
+        """The posterior variance sigma_p^2 = 1/(2A) (eq. (12))."""
         with mpmath.workdps(self.dps):
             return 1 / (2 * self.A)
 
@@ -134,7 +158,7 @@ class ToyFiniteTime:
 
     @property
     def zeta_cumulants(self) -> tuple:
-        """(c_2, c_3, c_4): cumulants of zeta = h (B - E B) + s xi (docs/papers/vollmer.md sec. 4.2)."""
+        """(c_2, c_3, c_4): the cumulants of the step noise zeta = h (B - E B) + s xi (digest sec. 4.2)."""
         with mpmath.workdps(self.dps):
             k = self.cumulants_B
             return (self.h**2 * k[1] + self.noise_var, self.h**3 * k[2], self.h**4 * k[3])
@@ -152,7 +176,23 @@ class ToyFiniteTime:
 
     # ----- moments at step k (docs/papers/vollmer.md sec. 4.2)
     def moment(self, k: int, p: int) -> mpmath.mpf:
-        """E theta_k^p, p <= 4, closed form in k (cumulant form of (C.2)-(C.5), docs/papers/vollmer.md sec. 4.2)."""
+        """E theta_k^p, p <= 4, in closed form in k (the cumulant form of (C.2)-(C.5)).
+
+        Parameters
+        ----------
+        k : int
+            The step, >= 0.
+        p : int
+            The power, 0 <= p <= 4.
+
+        Returns
+        -------
+        mpmath.mpf
+
+        References
+        ----------
+        Vollmer, Zygalakis & Teh (2016), (C.2)-(C.5) (:doc:`/papers/vollmer`, sec. 4.2).
+        """
         k = check_int("k", k, 0)
         p = check_int("p", p, 0, 4)
         with mpmath.workdps(self.dps):
@@ -161,7 +201,19 @@ class ToyFiniteTime:
             return +_lambdified_moment(p)(self.a, xk, self.posterior_mean, self.theta0, *c)
 
     def moment_recursion(self, k: int, p: int) -> mpmath.mpf:
-        """E theta_k^p by iterating (C.2)-(C.5) k times with the raw moments E B^j (O(k); for checks)."""
+        """E theta_k^p by iterating (C.2)-(C.5) k times with the raw moments E B^j (O(k); an independent check).
+
+        Parameters
+        ----------
+        k : int
+            The step, >= 0.
+        p : int
+            The power, 0 <= p <= 4.
+
+        Returns
+        -------
+        mpmath.mpf
+        """
         k = check_int("k", k, 0)
         p = check_int("p", p, 0, 4)
         with mpmath.workdps(self.dps):
@@ -172,7 +224,17 @@ class ToyFiniteTime:
             return m[p]
 
     def stationary_moment(self, p: int) -> mpmath.mpf:
-        """lim_k E theta_k^p (eqs. 17, 18, 21 for p = 1, 2)."""
+        """The stationary moment lim_k E theta_k^p (eqs. (17), (18), (21) for p = 1, 2).
+
+        Parameters
+        ----------
+        p : int
+            The power, 0 <= p <= 4.
+
+        Returns
+        -------
+        mpmath.mpf
+        """
         p = check_int("p", p, 0, 4)
         with mpmath.workdps(self.dps):
             return self._stationary_moments()[p]
@@ -183,13 +245,37 @@ class ToyFiniteTime:
         return [_lambdified_moment(p)(self.a, mpmath.mpf(0), self.posterior_mean, self.theta0, *c) for p in range(5)]
 
     def bias_theta2(self) -> mpmath.mpf:
-        """Asymptotic bias of phi = theta^2: Var_inf - sigma_p^2 (eqs. 18, 21)."""
+        """The asymptotic bias of phi = theta^2: lim E theta_k^2 - (mu_p^2 + sigma_p^2) (eqs. (18), (21)).
+
+        Returns
+        -------
+        mpmath.mpf
+        """
         with mpmath.workdps(self.dps):
             return self.stationary_moment(2) - self.target2
 
     def cross_moment(self, i: int, j: int, p: int = 2) -> mpmath.mpf:
-        """E[theta_i^p theta_j^p], p in {1, 2}, i <= j, closed form (docs/papers/vollmer.md sec. 4.3; replaces
-        (C.6)-(C.7))."""
+        """The cross moment E[theta_i^p theta_j^p], p in {1, 2}, i <= j, in closed form.
+
+        It replaces the paper's (C.6)-(C.7), whose printed (1 - Ah)^{j-i} should read (1 - Ah)^{2(j-i)}.
+
+        Parameters
+        ----------
+        i : int
+            The earlier step, >= 0.
+        j : int
+            The later step, >= i.
+        p : int, default 2
+            1 or 2.
+
+        Returns
+        -------
+        mpmath.mpf
+
+        References
+        ----------
+        Vollmer, Zygalakis & Teh (2016), (C.6)-(C.7), corrected (:doc:`/papers/vollmer`, secs. 4.3 and 11).
+        """
         i = check_int("i", i, 0)
         j = check_int("j", j, i)
         p = check_int("p", p, 1, 2)
@@ -202,7 +288,25 @@ class ToyFiniteTime:
 
     # ----- time averages (closed forms in M)
     def evaluate(self, quantity: str, M_: int) -> mpmath.mpf:
-        """One closed form in M: 'es2', 'es2sq', 'es1', 'es1sq', 'mse2', 'mse1', 'ere_num', 'ere'."""
+        """One time-average quantity in closed form in M (by the recursion at A h = 1 exactly, where they are 0/0).
+
+        Parameters
+        ----------
+        quantity : str
+            'es2' (E S2), 'es2sq' (E S2^2), 'es1', 'es1sq', 'mse2', 'mse1', 'ere_num' or 'ere'
+            (``theory.toy.finite_time_sympy.QUANTITIES``).
+        M_ : int
+            M >= 1, the number of states averaged.
+
+        Returns
+        -------
+        mpmath.mpf
+
+        Raises
+        ------
+        ParameterError
+            When quantity is unknown or M < 1.
+        """
         M_ = _check_M(M_)
         _check_quantity(quantity)
         if self._needs_recursion():
@@ -211,36 +315,114 @@ class ToyFiniteTime:
             return +lambdified(quantity)(*self._args(M_))
 
     def es2(self, M_: int) -> mpmath.mpf:
-        """E S2(M), S2 = (1/M) sum_{k=0}^{M-1} theta_k^2 (eq. 22)."""
+        """E S2(M), S2 = (1/M) sum_{k=0}^{M-1} theta_k^2 (eq. (22)).
+
+        Parameters
+        ----------
+        M_ : int
+            M >= 1, the number of states averaged, theta_0 .. theta_{M-1} (an integral float such as 1e9 is
+            accepted).
+
+        Returns
+        -------
+        mpmath.mpf
+        """
         return self.evaluate("es2", M_)
 
     def mse2(self, M_: int) -> mpmath.mpf:
-        """MSE2(M) = E (S2 - mu_p^2 - sigma_p^2)^2, eq. (22) / (C.1)."""
+        """MSE2(M) = E (S2 - mu_p^2 - sigma_p^2)^2, the mean squared error of the time average of theta^2.
+
+        Parameters
+        ----------
+        M_ : int
+            M >= 1, the number of states averaged, theta_0 .. theta_{M-1} (an integral float such as 1e9 is
+            accepted).
+
+        Returns
+        -------
+        mpmath.mpf
+
+        References
+        ----------
+        Vollmer, Zygalakis & Teh (2016), eq. (22) and (C.1) (:doc:`/papers/vollmer`, sec. 4).
+        """
         return self.evaluate("mse2", M_)
 
     def mse1(self, M_: int) -> mpmath.mpf:
-        """MSE1(M) = E ((1/M) sum_{k<M} theta_k - mu_p)^2 (the posterior-mean analogue of eq. 22)."""
+        """MSE1(M) = E ((1/M) sum_{k<M} theta_k - mu_p)^2, the posterior-mean analogue of eq. (22).
+
+        Parameters
+        ----------
+        M_ : int
+            M >= 1, the number of states averaged, theta_0 .. theta_{M-1} (an integral float such as 1e9 is
+            accepted).
+
+        Returns
+        -------
+        mpmath.mpf
+        """
         return self.evaluate("mse1", M_)
 
     def ere_numerator(self, M_: int) -> mpmath.mpf:
-        """E[S2 - S1^2], the expected variance estimate of eq. (68)/(72)."""
+        """E[S2 - S1^2], the expected variance estimate of eqs. (68) and (72).
+
+        Parameters
+        ----------
+        M_ : int
+            M >= 1, the number of states averaged, theta_0 .. theta_{M-1} (an integral float such as 1e9 is
+            accepted).
+
+        Returns
+        -------
+        mpmath.mpf
+        """
         return self.evaluate("ere_num", M_)
 
     def ere(self, M_: int) -> mpmath.mpf:
-        """ERE(M) = E[(S2 - S1^2)/sigma_p^2] - 1, eq. (68)."""
+        """ERE(M) = E[(S2 - S1^2)/sigma_p^2] - 1, the expected relative error of the variance estimate (eq. (68)).
+
+        Parameters
+        ----------
+        M_ : int
+            M >= 1, the number of states averaged, theta_0 .. theta_{M-1} (an integral float such as 1e9 is
+            accepted).
+
+        Returns
+        -------
+        mpmath.mpf
+        """
         return self.evaluate("ere", M_)
 
     def var_s2(self, M_: int) -> mpmath.mpf:
-        """Var(S2(M)) = E S2^2 - (E S2)^2."""
+        """Var(S2(M)) = E S2^2 - (E S2)^2.
+
+        Parameters
+        ----------
+        M_ : int
+            M >= 1, the number of states averaged, theta_0 .. theta_{M-1} (an integral float such as 1e9 is
+            accepted).
+
+        Returns
+        -------
+        mpmath.mpf
+        """
         with mpmath.workdps(self.dps):
             return self.evaluate("es2sq", M_) - self.evaluate("es2", M_) ** 2
 
     # ----- asymptotics (docs/papers/vollmer.md sec. 4.4)
     def asymptotic_variance(self) -> mpmath.mpf:
-        """sigma_as^2 = lim_M M Var(S2) (docs/papers/vollmer.md sec. 4.4, closed form):
+        """The asymptotic variance sigma_as^2 = lim_M M Var(S2), in closed form (new).
 
         4 mu^2 s2 + 4 mu m3 + m4 - s2^2 + 4 mu (2 mu s2 + m3) rho/(1-rho) + 2 (2 mu m3 + m4 - s2^2) rho^2/(1-rho^2),
         s2 = V_inf, m3 = c_3/(1-a^3), m4 = c_4/(1-a^4) + 3 s2^2 (central moments of pi_h), rho = a.
+
+        Returns
+        -------
+        mpmath.mpf
+
+        References
+        ----------
+        :doc:`/papers/vollmer`, sec. 4.4.
         """
         with mpmath.workdps(self.dps):
             aa, m = self.a, self.posterior_mean
@@ -252,14 +434,34 @@ class ToyFiniteTime:
                     + 2 * (2 * m * m3 + m4 - s2**2) * aa**2 / (1 - aa**2))
 
     def transient_coefficient(self) -> mpmath.mpf:
-        """C with E S2(M) = E_{pi_h} theta^2 + C/M + O(a^M / M): sum_k (E theta_k^2 - E_{pi_h} theta^2) (new)."""
+        """C with E S2(M) = E_{pi_h} theta^2 + C/M + O(a^M / M): sum_k (E theta_k^2 - E_{pi_h} theta^2) (new).
+
+        Returns
+        -------
+        mpmath.mpf
+        """
         return self.expansion("es2")[1]
 
     def expansion(self, quantity: str = "mse2") -> tuple:
-        """(e0, e1, e2) with quantity(M) = e0 + e1/M + e2/M^2 up to terms O(M^2 a^M) (new, sympy).
+        """The expansion quantity(M) = e0 + e1/M + e2/M^2, up to terms O(M^2 a^M) (new, sympy).
 
         For MSE2: e0 = bias^2 and e1 = sigma_as^2 + 2 bias C (C = :meth:`transient_coefficient`): the
         h^2 + 1/(M h) structure of eq. (67).
+
+        Parameters
+        ----------
+        quantity : str, default "mse2"
+            As for :meth:`evaluate`.
+
+        Returns
+        -------
+        tuple of mpmath.mpf
+            (e0, e1, e2).
+
+        Raises
+        ------
+        ParameterError
+            When quantity is unknown.
         """
         _check_quantity(quantity)
         with mpmath.workdps(self.dps):
@@ -280,10 +482,14 @@ class ToyFiniteTime:
                 for p in range(5)]
 
     def transition_matrix(self) -> list[list]:
-        """The 15 x 15 matrix T of the augmented linear recursion (docs/papers/vollmer.md sec. 4.3).
+        """The 15 x 15 matrix T of the augmented linear recursion (digest sec. 4.3).
 
         State: E theta^0..4 (0-4), E theta^p Z, p = 0..2 (5-7; Z_k = sum_{i<k} theta_i^2), E theta^p Y, p = 0, 1
         (8-9; Y_k = sum_{i<k} theta_i), running sums of E theta^4, E theta^2 Z, E theta^2, E theta, E theta Y (10-14).
+
+        Returns
+        -------
+        list of list of mpmath.mpf
         """
         with mpmath.workdps(self.dps):
             Q = self._transition_Q()
@@ -305,7 +511,20 @@ class ToyFiniteTime:
             return T
 
     def recursion(self, M_: int) -> dict:
-        """Every quantity of :meth:`evaluate` from T^M applied to the initial state (repeated squaring, O(log M))."""
+        """Every quantity of :meth:`evaluate` from T^M applied to the initial state (repeated squaring, O(log M)).
+
+        An independent route (raw moments, no cumulants) to the closed forms.
+
+        Parameters
+        ----------
+        M_ : int
+            M >= 1.
+
+        Returns
+        -------
+        dict of str to mpmath.mpf
+            Keyed by the quantities' names.
+        """
         M_ = _check_M(M_)
         with mpmath.workdps(self.dps):
             P = self.transition_matrix()
@@ -325,6 +544,16 @@ class ToyFiniteTime:
         """Every quantity of :meth:`evaluate` by brute-force double sums over i < j (O(M^2); for checks).
 
         E theta_i^2 theta_j^2 is obtained by propagating E[theta_i^2 theta_j^q], q <= 2, from j = i step by step.
+
+        Parameters
+        ----------
+        M_ : int
+            1 <= M <= 5000.
+
+        Returns
+        -------
+        dict of str to mpmath.mpf
+            Keyed by the quantities' names.
         """
         M_ = check_int("M", M_, 1, 5000)
         with mpmath.workdps(self.dps):
@@ -363,7 +592,28 @@ def _A_float(N: int, sigma_x: float, sigma0: float) -> float:
 
 
 def step_size(r: float, N: int, sigma_x: float = 1.0, sigma0: float = 1.0) -> float:
-    """h = r / A (float, as the verify claims build samplers), 0 < r < 2."""
+    """The step size h = r / A for r = A h (a float, as the claims build samplers).
+
+    Parameters
+    ----------
+    r : float
+        r = A h, 0 < r < 2 (the paper uses r < 1).
+    N : int
+        The number of data.
+    sigma_x : float, default 1.0
+        The data's standard deviation.
+    sigma0 : float, default 1.0
+        The prior's standard deviation.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        When r is not in (0, 2).
+    """
     r = check_positive("r", r)
     if r >= 2.0:
         raise ParameterError(f"r must satisfy 0 < r < 2 (stability, r = A h), got {r}")
@@ -373,10 +623,46 @@ def step_size(r: float, N: int, sigma_x: float = 1.0, sigma0: float = 1.0) -> fl
 def toy_finite_time(method: str, data: ArrayLike, n: int | None = None, *, replace: bool = False,
                     h: float | None = None, r: float | None = None, sigma_x: float = 1.0, sigma0: float = 1.0,
                     theta0: float = 0.0, dps: int = DEFAULT_DPS) -> ToyFiniteTime:
-    """Exact finite-time theory for a data set, subset size n, sampling scheme and step h (or r = A h).
+    """The exact finite-time theory of one toy chain, for a data set, subset size, sampling scheme and step size.
 
-    Euler ignores n and replace (B is the constant sum_i x_i / (2 sigma_x^2)).  E B^p are exact (eqs. 14-16,
-    App. 10.1, :mod:`theory.noise.subset_moments`).
+    Euler ignores n and replace (B is the constant sum_i x_i / (2 sigma_x^2)). E B^p are exact (eqs. (14)-(16),
+    Appendix 10.1, :mod:`theory.noise.subset_moments`).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    data : array_like, shape (N,) or (N, 1)
+        The data, N >= 2.
+    n : int, optional
+        The subset size, 1 <= n <= N (required for SGLD and mSGLD).
+    replace : bool, default False
+        Subsets with replacement or without.
+    h : float, optional
+        The step size; give exactly one of h and r.
+    r : float, optional
+        r = A h, 0 < r < 2.
+    sigma_x : float, default 1.0
+        The data's standard deviation.
+    sigma0 : float, default 1.0
+        The prior's standard deviation.
+    theta0 : float, default 0.0
+        The deterministic start.
+    dps : int, default DEFAULT_DPS
+        Decimal digits (default 60).
+
+    Returns
+    -------
+    ToyFiniteTime
+
+    Raises
+    ------
+    ParameterError
+        When an argument is out of range, both or neither of h and r is given, or n is missing.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eqs. (14)-(16), (22), Appendix 10 (:doc:`/papers/vollmer`, sec. 4).
     """
     check_method(method)
     xd = check_toy_data(data)
@@ -401,7 +687,26 @@ def toy_finite_time(method: str, data: ArrayLike, n: int | None = None, *, repla
 
 
 def from_sampler(sampler: Any, theta0: float = 0.0, dps: int = DEFAULT_DPS) -> ToyFiniteTime:
-    """The finite-time theory of a simulate sampler on a 1-D GaussianMeanModel (same data, n, scheme, h)."""
+    """The finite-time theory of a simulator sampler on a 1-D GaussianMeanModel (the same data, n, scheme, h).
+
+    Parameters
+    ----------
+    sampler : simulate.Sampler
+        Euler, SGLD or mSGLD on a 1-D :class:`simulate.GaussianMeanModel` (:func:`theory.toy.chain.method_of`).
+    theta0 : float, default 0.0
+        The deterministic start.
+    dps : int, default DEFAULT_DPS
+        Decimal digits.
+
+    Returns
+    -------
+    ToyFiniteTime
+
+    Raises
+    ------
+    ParameterError
+        When the model or the sampler is not one the toy theory covers.
+    """
     from simulate.models.gaussian import GaussianMeanModel
     from theory.toy.chain import method_of
 

@@ -102,10 +102,16 @@ def _split_M_powers(expr: sp.Expr, base: sp.Symbol, sym: sp.Symbol) -> sp.Expr:
 
 @cache
 def geometric_primitives() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
-    """(G, J, H) derived with sympy.summation (new; the paper used Mathematica, App. 10.1):
+    """The geometric sums G, J, H every time average reduces to, derived with sympy.summation (new; cached).
 
     G(q) = sum_{k=0}^{M-1} q^k,  J(q) = sum_{j=1}^{M-1} j q^j,  H(p, q) = sum_{0<=i<j<=M-1} p^i q^(j-i),
-    as Piecewise expressions in p, q, M with p^M, q^M written as the symbols P_M, Q_M.
+    as Piecewise expressions in p, q, M with p^M, q^M written as the symbols P_M, Q_M. (The paper used Mathematica,
+    Appendix 10.1.)
+
+    Returns
+    -------
+    tuple of sympy.Expr
+        (G, J, H).
     """
     G = sp.summation(_q**_k, (_k, 0, M - 1))
     J = sp.summation(_j * _q**_j, (_j, 1, M - 1))
@@ -129,14 +135,38 @@ def _instantiate(expr: sp.Expr, l_p: int | None, l_q: int | None) -> sp.Expr:
 
 @cache
 def geom_sum(ell: int) -> sp.Expr:
-    """sum_{k=0}^{M-1} a^{ell k} in closed form (z = a^M)."""
+    """sum_{k=0}^{M-1} a^{ell k} in closed form, with z = a^M (cached).
+
+    Parameters
+    ----------
+    ell : int
+        The power of a.
+
+    Returns
+    -------
+    sympy.Expr
+        In a, z, M.
+    """
     G, _, _ = geometric_primitives()
     return _instantiate(G, None, ell)
 
 
 @cache
 def pair_sum(ell: int, m: int) -> sp.Expr:
-    """sum_{0 <= i < j <= M-1} a^{ell i} a^{m (j - i)} in closed form (z = a^M)."""
+    """sum_{0 <= i < j <= M-1} a^{ell i} a^{m (j - i)} in closed form, with z = a^M (cached).
+
+    Parameters
+    ----------
+    ell : int
+        The power of a at the earlier index.
+    m : int
+        The power of a on the gap j - i.
+
+    Returns
+    -------
+    sympy.Expr
+        In a, z, M.
+    """
     _, J, H = geometric_primitives()
     if ell == m:
         return _instantiate(J, None, m)
@@ -145,8 +175,17 @@ def pair_sum(ell: int, m: int) -> sp.Expr:
 
 @cache
 def moment_polynomials() -> tuple[dict[int, sp.Expr], ...]:
-    """E theta_k^p, p = 0..4, as {l: coefficient of a^{l k}} (docs/papers/vollmer.md sec. 4.2, cumulant form of
-    (C.2)-(C.5))."""
+    """E theta_k^p, p = 0..4, as polynomials in x = a^k (the cumulant form of (C.2)-(C.5); cached).
+
+    Returns
+    -------
+    tuple of dict
+        Per p, {l: the coefficient of a^{l k}}, coefficients in a, mu, theta_0, c_2, c_3, c_4.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), (C.2)-(C.5) (:doc:`/papers/vollmer`, sec. 4.2).
+    """
     d = (th0 - mu) * x
     K2 = c2 * (1 - x**2) / (1 - a**2)
     K3 = c3 * (1 - x**3) / (1 - a**3)
@@ -161,16 +200,44 @@ def moment_polynomials() -> tuple[dict[int, sp.Expr], ...]:
 
 
 def cross_kernel_22(yy: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
-    """(alpha, beta, gamma) in E theta_i^2 theta_j^2 = alpha E theta_i^2 + beta E theta_i^3 + gamma E theta_i^4,
-    with yy = a^(j-i) (docs/papers/vollmer.md sec. 4.3; the paper's (C.7) carries (1-Ah)^{2(j-i)} = yy^2 on
-    E theta_i^4)."""
+    """(alpha, beta, gamma) in E theta_i^2 theta_j^2 = alpha E theta_i^2 + beta E theta_i^3 + gamma E theta_i^4.
+
+    Parameters
+    ----------
+    yy : sympy.Expr
+        a^(j - i).
+
+    Returns
+    -------
+    tuple of sympy.Expr
+        (alpha, beta, gamma).
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), (C.7), corrected: it carries (1 - Ah)^{2(j-i)} = yy^2 on E theta_i^4
+    (:doc:`/papers/vollmer`, secs. 4.3 and 11).
+    """
     vinf = c2 / (1 - a**2)
     return vinf * (1 - yy**2) + mu**2 * (1 - yy) ** 2, 2 * mu * (1 - yy) * yy, yy**2
 
 
 def cross_kernel_11(yy: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-    """(beta, gamma) in E theta_i theta_j = beta E theta_i + gamma E theta_i^2, yy = a^(j-i) (docs/papers/vollmer.md
-    sec. 4.3)."""
+    """(beta, gamma) in E theta_i theta_j = beta E theta_i + gamma E theta_i^2.
+
+    Parameters
+    ----------
+    yy : sympy.Expr
+        a^(j - i).
+
+    Returns
+    -------
+    tuple of sympy.Expr
+        (beta, gamma).
+
+    References
+    ----------
+    :doc:`/papers/vollmer`, sec. 4.3 (replaces the paper's (C.6)).
+    """
     return mu * (1 - yy), yy
 
 
@@ -235,8 +302,17 @@ def _single_total(p: int) -> dict:
 
 @cache
 def skeletons() -> dict[str, dict]:
-    """The skeleton of every quantity (see the comment above): eq. (22)/(C.1), eq. (68), docs/papers/vollmer.md
-    secs. 4.2-4.3."""
+    """The skeleton of every quantity: its terms as (data monomial, power of 1/M, geometric primitive) (cached).
+
+    Returns
+    -------
+    dict of str to dict
+        Per quantity, {(monomial, k, primitive): coefficient}.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (22) / (C.1) and eq. (68) (:doc:`/papers/vollmer`, secs. 4.2-4.3).
+    """
     sum1, sum2, sum4 = _single_total(1), _single_total(2), _single_total(4)
     pair22 = _pair_total(cross_kernel_22(y), 2)
     pair11 = _pair_total(cross_kernel_11(y), 1)
@@ -291,8 +367,13 @@ def _monomial(mon: tuple[int, ...]) -> sp.Expr:
 
 @cache
 def derivation_polys() -> dict[str, dict]:
-    """Every closed form in M as {(i, j, k, l): coefficient} for mu^i c_2^j c_3^k c_4^l (coefficients in a, z, M,
-    theta_0, sigma_p^2); see :func:`derivation`."""
+    """Every closed form in M as a polynomial in the data symbols mu, c_2, c_3, c_4 (cached; :func:`derivation`).
+
+    Returns
+    -------
+    dict of str to dict
+        Per quantity, {(i, j, k, l): the coefficient of mu^i c_2^j c_3^k c_4^l, in a, z, M, theta_0, sigma_p^2}.
+    """
     out = {}
     for q, sk in skeletons().items():
         pd: dict = {}
@@ -304,12 +385,20 @@ def derivation_polys() -> dict[str, dict]:
 
 @cache
 def derivation() -> dict[str, sp.Expr]:
-    """All closed forms in M (symbols :data:`ARGS`), derived once (eq. 22 / (C.1), eq. 68, docs/papers/vollmer.md
-    secs. 4.2-4.3).
+    """All closed forms in M, in the symbols ``ARGS`` (a, z, M, mu, theta_0, c_2, c_3, c_4, sigma_p^2), derived once.
 
     es2 = E S2, es2sq = E S2^2, es1 = E S1, es1sq = E S1^2 with S2 = (1/M) sum_{k<M} theta_k^2, S1 likewise;
     mse2 = E (S2 - mu^2 - sigma_p^2)^2 (eq. 22, C.1); mse1 = E (S1 - mu)^2; ere_num = E[S2 - S1^2];
     ere = ere_num / sigma_p^2 - 1 (eq. 68).
+
+    Returns
+    -------
+    dict of str to sympy.Expr
+        Keyed by quantity.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (22) / (C.1) and eq. (68) (:doc:`/papers/vollmer`, secs. 4.2-4.3).
     """
     return {q: sp.Add(*[_monomial(mon) * c for mon, c in pd.items()]) for q, pd in derivation_polys().items()}
 
@@ -323,7 +412,23 @@ def _check_quantity(quantity: str) -> str:
 
 @cache
 def lambdified(quantity: str) -> Callable:
-    """mpmath callable f(*ARGS) of one closed form in M."""
+    """One closed form in M as an mpmath function of ``ARGS`` (cached).
+
+    Parameters
+    ----------
+    quantity : str
+        'es2', 'es2sq', 'es1', 'es1sq', 'mse2', 'mse1', 'ere_num' or 'ere' (``QUANTITIES``).
+
+    Returns
+    -------
+    callable
+        f(a, z, M, mu, theta_0, c_2, c_3, c_4, sigma_p^2).
+
+    Raises
+    ------
+    ParameterError
+        When quantity is unknown.
+    """
     return sp.lambdify(ARGS, derivation()[_check_quantity(quantity)], modules="mpmath")
 
 
@@ -343,11 +448,29 @@ def _lambdified_kernel(p: int) -> Callable:
 
 @cache
 def expansion_coefficients(quantity: str) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
-    """(e0, e1, e2) with quantity(M) = e0 + e1/M + e2/M^2 + O(M^2 a^M), exactly (new; cf. docs/papers/vollmer.md
-    sec. 4.4).
+    """(e0, e1, e2) with quantity(M) = e0 + e1/M + e2/M^2 + O(M^2 a^M), exactly (new; cached).
 
     Dropping the terms in z = a^M, every primitive is a polynomial of degree <= 2 in M; a skeleton term
     c M^(-k) (p0 + p1 M + p2 M^2) contributes c p_j to the coefficient of M^(j - k).  Positive powers cancel.
+
+    Parameters
+    ----------
+    quantity : str
+        'es2', 'es2sq', 'es1', 'es1sq', 'mse2', 'mse1', 'ere_num' or 'ere' (``QUANTITIES``).
+
+    Returns
+    -------
+    tuple of sympy.Expr
+        (e0, e1, e2) in the symbols ``ARGS`` (z and M absent).
+
+    Raises
+    ------
+    ParameterError
+        When quantity is unknown.
+
+    References
+    ----------
+    :doc:`/papers/vollmer`, sec. 4.4.
     """
     buckets: dict[int, list] = {}
     for (mon, k_, prim), c in skeletons()[_check_quantity(quantity)].items():
@@ -365,10 +488,25 @@ def _lambdified_expansion(quantity: str) -> tuple[Callable, ...]:
 
 @cache
 def data_polynomial(quantity: str) -> tuple[tuple[tuple[int, int, int, int], Callable], ...]:
-    """quantity = sum over monomials mu^i c_2^j c_3^k c_4^l of coefficient(a, z, M, theta_0, sigma_p^2) (new).
+    """A quantity as a sum over monomials mu^i c_2^j c_3^k c_4^l of coefficients in (a, z, M, theta_0, sigma_p^2) (new).
 
-    Each quantity has weighted degree <= 4 in (mu, c_2, c_3, c_4) with weights (1, 2, 3, 4).  Used for the
-    exact expectation over random data (Appendix 10.2).
+    Each quantity has weighted degree <= 4 in (mu, c_2, c_3, c_4) with weights (1, 2, 3, 4). Used for the exact
+    expectation over random data (Appendix 10.2; :mod:`theory.toy.data_average`).
+
+    Parameters
+    ----------
+    quantity : str
+        'es2', 'es2sq', 'es1', 'es1sq', 'mse2', 'mse1', 'ere_num' or 'ere' (``QUANTITIES``).
+
+    Returns
+    -------
+    tuple of (tuple of int, callable)
+        ((i, j, k, l), the coefficient as an mpmath function of ``ARGS``), the non-zero ones in order.
+
+    Raises
+    ------
+    ParameterError
+        When quantity is unknown.
     """
     pd = derivation_polys()[_check_quantity(quantity)]
     return tuple((mon, sp.lambdify(ARGS, c, modules="mpmath")) for mon, c in sorted(pd.items()) if c != 0)

@@ -6,21 +6,25 @@ spot-check.
     >>> answer = tr.tradeoffs(tr.toy(1000), tr.Budget(1e5), tr.Objective.quadratic(), samplers=["sgld", "msgld"])
     >>> print(answer.table())                                      # doctest: +SKIP
 
-Every number comes from the exact engine (:func:`theory.exact_law`): the models are those with an affine gradient
-(:mod:`.models`: the Gaussian toy, the Gaussian mean model, your linear regression, logistic regression through its
-Laplace approximation, labelled as such), the samplers one line each (:mod:`.samplers`), the objective and budget
-in :mod:`.objective`, the surface, optimum, explanation and single points (:func:`time_average_at`) in
-:mod:`.surface`, the spot-check in :mod:`.spotcheck`.
+Every number comes from an exact law: the exact engine (:func:`theory.exact_law`) for models with an affine gradient,
+the grid law (:func:`theory.grid_law`, ``grid_route``) for logistic regression of dimension 1 or 2 itself
+(:func:`logistic_exact`, with :func:`laplace_versus_exact` for the Laplace answer's loss). The affine models are in
+``models`` (the Gaussian toy, the Gaussian mean model, your linear regression, logistic regression through its
+Laplace approximation, labelled as such), the samplers one line each (``samplers``), the objective and budget
+in ``objective``, the surface, optimum, explanation and single points (:func:`time_average_at`) in
+``surface``, the spot-check in ``spotcheck`` (modules of this package).
 ``python -m verify.explore`` prints the table and writes the interactive page.
 """
 
 from .api import SamplerResult, Tradeoff, tradeoffs
+from .grid_route import LaplaceGap, laplace_versus_exact
 from .models import (
     PRESETS,
     ModelSpec,
     gaussian_mean,
     laplace_linearised,
     linear_regression,
+    logistic_exact,
     logistic_laplace,
     preset,
     toy,
@@ -42,8 +46,10 @@ from .surface import (
 )
 
 __all__ = [
-    "FRACTIONS", "PRESETS", "SAMPLERS", "Budget", "ModelSpec", "Objective", "Optimum", "Point", "SamplerOptions",
+    "FRACTIONS", "PRESETS", "SAMPLERS", "Budget", "LaplaceGap", "ModelSpec", "Objective", "Optimum", "Point",
+    "SamplerOptions",
     "SamplerResult", "SamplerSpec", "SpotCheck", "Surface", "Tradeoff", "default_n_values", "explain",
-    "gaussian_mean", "laplace_linearised", "linear_regression", "logistic_laplace", "optimum", "preset",
+    "gaussian_mean", "laplace_linearised", "laplace_versus_exact", "linear_regression", "logistic_exact",
+    "logistic_laplace", "optimum", "preset",
     "sampler_spec", "spot_check", "stability_edge", "surfaces", "time_average_at", "toy", "tradeoffs",
 ]

@@ -130,8 +130,24 @@ class Tradeoff:
 
 
 def slow_reason(spec: SamplerSpec, objective: Objective, options: SamplerOptions) -> str | None:
-    """Why the exact answer is slow, or None: a quadratic objective on an m-periodic chain needs the fourth moments
-    of m stages per grid point (seconds each: about 7 s per point at m = 10 on a 2-core machine)."""
+    """Why the exact answer of a sampler is slow, or None.
+
+    A quadratic or variance objective on an m-periodic chain needs the fourth moments of m stages per grid point.
+
+    Parameters
+    ----------
+    spec : SamplerSpec
+        The sampler.
+    objective : Objective
+        The objective.
+    options : SamplerOptions
+        The fixed settings (m).
+
+    Returns
+    -------
+    str or None
+        The reason, or None when the answer is not slow.
+    """
     if spec.periodic and objective.kind != "mean":
         return (f"slow: the exact fourth moments of this {options.m}-periodic chain take seconds per (h, n) point "
                 "(quadratic and variance objectives)")

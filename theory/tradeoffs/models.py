@@ -292,6 +292,34 @@ def logistic_laplace(model: LogisticRegressionModel | None = None, *, N: int = 1
                      rebuild=rebuild)
 
 
+def logistic_exact(model: LogisticRegressionModel | None = None) -> ModelSpec:
+    """Logistic regression itself, answered exactly by the grid law, not through its Laplace approximation.
+
+    Parameters
+    ----------
+    model : simulate.LogisticRegressionModel, optional
+        Of dimension 1 or 2 (the grid route); default: the breast-cancer data with an intercept and "mean radius"
+        (``simulate.models.low_dim_logistic.breast_cancer_2d``, d = 2).
+
+    Returns
+    -------
+    ModelSpec
+        The model.
+
+    Raises
+    ------
+    ParameterError
+        When the model is not a logistic regression of dimension 1 or 2.
+    """
+    if model is None:
+        from simulate.models.low_dim_logistic import breast_cancer_2d
+
+        model = breast_cancer_2d()
+    if not isinstance(model, LogisticRegressionModel) or model.dim > 2:
+        raise ParameterError("model must be a LogisticRegressionModel of dimension 1 or 2 (the grid route)")
+    return ModelSpec("logistic_exact", f"logistic regression (d = {model.dim}), exact (grid law)", model)
+
+
 #: The presets of ``python -m verify.explore --model``.
 PRESETS: dict[str, Callable[..., ModelSpec]] = {
     "toy": toy, "gaussian": gaussian_mean, "linreg": linear_regression, "logistic": logistic_laplace,
@@ -324,4 +352,4 @@ def preset(name: str, N: int) -> ModelSpec:
 
 
 __all__ = ["PRESETS", "TOY_SEED", "ModelSpec", "gaussian_mean", "laplace_linearised", "linear_regression",
-           "logistic_laplace", "preset", "toy"]
+           "logistic_exact", "logistic_laplace", "preset", "toy"]

@@ -23,7 +23,9 @@ import numpy as np
 
 from simulate.validation import ParameterError, check_finite_array, check_positive
 
+#: The objectives' kinds: phi = a^T theta ("mean"), (a^T (theta - mu))^2 ("variance") or theta^T B theta ("quadratic").
 KINDS = ("mean", "variance", "quadratic")
+#: A budget's units: per-datum gradient evaluations or passes over the data.
 UNITS = ("gradients", "passes")
 
 

@@ -151,6 +151,8 @@ class SamplerSpec:
 
 
 def _mode(model) -> np.ndarray:
+    if not hasattr(model, "affine_parts"):
+        return np.asarray(model.posterior_mode(), float)
     from theory.linear_gaussian.affine import posterior, read_parts
 
     return posterior(read_parts(model))[0]

@@ -1,11 +1,13 @@
 """The exact MSE surface over (n, h) of one sampler under a budget, its optimum, and the one-line explanation.
 
 For each minibatch size n the stability edge h_max(n) = ``exact_law(sampler).stability_limit()`` (mean-square
-stability) is computed first; h then runs over fractions of it (default :data:`FRACTIONS`, dense near the edge,
-where budget-limited optima often sit). Every number is the exact engine's: at each (n, h) the budget gives the
-burn-in b and window L (:meth:`.objective.Budget.steps`) and ``exact_law(...).time_average(...)`` the mean,
-variance and MSE of the time average. The optimum is the grid's minimum, refined in h at that n by bounded Brent
-minimisation of the exact MSE on log h between the neighbouring grid points.
+stability; on the Laplace linearisation for a non-affine model, capped by the simulator's own bound) is computed
+first; h then runs over fractions of it (default :data:`FRACTIONS`, dense near the edge, where budget-limited optima
+often sit). Every number is an exact law's: at each (n, h) the budget gives the burn-in b and window L
+(:meth:`.objective.Budget.steps`) and the exact law's ``time_average(...)`` (the engine's, or the grid law's for a
+non-affine model, :mod:`.grid_route`) the mean, variance and MSE of the time average. The optimum is the grid's
+minimum, refined in h at that n by bounded Brent minimisation of the exact MSE on log h between the neighbouring grid
+points.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from scipy import optimize
 from simulate.validation import ParameterError, check_int
 
 from ..linear_gaussian import exact_law
+from .grid_route import law_for_sampler, linearised
 from .objective import Budget, Objective
 from .samplers import SamplerOptions, SamplerSpec
 
@@ -185,7 +188,11 @@ def stability_edge(spec: SamplerSpec, model, n: int, options: SamplerOptions, rt
         h_max(n) (``theory.ExactLaw.stability_limit``).
     """
     probe = 1.0 / float(getattr(model, "grad_lipschitz", 1.0))
-    return exact_law(spec.build(model, probe, n, options)).stability_limit(rtol=rtol)
+    edge = exact_law(spec.build(linearised(model), probe, n, options)).stability_limit(rtol=rtol)
+    if linearised(model) is not model and model.grad_lipschitz:  # the simulator's own bound for the real model
+        cap = spec.build(model, probe, n, options).integrator.step_bound(model.grad_lipschitz)[0]
+        edge = min(edge, cap * (1.0 - 1e-9))
+    return edge
 
 
 def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budget], n_values, *,
@@ -240,7 +247,7 @@ def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budge
         for j in range(J):
             sampler = spec.build(model, float(h[i, j]), int(n), options)
             cost[i] = sampler.grads_per_step()
-            law = exact_law(sampler, theta0)
+            law = law_for_sampler(sampler, theta0)
             for b, budget in enumerate(budgets):
                 win = budget.steps(sampler)
                 if win is None:
@@ -334,14 +341,14 @@ def time_average_at(spec: SamplerSpec, model, objective: Objective, budget: Budg
     win = budget.steps(sampler)
     if win is None:
         return None
-    ta = objective.exact(exact_law(sampler, theta0), n_steps=win[1], burn_in=win[0])
+    ta = objective.exact(law_for_sampler(sampler, theta0), n_steps=win[1], burn_in=win[0])
     return Point(spec.key, n, float(h), win[0], win[1], float(ta.mean), float(ta.variance), float(ta.mse),
                  float(ta.target))
 
 
 def _evaluate(spec, model, objective, budget, n, h, options, theta0):
     sampler = spec.build(model, h, n, options)
-    law = exact_law(sampler, theta0)
+    law = law_for_sampler(sampler, theta0)
     b, L = budget.steps(sampler)
     return sampler, law, b, L, objective.exact(law, n_steps=L, burn_in=b)
 
@@ -418,7 +425,7 @@ def optimum(surface: Surface, spec: SamplerSpec, model, objective: Objective, bu
     else:
         h = float(surface.h[i, j])
         sampler = spec.build(model, h, n, options)
-        law = exact_law(sampler, theta0)
+        law = law_for_sampler(sampler, theta0)
         b, L = int(surface.burn_in[i]), int(surface.n_steps[i])
         mean, var, mse, target = surface.mean[i, j], surface.variance[i, j], surface.mse[i, j], surface.target
         slopes = _grid_slopes(surface, i, j)

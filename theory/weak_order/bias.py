@@ -20,7 +20,6 @@ import mpmath
 import numpy as np
 import sympy as sp
 from scipy import integrate as spi
-from scipy import linalg as sla
 
 from simulate.validation import ParameterError, check_int, check_positive
 from theory.schemes import check_method
@@ -37,8 +36,22 @@ from theory.weak_order.operators import (
 
 @dataclass(frozen=True)
 class BiasDensity:
-    """c1 = pi(w) with w = alpha - 2 B (phi - pi(phi)): the leading bias as one pi-expectation (new; see
-    :func:`leading_bias_coefficient`).  ``alpha``, ``beta``, ``B`` contain the symbol :data:`pi_phi`."""
+    """The leading bias as one pi-expectation: c1 = pi(w), w = alpha - 2 B (phi - pi(phi)) (new).
+
+    See :func:`theory.weak_order.bias.bias_density`; the expressions contain the symbol
+    :data:`theory.weak_order.pi_phi`.
+
+    Parameters
+    ----------
+    alpha : sympy.Expr
+        The part of E psi free of psi'.
+    beta : sympy.Expr
+        The coefficient of psi' in E psi.
+    B : sympy.Expr
+        An antiderivative of beta.
+    w : sympy.Expr
+        alpha - 2 B (phi - pi(phi)).
+    """
 
     alpha: sp.Expr
     beta: sp.Expr
@@ -55,6 +68,30 @@ def bias_density(U: ExprLike, phi: ExprLike, method: str, var_fhat: ExprLike = 0
     In 1-D pi psi' = 2 F, F(theta) = int_{-inf}^theta phibar pi ds (F -> 0 at both ends since pi(phibar) = 0), and
     integrating by parts with B' = beta,  int beta pi psi' = 2 int beta F = -2 int B phibar pi.  Hence
     c1 = pi(alpha - 2 B phibar) (any antiderivative B: pi(phibar) = 0 removes the constant).
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    var_fhat : sympy.Expr or float, default 0
+        Var fhat = Var(g)/4: a number, a symbol or an expression in theta.
+
+    Returns
+    -------
+    BiasDensity
+
+    Raises
+    ------
+    ParameterError
+        When U is not an expression in theta, method is unknown, or sympy cannot integrate beta.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Theorem 3.3 (JMLR Theorem 6), eqs. (40)-(41) (:doc:`/papers/vollmer`, sec. 5).
     """
     U = _as_potential(U)
     phi = sp.sympify(phi)
@@ -107,8 +144,24 @@ def _integrate_symbolic(integrand: sp.Expr) -> sp.Expr:
 
 
 def expectation_symbolic(U: ExprLike, phi: ExprLike) -> sp.Expr:
-    """pi(phi) in closed form (sympy): polynomial phi from the moments of :func:`_normalized_moment`, else
-    int phi exp(-U) / int exp(-U) by sympy.integrate."""
+    """pi(phi) in closed form (sympy): a polynomial phi from the target's moments, else by sympy.integrate.
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Raises
+    ------
+    ParameterError
+        When U is not an expression in theta or sympy finds no closed form.
+    """
     U = _as_potential(U)
     phi = sp.expand(sp.sympify(phi))
     if phi.is_polynomial(theta):
@@ -135,8 +188,38 @@ def leading_bias_coefficient(U: ExprLike, phi: ExprLike, method: str, var_fhat: 
     then one integration by parts).  route: "symbolic" (sympy; exact, for U whose moments sympy integrates, e.g.
     Gaussian or quartic), "numeric" (quadrature with the normalising constant: scipy, or mpmath at ``dps``
     digits), "auto" (symbolic for a quadratic U or U = c theta^(2k), falling back to numeric; numeric otherwise, since
-    sympy can take minutes on e.g. the double well).  ``params`` substitutes numbers for other symbols in U.
-    var_fhat is Var fhat = Var(g)/4 (a number, a symbol, or an expression in theta).
+    sympy can be very slow on e.g. the double well).
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    var_fhat : sympy.Expr or float, default 0
+        Var fhat = Var(g)/4: a number, a symbol or an expression in theta.
+    route : {"auto", "symbolic", "numeric"}, default "auto"
+        As above.
+    params : mapping, optional
+        Numbers substituted for the other symbols of U (and phi, var_fhat).
+    dps : int, optional
+        Numeric route: quadrature in mpmath at this many digits (default: scipy in float64).
+
+    Returns
+    -------
+    sympy.Expr or float
+        Symbolic or numeric c1.
+
+    Raises
+    ------
+    ParameterError
+        When route or method is unknown, U is not an expression in theta, or the symbolic route fails.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Theorem 3.3 (JMLR Theorem 6), eqs. (40)-(41) (:doc:`/papers/vollmer`, sec. 5).
     """
     if route not in ("auto", "symbolic", "numeric"):
         raise ParameterError(f"route must be 'auto', 'symbolic' or 'numeric', got {route!r}")
@@ -231,7 +314,28 @@ def _target(U: sp.Expr) -> _Target:
 
 
 def expectation(U: ExprLike, phi: ExprLike, *, dps: int | None = None, params: Mapping | None = None) -> float:
-    """pi(phi) = int phi e^{-U} / int e^{-U} by adaptive quadrature (scipy; mpmath tanh-sinh at ``dps`` digits)."""
+    """pi(phi) = int phi e^{-U} / int e^{-U} by adaptive quadrature (scipy; mpmath tanh-sinh at ``dps`` digits).
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+    dps : int, optional
+        Digits of the mpmath route, >= 15 (default: scipy in float64).
+    params : mapping, optional
+        Numbers substituted for the other symbols of U (and phi, var_fhat).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        When a symbol other than theta is left without a number.
+    """
     U = _as_potential(U)
     phi = sp.sympify(phi)
     if params:
@@ -262,6 +366,26 @@ def poisson_derivative(U: ExprLike, phi: ExprLike, grid: np.ndarray, *, params: 
 
     (1-D solution of the Poisson equation; to avoid cancellation the integral is taken from the nearer end, using
     int_R (phi - pi phi) pi = 0.)  Adaptive quadrature per grid point (new).
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+    grid : numpy.ndarray, shape (m,)
+        The points, finite.
+    params : mapping, optional
+        Numbers substituted for the other symbols of U (and phi, var_fhat).
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,)
+
+    Raises
+    ------
+    ParameterError
+        When grid is not a 1-D array of finite numbers.
     """
     U = _as_potential(U)
     phi = sp.sympify(phi)
@@ -295,8 +419,34 @@ def poisson_derivative(U: ExprLike, phi: ExprLike, grid: np.ndarray, *, params: 
 def leading_bias_coefficient_direct(U: ExprLike, phi: ExprLike, method: str, var_fhat: ExprLike = 0, *,
                                     params: Mapping | None = None,
                                     n_grid: int = 801) -> float:
-    """c1 = pi(E psi) evaluated directly (psi' by :func:`poisson_derivative`, higher derivatives from the Poisson
-    equation, then a quadrature of E psi against pi): a cross-check of the integrated-by-parts route (new)."""
+    """c1 = pi(E psi) evaluated directly: a cross-check of :func:`leading_bias_coefficient`'s route (new).
+
+    psi' by :func:`poisson_derivative`, higher derivatives from the Poisson equation, then Gauss-Legendre
+    quadrature of E psi against pi over the region U - Umin < 40.
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    var_fhat : sympy.Expr or float, default 0
+        Var fhat = Var(g)/4: a number, a symbol or an expression in theta.
+    params : mapping, optional
+        Numbers substituted for the other symbols of U (and phi, var_fhat).
+    n_grid : int, default 801
+        Quadrature nodes, >= 101.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Theorem 3.3 (JMLR Theorem 6), eqs. (40)-(41) (:doc:`/papers/vollmer`, sec. 5).
+    """
     U = _as_potential(U)
     phi = sp.sympify(phi)
     if params:
@@ -325,6 +475,21 @@ def asymptotic_variance(U: ExprLike, phi: ExprLike, *, params: Mapping | None = 
 
     A time average over T = K h time units of a chain with small h then has variance ~ sigma^2 / T.  Evaluated by
     Gauss-Legendre quadrature over U - Umin < 40 with psi' from :func:`poisson_derivative`.
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, pi ∝ exp(-U), an expression in theta (other symbols need ``params``).
+    phi : sympy.Expr or str
+        The test function, an expression in theta.
+    params : mapping, optional
+        Numbers substituted for the other symbols of U (and phi, var_fhat).
+    n_grid : int, default 201
+        Quadrature nodes, >= 21.
+
+    Returns
+    -------
+    float
     """
     U = _as_potential(U)
     phi = sp.sympify(phi)
@@ -342,9 +507,29 @@ def asymptotic_variance(U: ExprLike, phi: ExprLike, *, params: Mapping | None = 
 
 
 def step_variance(method: str, h_val: float, var_g: float | np.ndarray) -> float | np.ndarray:
-    """Conditional variance of theta_1 given theta_0 with Gaussian gradient noise of variance var_g = Var g (new):
-    Euler h; SGLD h + h^2 var_g / 4; mSGLD h (1 - h var_g / 8)^2 + h^2 var_g / 4 (eqs. 42, 47, 51 with
-    Var fhat = var_g / 4).  ``var_g`` may be an array (theta-dependent variance)."""
+    """The conditional variance of theta_1 given theta_0, with Gaussian gradient noise of variance var_g (new).
+
+    Euler h; SGLD h + h^2 var_g / 4; mSGLD h (1 - h var_g / 8)^2 + h^2 var_g / 4 (eqs. (42), (47), (51) with
+    Var fhat = var_g / 4).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    h_val : float
+        The step size, > 0.
+    var_g : float or numpy.ndarray
+        Var g, >= 0 (an array for a variance that depends on theta).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Raises
+    ------
+    ParameterError
+        When method is unknown, h is not positive or var_g is negative or not finite.
+    """
     check_method(method)
     h_val = check_positive("h", h_val)
     v = np.asarray(var_g, dtype=np.float64)
@@ -359,45 +544,63 @@ def step_variance(method: str, h_val: float, var_g: float | np.ndarray) -> float
 def invariant_expectation(U: ExprLike, phis: list, method: str, h_val: float, var_g: ExprLike = 0.0, *,
                           n_grid: int | None = None,
                           params: Mapping | None = None) -> np.ndarray:
-    """pi_h(phi) for the chain theta' ~ N(theta + h f(theta), step_variance) on R, by a Nystrom method (new).
+    """pi_h(phi) of the discrete chain itself: Euler, SGLD or mSGLD with Gaussian gradient noise on pi ∝ exp(-U).
 
-    With Gaussian gradient noise (simulate.estimators.additive_noise.AdditiveNoise) one step of Euler, SGLD and mSGLD is
-    exactly Gaussian.  The transition density is discretised on a uniform grid over the region where U - Umin < 60 with
-    the trapezoid rule (spectrally accurate for these smooth, rapidly decaying kernels when the grid spacing is
-    well below the step's standard deviation; rows renormalised, i.e. the chain is reflected at the grid edge);
-    the invariant vector solves (P^T - I) p = 0, sum p = 1.  ``phis`` is a list of sympy expressions; ``var_g``
-    a number or an expression in theta.  Explicit Euler on a superlinear drift is strictly transient (escape needs
-    |theta| > ~2/sqrt(h |U'''|), probability ~ exp(-U there)); this is the quasi-stationary law on the grid.
+    These are the stationary expectations of :func:`theory.grid_law` for the sampler
+    ``Sampler(PotentialModel(U), FullGradient() or AdditiveNoise(var_g), Langevin() or ModifiedLangevin(), h)``
+    (one implementation: the grid law's Fourier-Nystrom discretisation, to tol 1e-11). With Gaussian gradient noise
+    one step of Euler, SGLD and mSGLD is exactly Gaussian. Explicit Euler on a superlinear drift is strictly
+    transient (escape needs ``|theta| > ~2/sqrt(h |U'''|)``, probability ~ exp(-U there)); this is the
+    quasi-stationary law on the grid.
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential.
+    phis : list of sympy.Expr
+        The test functions.
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    h_val : float
+        The step size, > 0.
+    var_g : sympy.Expr or float, default 0.0
+        Var g, a number or an expression in theta.
+    n_grid : int, optional
+        Fixes the grid law's number of nodes (default: chosen by the grid law to reach its tolerance).
+    params : mapping, optional
+        Numbers substituted for other symbols.
+
+    Returns
+    -------
+    numpy.ndarray, shape (len(phis),)
+
+    Raises
+    ------
+    ParameterError
+        When h is not positive or the grid is too coarse for h.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Section 3 (the invariant measure of the numerical scheme); the grid law's
+    derivation: :doc:`/grid_law`.
     """
+    from simulate import FullGradient, Langevin, ModifiedLangevin, Sampler
+    from simulate.estimators.additive_noise import AdditiveNoise
+    from simulate.models.potentials import PotentialModel, compile_expr
+
+    from ..grid import grid_law
+
     U = _as_potential(U)
     phis = [sp.sympify(p) for p in phis]
     var_g = sp.sympify(var_g)
     if params:
         U, var_g = U.subs(params), var_g.subs(params)
         phis = [p.subs(params) for p in phis]
+    check_method(method)
     h_val = check_positive("h", h_val)
-    a, b = _target(U).region(60.0)
-    sd = math.sqrt(h_val)
-    if n_grid is None:
-        n_grid = int(min(6000, max(400, math.ceil((b - a) / (sd / 8.0)))))
-    n_grid = check_int("n_grid", n_grid, 50)
-    x = np.linspace(a, b, n_grid)
-    dx = x[1] - x[0]
-    if dx > sd / 4:
-        raise ParameterError(f"n_grid = {n_grid} is too coarse for h = {h_val}: need spacing < sqrt(h)/4")
-    fx = sp.lambdify(theta, drift(U), modules="numpy")
-    vg = sp.lambdify(theta, var_g, modules="numpy")
-    mean = x + h_val * np.broadcast_to(fx(x), x.shape)
-    var = np.broadcast_to(step_variance(method, h_val, np.broadcast_to(vg(x), x.shape)), x.shape)
-    P = np.exp(-((x[None, :] - mean[:, None]) ** 2) / (2.0 * var[:, None]))
-    P /= P.sum(axis=1, keepdims=True)
-    M = P.T - np.eye(n_grid)
-    M[-1, :] = 1.0
-    rhs = np.zeros(n_grid)
-    rhs[-1] = 1.0
-    p = sla.solve(M, rhs)
-    out = []
-    for e in phis:
-        g = sp.lambdify(theta, e, modules="numpy")
-        out.append(float(p @ np.broadcast_to(g(x), x.shape)))
-    return np.array(out)
+    model = PotentialModel(U)
+    est = FullGradient() if method == "euler" else AdditiveNoise(var_g)
+    integ = ModifiedLangevin() if method == "msgld" else Langevin()
+    law = grid_law(Sampler(model, est, integ, h_val), tol=1e-11, n_grid=n_grid)
+    fns = [compile_expr(p) for p in phis]
+    return np.array([float(law.stationary_expectation(lambda x, c=c: c(x)[:, 0]).value) for c in fns])

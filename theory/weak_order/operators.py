@@ -22,10 +22,11 @@ from theory.symbols import h
 theta = sp.Symbol("theta", real=True)
 
 
-#: Generic drift f(theta) = (1/2) d/dtheta log pi and gradient-noise variance V(theta) = Var fhat(theta).
+#: Generic drift f(theta) = (1/2) d/dtheta log pi.
 f_fn = sp.Function("f")
 
 
+#: Generic gradient-noise variance V(theta) = Var fhat(theta).
 V_fn = sp.Function("V")
 
 
@@ -50,7 +51,17 @@ _MAX_ORDER = 12
 
 
 def noise_moment(k: int) -> sp.Expr:
-    """E eps^k of the gradient noise eps = fhat - f given theta: 1, 0, V(theta), then symbols m_k(theta) (new)."""
+    """E eps^k of the gradient noise eps = fhat - f given theta: 1, 0, V(theta), then symbols m_k(theta) (new).
+
+    Parameters
+    ----------
+    k : int
+        The order, >= 0.
+
+    Returns
+    -------
+    sympy.Expr
+    """
     k = check_int("k", k, 0)
     if k == 0:
         return sp.Integer(1)
@@ -63,13 +74,39 @@ def noise_moment(k: int) -> sp.Expr:
 
 @dataclass(frozen=True)
 class DiffOp:
-    """Linear differential operator sum_k coeffs[k] d^k/dtheta^k in 1-D (coefficients are sympy expressions)."""
+    """A linear differential operator sum_k coeffs[k] d^k/dtheta^k in 1-D, its coefficients sympy expressions.
+
+    Operators add, subtract, scale by a scalar and apply to an expression (``op(expr)``); :meth:`compose`
+    multiplies them.
+
+    Parameters
+    ----------
+    coeffs : tuple of sympy.Expr
+        The coefficient of d^k/dtheta^k at index k.
+    """
 
     coeffs: tuple
 
     @staticmethod
     def from_expr(expr: sp.Expr, fn: sp.FunctionClass = phi_fn) -> DiffOp:
-        """Read the operator off ``expr``, an expression linear in fn(theta) and its derivatives (new)."""
+        """The operator read off ``expr``, an expression linear in fn(theta) and its derivatives (new).
+
+        Parameters
+        ----------
+        expr : sympy.Expr
+            Linear in fn(theta) and its derivatives up to order 12.
+        fn : sympy.FunctionClass, default phi_fn
+            The function the operator acts on.
+
+        Returns
+        -------
+        DiffOp
+
+        Raises
+        ------
+        ParameterError
+            When expr is not linear in fn and its derivatives.
+        """
         e = sp.expand(expr)
         out = []
         for k in range(0, _MAX_ORDER + 1):
@@ -110,26 +147,87 @@ class DiffOp:
         return self + (-1) * other
 
     def compose(self, other: DiffOp) -> DiffOp:
-        """self ∘ other (e.g. L∘L = L^2)."""
+        """The composition self ∘ other (e.g. L∘L = L^2).
+
+        Parameters
+        ----------
+        other : DiffOp
+            Applied first.
+
+        Returns
+        -------
+        DiffOp
+        """
         return DiffOp.from_expr(self(other(phi_fn(theta))))
 
     def equals(self, other: DiffOp) -> bool:
-        """Exact (sympy) equality of all coefficients."""
+        """Exact (sympy) equality of all coefficients.
+
+        Parameters
+        ----------
+        other : DiffOp
+            The other operator.
+
+        Returns
+        -------
+        bool
+        """
         d = self - other
         return all(sp.simplify(c) == 0 for c in d.coeffs)
 
     def concrete(self, U: sp.Expr, var_fhat: sp.Expr | float = 0) -> DiffOp:
-        """Substitute f = -U'/2 and V = var_fhat (a number or an expression in theta)."""
+        """The operator on a concrete target: f = -U'/2 and V = var_fhat substituted.
+
+        Parameters
+        ----------
+        U : sympy.Expr
+            The potential, pi ∝ exp(-U).
+        var_fhat : sympy.Expr or float, default 0
+            Var fhat, a number or an expression in theta.
+
+        Returns
+        -------
+        DiffOp
+        """
         return DiffOp(tuple(substitute(c, U, var_fhat) for c in self.coeffs))
 
 
 def drift(U: sp.Expr) -> sp.Expr:
-    """f = (1/2) d/dtheta log pi = -U'/2 (Section 4, notation of eq. 42)."""
+    """The drift f = (1/2) d/dtheta log pi = -U'/2 (Section 4, the notation of eq. (42)).
+
+    Parameters
+    ----------
+    U : sympy.Expr or str
+        The potential, an expression in :data:`theory.weak_order.theta` (other symbols allowed as parameters).
+
+    Returns
+    -------
+    sympy.Expr
+
+    Raises
+    ------
+    ParameterError
+        When U is not a sympy expression in theta.
+    """
     return -sp.diff(_as_potential(U), theta) / 2
 
 
 def substitute(expr: sp.Expr, U: sp.Expr, var_fhat: sp.Expr | float = 0) -> sp.Expr:
-    """Replace the generic f(theta), V(theta) (and their derivatives) by -U'/2 and var_fhat (new)."""
+    """The generic f(theta), V(theta) and their derivatives replaced by -U'/2 and var_fhat (new).
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        An expression in f_fn, V_fn and theta.
+    U : sympy.Expr
+        The potential.
+    var_fhat : sympy.Expr or float, default 0
+        Var fhat, a number or an expression in theta.
+
+    Returns
+    -------
+    sympy.Expr
+    """
     fx = drift(U)
     vx = sp.sympify(var_fhat)
     e = expr.replace(f_fn, sp.Lambda(theta, fx)).replace(V_fn, sp.Lambda(theta, vx))
@@ -137,19 +235,56 @@ def substitute(expr: sp.Expr, U: sp.Expr, var_fhat: sp.Expr | float = 0) -> sp.E
 
 
 def generator() -> DiffOp:
-    """L = f d/dtheta + (1/2) d^2/dtheta^2, the generator of d theta = f dt + dW (eq. 25, 1-D)."""
+    """The generator L = f d/dtheta + (1/2) d^2/dtheta^2 of d theta = f dt + dW (1-D).
+
+    Returns
+    -------
+    DiffOp
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (25) (:doc:`/papers/vollmer`, sec. 5).
+    """
     return DiffOp((sp.Integer(0), f_fn(theta), sp.Rational(1, 2)))
 
 
 @cache
 def generator_squared() -> DiffOp:
-    """L^2 = L∘L (eq. 28), derived by composition."""
+    """L^2 = L∘L, derived by composition (cached).
+
+    Returns
+    -------
+    DiffOp
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (28) (:doc:`/papers/vollmer`, sec. 5).
+    """
     L = generator()
     return L.compose(L)
 
 
 def noise_scale_squared(method: str) -> sp.Expr:
-    """s^2, the variance of the injected noise s xi: h (Euler, SGLD, eqs. 42/47) or h (1 - (h/2) V)^2 (eq. 51)."""
+    """s^2, the variance of the injected noise s xi: h (Euler, SGLD) or h (1 - (h/2) V)^2 (mSGLD).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Raises
+    ------
+    ParameterError
+        When method is unknown.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eqs. (42), (47), (51) (:doc:`/papers/vollmer`, sec. 5).
+    """
     check_method(method)
     if method == "msgld":
         return h * (1 - h * V_fn(theta) / 2) ** 2
@@ -163,7 +298,28 @@ def one_step_series(method: str, order: int = 2) -> sp.Expr:
     theta_1 - theta = Delta = h (f + eps) + s xi; E phi(theta + Delta) = sum_j phi^(j) E[Delta^j] / j! with
     E xi^b the Gaussian moments and E eps^a = :func:`noise_moment` (Euler: eps = 0).  E[Delta^j] = O(h^ceil(j/2))
     because odd moments of xi vanish and s^2 = O(h), so Taylor degree 2 order + 2 is more than enough (for
-    order = 2 the degree-5 and -6 terms are included and truncated away).
+    order = 2 the degree-5 and -6 terms are included and truncated away). Cached.
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+    order : int, default 2
+        The highest power of h, 0 <= order <= 3.
+
+    Returns
+    -------
+    sympy.Expr
+        In h, phi(theta) and its derivatives, f, V and the noise moments m_k.
+
+    Raises
+    ------
+    ParameterError
+        When method is unknown.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eqs. (33), (49), (52), derived (:doc:`/papers/vollmer`, sec. 5).
     """
     check_method(method)
     order = check_int("order", order, 0, 3)
@@ -190,7 +346,27 @@ def one_step_series(method: str, order: int = 2) -> sp.Expr:
 
 @cache
 def one_step_operators(method: str) -> tuple[DiffOp, DiffOp]:
-    """(A_0, A_1) of eq. (33): E[phi(theta_1)|theta_0] = phi + h A_0 phi + h^2 A_1 phi + O(h^3) (derived)."""
+    """(A_0, A_1) with E[phi(theta_1) | theta_0] = phi + h A_0 phi + h^2 A_1 phi + O(h^3), derived (cached).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+
+    Returns
+    -------
+    tuple of DiffOp
+        (A_0, A_1).
+
+    Raises
+    ------
+    ParameterError
+        When method is unknown.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (33) (:doc:`/papers/vollmer`, sec. 5).
+    """
     series = one_step_series(method)
     if sp.simplify(series.coeff(h, 0) - phi_fn(theta)) != 0:
         raise AssertionError("the h^0 term of the one-step expansion must be phi")
@@ -199,45 +375,125 @@ def one_step_operators(method: str) -> tuple[DiffOp, DiffOp]:
 
 @cache
 def error_operator(method: str) -> DiffOp:
-    """L^2/2 - A_1, the local weak error operator of eq. (35) with p = 1 (derived; cf. eqs. 50, 53)."""
+    """L^2/2 - A_1, the local weak error operator with p = 1, derived (cached).
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+
+    Returns
+    -------
+    DiffOp
+
+    Raises
+    ------
+    ParameterError
+        When method is unknown.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (35); compare the printed eqs. (50) and (53) (:doc:`/papers/vollmer`,
+    sec. 5).
+    """
     _, A1 = one_step_operators(method)
     return generator_squared() * sp.Rational(1, 2) - A1
 
 
 def eq43_euler_A1() -> DiffOp:
-    """Euler A_1 psi = (1/2) f^2 psi'' + (1/2) f psi''' + (1/8) psi'''' (eq. 43 in 1-D, with the f restored)."""
+    """Euler's A_1 psi = (1/2) f^2 psi'' + (1/2) f psi''' + (1/8) psi'''' as printed (1-D, the f restored).
+
+    Returns
+    -------
+    DiffOp
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (43) (:doc:`/papers/vollmer`, sec. 5).
+    """
     f = f_fn(theta)
     return DiffOp((0, 0, f**2 / 2, f / 2, sp.Rational(1, 8)))
 
 
 def eq49_sgld_A1() -> DiffOp:
-    """SGLD A_1 phi = (1/2)(E fhat^2 phi'' + f phi''' + phi''''/4), E fhat^2 = f^2 + Var fhat (eq. 49)."""
+    """SGLD's A_1 phi = (1/2)(E fhat^2 phi'' + f phi''' + phi''''/4), E fhat^2 = f^2 + Var fhat, as printed.
+
+    Returns
+    -------
+    DiffOp
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (49) (:doc:`/papers/vollmer`, sec. 5).
+    """
     f, V = f_fn(theta), V_fn(theta)
     return DiffOp((0, 0, (f**2 + V) / 2, f / 2, sp.Rational(1, 8)))
 
 
 def eq52_msgld_A1() -> DiffOp:
-    """mSGLD A_1 phi = (1/2)([E fhat^2 - Var fhat] phi'' + f phi''' + phi''''/4) (eq. 52)."""
+    """mSGLD's A_1 phi = (1/2)([E fhat^2 - Var fhat] phi'' + f phi''' + phi''''/4), as printed.
+
+    Returns
+    -------
+    DiffOp
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (52) (:doc:`/papers/vollmer`, sec. 5).
+    """
     f = f_fn(theta)
     return DiffOp((0, 0, f**2 / 2, f / 2, sp.Rational(1, 8)))
 
 
 def eq50_sgld_error_operator() -> DiffOp:
-    """L^2/2 - A_1 = (1/2)(f f' + f''/2) d/dtheta + (1/2)(f' - Var fhat) d^2/dtheta^2 (eq. 50)."""
+    """SGLD's L^2/2 - A_1 = (1/2)(f f' + f''/2) d/dtheta + (1/2)(f' - Var fhat) d^2/dtheta^2, as printed.
+
+    Returns
+    -------
+    DiffOp
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (50) (:doc:`/papers/vollmer`, sec. 5).
+    """
     f, V = f_fn(theta), V_fn(theta)
     fp, fpp = sp.diff(f, theta), sp.diff(f, theta, 2)
     return DiffOp((0, (f * fp + fpp / 2) / 2, (fp - V) / 2))
 
 
 def eq53_msgld_error_operator() -> DiffOp:
-    """L^2/2 - A_1 = (1/2)(f f' + f''/2) d/dtheta + (1/2) f' d^2/dtheta^2 (eq. 53; the same as Euler's)."""
+    """mSGLD's L^2/2 - A_1 = (1/2)(f f' + f''/2) d/dtheta + (1/2) f' d^2/dtheta^2, as printed (Euler's too).
+
+    Returns
+    -------
+    DiffOp
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (53) (:doc:`/papers/vollmer`, sec. 5).
+    """
     f = f_fn(theta)
     fp, fpp = sp.diff(f, theta), sp.diff(f, theta, 2)
     return DiffOp((0, (f * fp + fpp / 2) / 2, fp / 2))
 
 
 def printed_error_operator(method: str) -> DiffOp:
-    """The paper's error operator of ``method``: eq. (50) for SGLD, eq. (53) for mSGLD and Euler."""
+    """The paper's error operator of ``method``: eq. (50) for SGLD, eq. (53) for mSGLD and Euler.
+
+    Parameters
+    ----------
+    method : {"euler", "sgld", "msgld"}
+        The scheme.
+
+    Returns
+    -------
+    DiffOp
+
+    Raises
+    ------
+    ParameterError
+        When method is unknown.
+    """
     return eq50_sgld_error_operator() if check_method(method) == "sgld" else eq53_msgld_error_operator()
 
 

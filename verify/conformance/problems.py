@@ -92,7 +92,7 @@ class Problem:
         Returns
         -------
         simulate.GaussianMeanModel
-            The toy model with data y, sigma_x = sigma and sigma_theta = sigma0.
+            The toy model with data y, sigma_x = sigma and prior scale sigma0.
 
         Raises
         ------
@@ -130,7 +130,7 @@ def toy_problem(n_data: int = 100, theta_true: float = 1.0, sigma_x: float = 1.0
         The data's mean.
     sigma_x : float
         The data's standard deviation.
-    sigma_theta : float
+    sigma0 : float
         The prior's standard deviation.
     seed : int
         Seed of the data (``simulate.GaussianMeanModel.simulate_data``).
@@ -138,7 +138,7 @@ def toy_problem(n_data: int = 100, theta_true: float = 1.0, sigma_x: float = 1.0
     Returns
     -------
     Problem
-        z_i = 1, y_i = x_i, sigma = sigma_x, sigma0 = sigma_theta.
+        z_i = 1, y_i = x_i, sigma = sigma_x and the same sigma0.
 
     References
     ----------

@@ -22,7 +22,7 @@ from pathlib import Path
 from simulate.validation import ParameterError
 
 HERE = Path(__file__).resolve().parent
-PAPERS = ("chen", "baker", "fu_zhang", "vollmer")
+PAPERS = ("chen", "baker", "fu_zhang", "vollmer", "brosse")
 STATUSES = ("claims", "out_of_scope", "cited")
 FIELDS = {"id", "version", "aliases", "statement", "note", *STATUSES}
 

@@ -106,7 +106,8 @@ def zv_benefit_check(draws: dict[tuple, tuple]) -> ExactCheck:
 
 
 def zv_printed_sign_checks(draws: dict[tuple, tuple]) -> list[Check]:
-    """With SGLD-CV gradients, the printed coefficient's variance against the corrected one's."""
+    """With SGLD-CV gradients, the printed coefficient's variance against the corrected one's (the erratum's
+    counter-example: ``expect="fail"``)."""
     out = []
     for (N, name), (_f, _, printed, mu, p, v) in draws.items():
         if name == "SGLD-CV":
@@ -114,7 +115,8 @@ def zv_printed_sign_checks(draws: dict[tuple, tuple]) -> list[Check]:
             out.append(Check(f"N = {N}, SGLD-CV gradients, printed a = +Var^-1 Cov: variance reduced to "
                              "Var f - C^2/Var z_hat", baker_bounds.zv_gaussian("var_after", mu, p, v), est, se,
                              {"Var f": baker_bounds.zv_gaussian("Vf", mu, p, v),
-                              "Var printed (exact)": baker_bounds.zv_gaussian("var_printed", mu, p, v)}))
+                              "Var printed (exact)": baker_bounds.zv_gaussian("var_printed", mu, p, v)},
+                             expect="fail"))
     return out
 
 
@@ -177,4 +179,4 @@ def zv_quadratic_controls(settings: Settings) -> ClaimResult:
 def zv_printed_operator(settings: Settings) -> ClaimResult:
     return ClaimResult().add(mean_check("exact posterior, exact gradients: E[Laplacian Q + grad Q . z] = 0 for "
                                         "Q = (theta - mu)^2 (printed operator)", 0.0,
-                                        quadratic_controls(settings)["exact_printed"]))
+                                        quadratic_controls(settings)["exact_printed"], expect="fail"))

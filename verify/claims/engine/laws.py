@@ -14,9 +14,11 @@ One claim per (model, integrator example). Per estimator, with chains started at
 E u^T theta_k and E (u^T (theta_k - E theta_k))^2 at k = 3 (finite-k moments); the same for v^T theta at a late step
 k* where the engine's own law at k* differs from the stationary law by less than 5% of a standard error (stationary
 moments; per phase for periodic chains); the mean and the MSE of the time average of w^T theta over [2, 22) (and of
-theta^2 on the toy where fourth moments close). Pairs the simulator refuses and those the engine rejects with a stated
-reason (mSGLD and the K-step reuse under multiplicative noise, pSGLD's adaptive preconditioner) are listed in the
-notes; so are time averages the engine does not form (BAOAB's first step).
+theta^2 on the toy where fourth moments close); on the toy, plain minibatches also get the power rows of
+:mod:`verify.claims.engine.power` (a 1% change of the stationary variance or of a time-average MSE detected). Pairs
+the simulator refuses and those the engine rejects with a stated reason (mSGLD and the K-step reuse under
+multiplicative noise, pSGLD's adaptive preconditioner) are listed in the notes; so are time averages the engine does
+not form (BAOAB's first step).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from simulate import GaussianMeanModel, LinearRegressionModel, ParameterError, S
 from theory import exact_law
 from theory.laws import Example, ExampleSettings, registered, registration
 from verify.api import Check, ClaimResult, Settings, claim, mean_and_se
+
+from .power import power_checks, power_pair
 
 PAPER = "engine"
 SRC = "the exact engine on affine models, docs/engine.md (new)"
@@ -123,12 +127,17 @@ def _time_averages(law, w: np.ndarray, quad: bool) -> tuple:
     return ta, tq, None
 
 
+def _theta0(name: str) -> np.ndarray:
+    """The chains' start: the posterior mean plus 0.3 posterior standard deviations per coordinate."""
+    m = model_of(name)
+    return m.posterior_mean + 0.3 * np.sqrt(np.diag(m.posterior_cov if name == "linreg" else [[m.posterior_var]]))
+
+
 def compute_pair(name: str, est: Example, integ: Example, settings: Settings) -> PairRun:
     """The exact law and M simulated chains of one pair (module docstring): the rows to compare."""
-    m = model_of(name)
     u, v, w = DIRECTIONS[name]
     sampler = _sampler(name, est, integ)
-    theta0 = m.posterior_mean + 0.3 * np.sqrt(np.diag(m.posterior_cov if name == "linreg" else [[m.posterior_var]]))
+    theta0 = _theta0(name)
     law = exact_law(sampler, theta0=theta0)
     M = settings.chains
     late = None if _point_mass(law, v) else _late_step(law, M, v)
@@ -197,6 +206,11 @@ def run_engine_claim(name: str, key: str, settings: Settings) -> ClaimResult:
             pair = compute_pair(name, est, integ, settings)
             out.checks += checks_of(pair)
             out.notes += pair.notes
+            if name == "toy" and power_pair(est, integ):
+                checks, note = power_checks(_sampler(name, est, integ), _theta0(name), DIRECTIONS[name], pair.tag,
+                                            settings)
+                out.add(*checks)
+                out.notes.append(note)
         elif why:
             out.notes.append(why)
     return out

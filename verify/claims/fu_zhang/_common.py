@@ -48,3 +48,20 @@ def gauss_strata() -> Strata:
 def posterior_precision() -> float:
     """Precision a of the Gaussian posterior of :func:`gauss_model`: grad log posterior = c - a theta."""
     return gauss_model().grad_lipschitz
+
+
+def one_step_errors(model, strata: Strata, sizes: tuple[int, ...], draws: int, seed: int,
+                    theta: np.ndarray | None = None, replace: bool = True) -> np.ndarray:
+    """||g - grad log post(theta)||^2 of ``draws`` independent one-step draws of the simulator's eq. (10) estimator
+    (``Stratified(strata, sizes, replace)``) at ``theta`` (default: zero), drawn in chunks of 10,000 from ``seed``."""
+    from simulate.estimators.stratified import Stratified
+
+    est = Stratified(strata, sizes, replace=replace)
+    theta = np.zeros(model.dim) if theta is None else np.asarray(theta, dtype=np.float64)
+    full = model.grad_log_post(theta[None, :])[0]
+    rng = np.random.default_rng(seed)
+    out = []
+    for start in range(0, draws, 10_000):
+        g, _ = est.estimate(model, np.repeat(theta[None, :], min(draws, start + 10_000) - start, axis=0), None, rng)
+        out.append(np.sum((g - full) ** 2, axis=1))
+    return np.concatenate(out)

@@ -99,7 +99,7 @@ def simulated_bias_checks(settings: Settings) -> tuple[list[Check], float]:
     return checks, engine_gap
 
 
-def bound_checks() -> list[ExactCheck]:
+def bias_bound_checks() -> list[ExactCheck]:
     """The bound with explicit constants over a grid (and both its terms attained), and the estimator-dependence of
     its O(h) constant; both exact consequences of the closed form."""
     model = gauss_model()
@@ -137,6 +137,6 @@ def bias_bound(settings: Settings) -> ClaimResult:
     engine = ExactCheck(f"closed-form finite-T bias = exact engine (theory.exact_law of the same samplers), T in "
                         f"{THM33_T}", engine_gap < 1e-9, f"largest relative difference {engine_gap:.2e}",
                         kind="consistency")
-    return ClaimResult(checks=checks, exact=[engine, *bound_checks()], notes=[
+    return ClaimResult(checks=checks, exact=[engine, *bias_bound_checks()], notes=[
         "the bound and the c_h comparison are exact consequences of the closed form (labelled identity / "
         "consistency); the z-tests check the closed form against the simulator"])

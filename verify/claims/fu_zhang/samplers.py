@@ -2,7 +2,7 @@
 
 k = 1 is SGLD bit for bit; the stationary covariance of fixed-step CP-SGLD and CP-SGHMC (the exact discrete Lyapunov
 solution, theory.chains.stratified, new) and the time-average MSE of Theorem 3.4 against the simulator (z-tests over
-per-chain time averages, chains started at the posterior mean); Table 2's arithmetic.
+per-chain time averages, chains started at the posterior mean).
 """
 
 from __future__ import annotations
@@ -45,14 +45,6 @@ GAUSS_CFGS = {
     "CP-SGHMC Thm3.2 without": ("sghmc", "neyman", False),
 }
 UNIFORM_CFG = ("SGLD (k = 1) without", ("sgld", "single", False))
-
-
-TABLE2 = {  # dataset: (method, k-means time, burn-in time, total runtime, sum |rho|, ESS, ESS/s)
-    "usps": [("SGLD", 0.0, 9.53, 45.98, 5.2, 351.40, 7.63), ("CP-SGLD", 0.97, 4.53, 47.0, 3.5, 562.50, 11.96)],
-    "pendigits": [("SGLD", 0.0, 3.53, 14.3, 4.8, 216.86, 15.16), ("CP-SGLD", 0.12, 1.87, 14.5, 3.2, 312.5, 21.51)],
-    "covtype.binary": [("SGLD", 0.0, 18.9, 115, 5.7, 305.6, 2.65), ("CP-SGLD", 9.7, 12.3, 124, 4.7, 353.6, 2.84)],
-    "mnist": [("SGLD", 0.0, 25.4, 153, 6.9, 256.0, 1.67), ("CP-SGLD", 15.7, 16.4, 168, 6.6, 316.4, 1.94)],
-}
 
 
 # ------------------------------------------------------------------------------------------ computation
@@ -170,19 +162,6 @@ def time_average_checks(settings: Settings) -> tuple[list[Check], ExactCheck]:
                                                 f"noise-free floor (the 1/(Th) part) {floor:.4g}", kind="consistency")
 
 
-def table2_checks() -> tuple[list[ExactCheck], list[str]]:
-    """ESS per second = ESS / total runtime per row of Table 2; k-means' share of CP-SGLD's runtime in the notes."""
-    checks, notes = [], []
-    for ds, rows in TABLE2.items():
-        for meth, km, _, total, _, ess, ess_s in rows:
-            rel = abs(ess / total - ess_s) / ess_s
-            checks.append(ExactCheck(f"{ds} {meth}: ESS per second = ESS / total runtime (to 1%, rounding)",
-                                     rel < 0.01, f"{ess}/{total} = {ess / total:.4g} vs printed {ess_s}"))
-            if km:
-                notes.append(f"{ds}: k-means share of CP-SGLD's total runtime {km / total:.1%}")
-    return checks, notes
-
-
 def draw_stationary_variances(ax, checks: list[Check]) -> None:
     """Simulated stationary variances (2 s.e.) against the Lyapunov theory and the posterior variance."""
     x = np.arange(len(checks))
@@ -238,14 +217,3 @@ def cp_sghmc_stationary(settings: Settings) -> ClaimResult:
 def time_average_mse(settings: Settings) -> ClaimResult:
     checks, reduction = time_average_checks(settings)
     return ClaimResult(checks=checks, exact=[reduction])
-
-
-@claim("fu_zhang.table2.ess_per_second", paper=PAPER, source="Fu & Zhang Table 2",
-       statement="Table 2's 'ESS per second' column is ESS / total runtime.", family="fu_zhang_exact", expected="fails",
-       erratum="Seven of the eight rows match ESS / total runtime to <= 0.4%, but mnist CP-SGLD gives 316.4/168 = "
-               "1.88, not the printed 1.94 (3% off). The same table contradicts 'the time cost by k-means is "
-               "negligible': k-means takes 7.8% (covtype) and 9.3% (mnist) of CP-SGLD's total runtime, and CP's "
-               "total runtime is larger than SGLD's on all four data sets.")
-def ess_per_second(settings: Settings) -> ClaimResult:
-    checks, notes = table2_checks()
-    return ClaimResult(exact=checks, notes=notes)

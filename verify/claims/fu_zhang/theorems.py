@@ -22,9 +22,9 @@ from simulate.models.datasets import breast_cancer_design
 from simulate.models.gaussian import GaussianMeanModel
 from theory.bounds import fu_zhang as fu_zhang_bounds
 from theory.noise import stratified as stratified_noise
-from verify.api import Check, ClaimResult, ExactCheck, Settings, claim, mean_and_se, simulation_cache
+from verify.api import Check, ClaimResult, ExactCheck, OrderingCheck, Settings, claim, mean_and_se, simulation_cache
 
-from ._common import KMEANS_ITER, KMEANS_SEED, PAPER, SIGMA_X, B, gauss_model, gauss_strata
+from ._common import KMEANS_ITER, KMEANS_SEED, PAPER, SIGMA_X, B, gauss_model, gauss_strata, one_step_errors
 
 
 # ------------------------------------------------------------------------------------------ computation
@@ -42,17 +42,8 @@ def _label_pure_strata(X: np.ndarray, y: np.ndarray, per_class: int) -> Strata:
 @simulation_cache
 def _bound_draws(sizes: tuple[int, ...], M: int, seed: int) -> np.ndarray:
     """||g - grad log post||^2 of M independent draws of Stratified(sizes, with replacement) at one theta (the noise
-    is theta-free on the Gaussian mean model), in chunks of 10,000."""
-    model, strata = gauss_model(), gauss_strata()
-    est = Stratified(strata, sizes, replace=True)
-    theta = np.array([1.0, 2.0])
-    full = model.grad_log_post(theta[None, :])[0]
-    rng = np.random.default_rng(seed)
-    errs = []
-    for start in range(0, M, 10_000):
-        g, _ = est.estimate(model, np.repeat(theta[None, :], min(M, start + 10_000) - start, axis=0), None, rng)
-        errs.append(np.sum((g - full) ** 2, axis=1))
-    return np.concatenate(errs)
+    is theta-free on the Gaussian mean model)."""
+    return one_step_errors(gauss_model(), gauss_strata(), sizes, M, seed, theta=np.array([1.0, 2.0]))
 
 
 def _integer_allocations(n: np.ndarray, b: int):
@@ -123,7 +114,7 @@ def eq30_check(settings: Settings) -> ExactCheck:
         "eq. (30) pointwise: ||g_j - gbar_i||^2 <= ||g_j - grad log p(mu_i|theta)||^2 for every j (breast cancer, "
         "label-pure clusters, 50 random theta)", n_point_bad == 0,
         f"violated for {n_point_bad} of {n_point} (point, theta) pairs; the sum over each cluster (what Theorem 3.1 "
-        f"needs) is violated in {n_sum_bad} of {50 * ps.k} (cluster, theta) cases")
+        f"needs) is violated in {n_sum_bad} of {50 * ps.k} (cluster, theta) cases", expect="fail")
 
 
 def lagrange_check() -> ExactCheck:
@@ -149,7 +140,7 @@ def allocation_case(rep: int, rng: np.random.Generator, b: int = 12) -> dict:
     x = np.concatenate([rng.standard_normal((s, 2)) * sp_ + 8 * i for i, (s, sp_) in enumerate(zip(sizes, spread,
                                                                                                    strict=True))])
     strata = Strata.from_labels(np.repeat(np.arange(k), sizes), x)
-    model = GaussianMeanModel(x, sigma_x=1.0, sigma_theta=10.0)
+    model = GaussianMeanModel(x, sigma_x=1.0, sigma0=10.0)
     vals = {}
     for bi in _integer_allocations(strata.sizes, b):
         est = Stratified(strata, tuple(bi.tolist()), replace=True)
@@ -157,7 +148,7 @@ def allocation_case(rep: int, rng: np.random.Generator, b: int = 12) -> dict:
     res = minimize(lambda t, s=strata: fu_zhang_bounds.surrogate_objective(s.sizes, s.within_var, t),
                    np.full(k, b / k), constraints=[{"type": "eq", "fun": lambda t, b=b: t.sum() - b}],
                    bounds=[(1e-6, None)] * k, method="SLSQP", options=dict(ftol=1e-14, maxiter=500))
-    return dict(sizes=strata.sizes.tolist(), b=b, vals=vals, slsqp=res.x,
+    return dict(sizes=strata.sizes.tolist(), b=b, vals=vals, slsqp=res.x, model=model, strata=strata,
                 cont=fu_zhang_bounds.thm32_min_objective(strata.sizes, strata.within_var, b),
                 rounded=tuple(allocate(strata, b, "neyman").tolist()),
                 b_star=fu_zhang_bounds.thm32_allocation(strata.sizes, strata.within_var, b))
@@ -174,6 +165,33 @@ def allocation_check(rep: int, case: dict) -> ExactCheck:
         f"(sum n_i sqrt v_i)^2/b = {case['cont']:.6g}, best integer {best} -> {vals[best]:.6g}, largest-remainder "
         f"rounding {rounded} -> {vals[rounded]:.6g}; eq. 14 b* = {np.round(b_star, 4).tolist()}, SLSQP "
         f"{np.round(case['slsqp'], 4).tolist()}")
+
+
+def allocation_draw_checks(case: dict, settings: Settings) -> list[Check]:
+    """The simulator's one-step draws of eq. (10) (with replacement) at eq. (14)'s rounded allocation and at the
+    proportional one, each against the exact Lemma 3.4 variance, and eq. (14)'s variance below proportional's
+    (shown): evidence that a wrong variance or a wrong allocation would fail."""
+    model, strata = case["model"], case["strata"]
+    draws = 5 * settings.chains
+    rows = {}
+    for rule, sizes in (("eq. (14)", case["rounded"]), ("proportional", tuple(allocate(strata, case["b"],
+                                                                                       "proportional").tolist()))):
+        errs = one_step_errors(model, strata, sizes, draws, settings.seed_for(f"fu_zhang.thm32.draws.{rule}"))
+        rows[rule] = (*mean_and_se(errs), float(np.trace(Stratified(strata, sizes, replace=True).noise_cov(model))),
+                      sizes)
+    out = [Check(f"{rule} b_i = {sizes}: one-step E||g - grad U||^2 = exact Lemma 3.4 variance", exact, m, se,
+                 dict(draws=draws)) for rule, (m, se, exact, sizes) in rows.items()]
+    (m1, s1, e1, _), (m2, s2, e2, _) = rows.values()
+    out.append(OrderingCheck("eq. (14)'s rounded allocation has a lower simulated variance than the proportional "
+                             "one", 0.0, m1 - m2, float(np.hypot(s1, s2)), dict(draws=draws), direction="less"))
+    return out
+
+
+def proportional_excess(case: dict) -> float:
+    """The relative excess of the proportional allocation's exact variance over eq. (14)'s rounded one."""
+    strata, model = case["strata"], case["model"]
+    prop = tuple(allocate(strata, case["b"], "proportional").tolist())
+    return float(np.trace(Stratified(strata, prop, replace=True).noise_cov(model))) / case["vals"][case["rounded"]] - 1
 
 
 def rounding_excess(case: dict) -> float:
@@ -212,7 +230,11 @@ def eq30_pointwise(settings: Settings) -> ClaimResult:
 def optimal_allocation(settings: Settings) -> ClaimResult:
     rng = np.random.default_rng(settings.seed_for("fu_zhang.thm32"))
     cases = [allocation_case(rep, rng) for rep in range(6)]
+    widest = max(cases, key=lambda c: proportional_excess(c))
     return ClaimResult(
         exact=[lagrange_check(), *(allocation_check(rep, case) for rep, case in enumerate(cases))],
         notes=[f"largest-remainder rounding vs integer optimum: relative excess max "
-               f"{max(rounding_excess(c) for c in cases):.3g} (the paper gives no rounding rule)"])
+               f"{max(rounding_excess(c) for c in cases):.3g} (the paper gives no rounding rule)",
+               f"simulated draws on the data set where proportional allocation loses most to eq. (14) "
+               f"(n = {widest['sizes']}, b = {widest['b']}, excess {proportional_excess(widest):.1%})"],
+    ).add(*allocation_draw_checks(widest, settings))

@@ -3,11 +3,12 @@ asymptotic bias in n, mSGLD against SGLD under the two readings of Section 7's c
 covariance (the setting and the simulations are in :mod:`verify.claims.vollmer._logistic_runs`).
 
 Asymptotic (stationary) biases of the posterior mean are per-chain time averages (eq. 7) after a burn-in, with the
-Laplace-linear control variate of simulate.analysis.reference.laplace_cv_run; s.e. across independent chains.
-Samplers compared at the same n share the seed (common random numbers), and their differences are formed chain by
-chain. Ordering
-statements ("grows", "better", "worse") are one-sided tests (:class:`OneSidedCheck`): the claim is rejected only when
-the data contradict it significantly; the z in favour is reported.
+Laplace-linear control variate of simulate.analysis.reference.laplace_cv_run; s.e. across independent chains. Samplers
+compared at the same n share the seed (common random numbers), and their differences are formed chain by chain.
+Ordering statements ("grows", "better", "worse", "stays above 1") are orderings that must be shown
+(:class:`OrderingCheck`): each holds when the data support it past the family's threshold, fails when they contradict
+it, and is inconclusive otherwise (with its effect, z and the chains that would decide it). Remark 7's "differ by less
+than an O(h^2) remainder" is a bound (:class:`OneSidedCheck`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,17 @@ import numpy as np
 from simulate.estimators.estimated_cov import EstimatedCovMinibatch
 from simulate.estimators.minibatch import Minibatch
 from simulate.runtime.blocks import block_rng
-from verify.api import Check, ClaimResult, OneSidedCheck, Reading, Settings, claim, mean_and_se, simulation_cache
+from verify.api import (
+    Check,
+    ClaimResult,
+    OneSidedCheck,
+    OrderingCheck,
+    Reading,
+    Settings,
+    claim,
+    mean_and_se,
+    simulation_cache,
+)
 from verify.stats import (
     column_means_and_se,
     paired_squared_norm_difference_and_se,
@@ -41,6 +52,10 @@ ONE_STEP_CHUNK = 4096
 SEC7_READINGS = {"A": "msgld_printed", "B": "msgld_covhat"}
 SAMPLER_LABELS = (("sgld", "SGLD"), ("msgld_covhat", "mSGLD, reading B (eq. 54)"),
                   ("msgld_printed", "mSGLD, reading A (eq. (9) as printed)"))
+#: Figure 7's plateaus of |bias|^2 (read off the plot): the paper's effects mSGLD - SGLD at n = 150 and n = 50.
+PAPER_EFFECT = {150: 7e-6 - 1.6e-5, 50: 2.2e-3 - 1.2e-4}
+#: The statements whose evidence fails under reading B (its checks carry the counter-example: ``expect="fail"``).
+READING_B_FAILS = ("n=50", "n=10")
 
 
 # ------------------------------------------------------------------------------------------- computation
@@ -84,32 +99,39 @@ def one_step_moments(n: int, point: str, chains: int, seed: int) -> dict:
 
 
 # ------------------------------------------------------------------------------------------- checks
-def growth_checks(sq: dict[str, tuple[float, float]]) -> list[OneSidedCheck]:
-    """|bias|^2 grows as n shrinks: one one-sided check per consecutive pair."""
+def growth_checks(sq: dict[str, tuple[float, float]]) -> list[OrderingCheck]:
+    """|bias|^2 grows as n shrinks: one ordering (shown, not presumed) per consecutive pair."""
     labels = list(sq)
     out = []
     for small, large in zip(labels[1:], labels[:-1], strict=True):
         d = sq[small][0] - sq[large][0]
         se = math.hypot(sq[small][1], sq[large][1])
-        out.append(OneSidedCheck(f"SGLD |bias|^2 n={small} - n={large} >= 0", 0.0, d, se, direction="greater"))
+        out.append(OrderingCheck(f"SGLD |bias|^2 n={small} - n={large} > 0", 0.0, d, se, direction="greater"))
     return out
 
 
-def reading_checks(settings: Settings, table: dict) -> tuple[list[OneSidedCheck], list[str]]:
-    """Per reading: mSGLD better than SGLD at n = 150, worse at n = 50 (paired), and |bias|^2 >= 1 at n = 10."""
+def reading_checks(settings: Settings, table: dict) -> tuple[list[OrderingCheck], list[str]]:
+    """Per reading: mSGLD better than SGLD at n = 150, worse at n = 50 (paired; the paper's effect from Figure 7),
+    and |bias|^2 above 1 at n = 10: orderings that must be shown; under reading B the n = 50 and n = 10 ones carry
+    the counter-example (``expect="fail"``)."""
     ref = reference()
     mu, err = ref["mean"], ref["err"]
     checks, notes = [], []
     for part, meth in SEC7_READINGS.items():
+        def expect(statement: str, part: str = part) -> str:
+            return "fail" if part == "B" and statement in READING_B_FAILS else "hold"
+
         for n, direction, word in ((150, "less", "better"), (50, "greater", "worse")):
             d, se = paired_squared_norm_difference_and_se(_run(settings, meth, n)["cv"],
                                                           _run(settings, "sgld", n)["cv"], mu, err)
-            checks.append(OneSidedCheck(f"n={n}: |bias|^2 mSGLD - SGLD {'<=' if direction == 'less' else '>='} 0 "
-                                        f"(mSGLD {word})", 0.0, d, se, direction=direction, part=part))
-            notes.append(f"reading {part}, n = {n}: |bias|^2 mSGLD - SGLD = {d:.4g} +- {se:.2g} (z = {d / se:+.1f}).")
+            checks.append(OrderingCheck(f"n={n}: |bias|^2 mSGLD - SGLD {'<' if direction == 'less' else '>'} 0 "
+                                        f"(mSGLD {word})", 0.0, d, se, direction=direction, part=part,
+                                        stated_effect=PAPER_EFFECT[n], expect=expect(f"n={n}")))
+            notes.append(f"reading {part}, n = {n}: |bias|^2 mSGLD - SGLD = {d:.4g} +- {se:.2g} (z = {d / se:+.1f}; "
+                         f"Figure 7: {PAPER_EFFECT[n]:+.2g}).")
         v, se = table[(meth, 10)]
-        checks.append(OneSidedCheck("n=10: |bias|^2 mSGLD >= 1 (MSE never below 1)", 1.0, v, se,
-                                    direction="greater", part=part))
+        checks.append(OrderingCheck("n=10: |bias|^2 mSGLD > 1 (MSE never below 1)", 1.0, v, se,
+                                    direction="greater", part=part, expect=expect("n=10")))
     return checks, notes
 
 
@@ -228,16 +250,21 @@ def sgld_bias_vs_n(settings: Settings) -> ClaimResult:
        family="logistic", expected="depends on reading",
        readings=(
            Reading("A", "Section 7 plugs Remark 7's estimate, which is on the scale of grad log pi (4 Var fhat), into "
-                        "the Var fhat slot: eq. (9) as printed, sqrt(h)(I - (h/2) Covhat(g)).", "holds"),
+                        "the Var fhat slot: eq. (9) as printed, sqrt(h)(I - (h/2) Covhat(g)).", "inconclusive"),
            Reading("B", "eq. (54) with Cov fhat = Cov(g)/4: Remark 7's estimate divided by 4, sqrt(h)(I - (h/8) "
                         "Covhat(g)).", "fails"),
        ),
-       finding="Under reading A (Remark 7's estimate, on the scale of grad log pi, in the Var fhat slot, which is "
-               "eq. (9) as printed) the n = 50 and n = 10 findings are reproduced (|bias|^2 1.5e-3 vs SGLD's 1.3e-4; "
-               "71), and n = 150 is a tie (1.45e-5 vs 1.48e-5, not the paper's 7e-6 vs 1.6e-5; the one-sided check "
-               "is not rejected). Under reading B (eq. (54) with Cov fhat = Cov(grad log pi)/4) n = 150 holds, but "
-               "mSGLD is 6x better than SGLD at n = 50 (2.1e-5 vs 1.3e-4), and n = 10 gives 0.07, not above 1. The "
-               "paper's data set (labels, beta_true) is not stated. What holds regardless of reading is the factor-4 "
+       finding="Per statement and reading (orderings must be shown; 10^4 chains, the logistic runs at 250). Reading A "
+               "(Remark 7's estimate, on the scale of grad log pi, in the Var fhat slot: eq. (9) as printed): n = 50 "
+               "'mSGLD worse' is shown (|bias|^2 1.5e-3 vs SGLD's 1.3e-4, z = +38.5) and n = 10 'above 1' is shown "
+               "(71 +- 4, z = +16); n = 150 'mSGLD better' is inconclusive: mSGLD - SGLD = -2.4e-7 +- 1.5e-6 (z in "
+               "favour +0.16), a tie. The paper's effect (Figure 7: 7e-6 vs 1.6e-5, a 2.3x gain) would be detected "
+               "with 90% power at the present chains, and the data put it 6.0 s.e. from the observed effect; a true "
+               "effect of the observed size would take about 1200x the chains (1.2e7) to show. Reading A is "
+               "therefore registered inconclusive, not holds. Reading B (eq. (54) with Cov fhat = Cov(grad log pi)/4): "
+               "n = 150 is shown (z = -16.1 in the supporting direction), but n = 50 is contradicted (mSGLD 6x better "
+               "than SGLD, 2.1e-5 vs 1.3e-4, z = -28.1) and n = 10 gives 0.07, not above 1 (z = -395). The paper's "
+               "data set (labels, beta_true) is not stated. What holds regardless of reading is the factor-4 "
                "inconsistency between eq. (9) / Remark 7 and eqs. (20), (51), (54), registered as the erratum "
                "vollmer.eq9.printed_first_order.")
 def msgld_vs_sgld(settings: Settings) -> ClaimResult:

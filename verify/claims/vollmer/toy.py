@@ -50,7 +50,7 @@ BURN_IN_TOLERANCE = 1e-12
 # ------------------------------------------------------------------------------------------ computation
 @cache
 def default_model() -> GaussianMeanModel:
-    """The toy's default data: N = 1000, x_i ~ N(1, 1), sigma_x = sigma_theta = 1, seed 2016."""
+    """The toy's default data: N = 1000, x_i ~ N(1, 1), sigma_x = sigma0 = 1, seed 2016."""
     return GaussianMeanModel.simulate_data(N_DATA, theta_true=THETA_TRUE, seed=DATA_SEED)
 
 

@@ -1,0 +1,37 @@
+"""The trade-off explorer on logistic regression without the Laplace approximation (theory.tradeoffs.grid_route)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from simulate import sgld
+from simulate.models.low_dim_logistic import small_logistic_1d
+from simulate.validation import ParameterError
+from theory import tradeoffs as tr
+from theory.grid import grid_law
+from theory.tradeoffs.grid_route import GridRouteLaw, law_for_sampler
+
+
+def test_the_grid_route_is_the_grid_law():
+    m = small_logistic_1d()
+    s = sgld(m, 0.5 / m.grad_lipschitz, 3)
+    law = law_for_sampler(s)
+    assert isinstance(law, GridRouteLaw)
+    ta = law.time_average(np.ones(1), n_steps=50, burn_in=3)
+    ref = grid_law(s, tol=1e-6).time_average(lambda x: x[:, 0], n_steps=50, burn_in=3)
+    assert ta.mse == pytest.approx(ref.mse, rel=1e-9)
+    mean, cov = law.stationary_moments()
+    assert cov.shape == (1, 1) and cov[0, 0] > 0
+    with pytest.raises(ParameterError, match="not both"):
+        law.time_average(np.ones(1), quadratic=np.eye(1), n_steps=5)
+    with pytest.raises(ParameterError, match="dimension 1 or 2"):
+        tr.logistic_exact(tr.logistic_laplace(N=50).model)
+
+
+@pytest.mark.slow
+def test_laplace_answer_is_compared_with_the_exact_one():
+    gap = tr.laplace_versus_exact(small_logistic_1d(), tr.Budget(600), tr.Objective.mean(), "sgld", n_values=(1, 3),
+                                  fractions=(0.1, 0.4, 0.9))
+    assert gap.exact.mse <= gap.laplace_exact_mse * (1 + 1e-9)  # the exact optimum is optimal for the exact MSE
+    assert "exactly" in gap.describe()

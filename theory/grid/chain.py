@@ -1,0 +1,153 @@
+"""The discretised chain on one grid: its transition matrix T (acting on masses), stationary masses, the powers of
+its transient part and the closed sums behind finite-k expectations and time averages.
+
+T conserves mass (1^T T = 1^T), so with the stationary masses m (T m = m, 1^T m = 1) and Pi = m 1^T,
+T^t = Pi + R^t for t >= 1 with R = T - Pi, Pi R = R Pi = 0 and (I - R)^-1 = (I - T + m 1^T)^-1 (one LU). A test
+function f is used centred, f~ = f - f^T m, so f~^T T^t = f~^T R^t. Powers R^j v are iterated until they fall below
+1e-17 of the starting vector (the sequence length J is where the transient has died out); beyond J they are 0.
+Every sum over a window of length L then costs O(J) matrix-vector products and a few solves, whatever L.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg as sla
+
+from simulate.validation import ParameterError
+
+#: Relative size below which R^j v is taken as 0.
+DECAY = 1e-17
+#: Longest power sequence (a chain mixing slower than this on the grid is refused).
+J_MAX = 200_000
+
+
+class Chain:
+    """The chain on one grid: transition matrix ``T`` (n, n) and the start column ``start`` (n,) (masses after the
+    first step from the start law)."""
+
+    def __init__(self, T: np.ndarray, start: np.ndarray | None) -> None:
+        self.T = T
+        n = T.shape[0]
+        self.n = n
+        u = np.full(n, 1.0 / n)
+        # B = I - T + u 1^T is invertible; B m = u gives the stationary masses
+        self._lu = sla.lu_factor(np.eye(n) - T + u[:, None])
+        m = sla.lu_solve(self._lu, u)
+        self.m = m / m.sum()
+        self._u = u
+        # Sherman-Morrison: (I - R) = B + (m - u) 1^T
+        self._Bm = sla.lu_solve(self._lu, self.m)
+        self._Bm_t = sla.lu_solve(self._lu, np.ones(n), trans=1)
+        self.start = start
+        self.delta1 = None if start is None else start - self.m
+        self._u_seq: list[np.ndarray] | None = None
+
+    # ------------------------------------------------------------------ operators
+    def R(self, v: np.ndarray) -> np.ndarray:
+        """R v = T v - m (1^T v)."""
+        return self.T @ v - self.m * v.sum()
+
+    def Rt(self, v: np.ndarray) -> np.ndarray:
+        """R^T v = T^T v - 1 (m^T v)."""
+        return self.T.T @ v - (self.m @ v)
+
+    def resolvent(self, v: np.ndarray) -> np.ndarray:
+        """(I - R)^-1 v."""
+        y = sla.lu_solve(self._lu, v)
+        # with w = m - u: (B + w 1^T)^-1 v = y - B^-1 w (1^T y) / (1 + 1^T B^-1 w), B^-1 w = B^-1 m - m (B m = u)
+        Bw = self._Bm - self.m
+        return y - Bw * (y.sum() / (1.0 + Bw.sum()))
+
+    def resolvent_t(self, v: np.ndarray) -> np.ndarray:
+        """(I - R^T)^-1 v."""
+        y = sla.lu_solve(self._lu, v, trans=1)
+        w = self.m - self._u
+        Btw = self._Bm_t  # B^-T 1
+        # (B^T + 1 w^T)^-1 v = y - B^-T 1 (w^T y) / (1 + w^T B^-T 1)
+        return y - Btw * ((w @ y) / (1.0 + w @ Btw))
+
+    # ------------------------------------------------------------------ powers
+    def sequence(self, v: np.ndarray, left: bool = False) -> list[np.ndarray]:
+        """[v, R v, R^2 v, ...] (or with R^T) until the terms fall below DECAY of |v|_1."""
+        apply = self.Rt if left else self.R
+        scale = max(np.abs(v).sum(), 1e-300)
+        out = [v]
+        while np.abs(out[-1]).sum() > DECAY * scale:
+            if len(out) >= J_MAX:
+                raise ParameterError(f"the chain on the grid has not forgotten its start after {J_MAX} steps (it mixes "
+                                     "too slowly for the grid route at this h): use a larger h or fewer steps")
+            out.append(apply(out[-1]))
+        return out
+
+    def power(self, seq: list[np.ndarray], j: int) -> np.ndarray:
+        """R^j v from ``sequence(v)`` (0 beyond its end)."""
+        return seq[j] if j < len(seq) else np.zeros_like(seq[0])
+
+    @property
+    def transient(self) -> list[np.ndarray]:
+        """R^i delta_1, delta_1 = start - m (cached)."""
+        if self.delta1 is None:
+            raise ParameterError("this law has no start (theta0 outside the grid's region)")
+        if self._u_seq is None:
+            self._u_seq = self.sequence(self.delta1)
+        return self._u_seq
+
+    # ------------------------------------------------------------------ results
+    def stationary(self, f: np.ndarray) -> np.ndarray:
+        """sum_b f_b m_b for f of shape (n,) or (n, k)."""
+        return self.m @ f
+
+    def at_step(self, f: np.ndarray, k: int) -> np.ndarray:
+        """E f(x_k) for k >= 1 (masses start + ... after k steps): f^T (m + R^(k-1) delta_1)."""
+        return f.T @ (self.m + self.power(self.transient, k - 1))
+
+    def window_sum(self, i1: int, i2: int) -> np.ndarray:
+        """sum_{i=i1}^{i2} R^i delta_1 = (I - R)^-1 (R^i1 - R^(i2+1)) delta_1 (0 for an empty range)."""
+        if i2 < i1:
+            return np.zeros(self.n)
+        u = self.transient
+        return self.resolvent(self.power(u, i1) - self.power(u, i2 + 1))
+
+    def time_average(self, f: np.ndarray, f0: float, n_steps: int, burn_in: int) -> tuple[float, float]:
+        """(mean, variance) of (1/L) sum_{k=b}^{b+L-1} f(x_k), x_0 the start point (value f0) and x_k, k >= 1, on the
+        grid (module docstring; the derivation is in docs/grid_law.md)."""
+        L, b = n_steps, burn_in
+        mu = float(self.m @ f)
+        ft, ft0 = f - mu, f0 - mu
+        has0 = b == 0
+        K1, K2 = max(b, 1), b + L - 1
+        Lg = K2 - K1 + 1  # grid states in the window
+        D = self.window_sum(K1 - 1, K2 - 1)
+        mean_c = (has0 * ft0 + ft @ D) / L
+        second = has0 * ft0**2 + Lg * float((ft**2) @ self.m) + float((ft**2) @ D)
+        if has0:
+            second += 2.0 * ft0 * float(ft @ D)
+        second += 2.0 * self._stationary_pairs(ft, Lg) + 2.0 * self._transient_pairs(ft, K1, K2)
+        var = second / L**2 - mean_c**2
+        return mu + mean_c, var
+
+    def _stationary_pairs(self, ft: np.ndarray, Lg: int) -> float:
+        """sum_{t=1}^{Lg-1} (Lg - t) f~^T R^t (f~ m) = f~^T R [Lg z1 - z2 + R^Lg z2], z1 = (I-R)^-1 y,
+        z2 = (I-R)^-1 z1."""
+        if Lg < 2:
+            return 0.0
+        y = ft * self.m
+        z1 = self.resolvent(y)
+        z2 = self.resolvent(z1)
+        tail = self.power(self.sequence(z2), Lg) if Lg < J_MAX else 0.0 * z2
+        return float(ft @ self.R(Lg * z1 - z2 + tail))
+
+    def _transient_pairs(self, ft: np.ndarray, K1: int, K2: int) -> float:
+        """sum_{K1<=j<l<=K2} f~^T R^(l-j) (f~ delta_j), delta_j = R^(j-1) delta_1 (the start's part)."""
+        if K2 <= K1:
+            return 0.0
+        first = float(ft @ self.R(self.resolvent(ft * self.window_sum(K1 - 1, K2 - 2))))
+        # minus sum_j a_{K2-j+1}^T (f~ R^(j-1) delta_1), a_s = (R^T)^s (I - R^T)^-1 f~, both sides decaying
+        u = self.transient
+        a = self.sequence(self.resolvent_t(ft), left=True)
+        lo, hi = max(K1, K2 + 2 - len(a)), min(K2 - 1, len(u))
+        sandwich = sum(float(a[K2 - j + 1] @ (ft * u[j - 1])) for j in range(lo, hi + 1))
+        return first - sandwich
+
+
+__all__ = ["DECAY", "J_MAX", "Chain"]
