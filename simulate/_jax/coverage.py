@@ -14,11 +14,12 @@ from ..estimators.vr import SVRG, VRMinibatch
 from ..integrators.langevin import Langevin, ModifiedLangevin, NoiselessLangevin, PrintedEq9Langevin
 from ..integrators.preconditioned import PreconditionedLangevin
 from ..integrators.sghmc import SGHMC
+from ..integrators.ulmc import UnderdampedLangevinMC
 from ..integrators.underdamped import BAOAB, ExplicitEulerSGHMC
 
 ESTIMATORS = (FullGradient, Minibatch, Stratified, AdditiveNoise, ControlVariate, VRMinibatch, SVRG, SAGA, Reused)
 INTEGRATORS = (Langevin, NoiselessLangevin, ModifiedLangevin, PrintedEq9Langevin, PreconditionedLangevin, SGHMC,
-               ExplicitEulerSGHMC, BAOAB)
+               ExplicitEulerSGHMC, BAOAB, UnderdampedLangevinMC)
 #: Estimators whose ``noise_cov(model, theta)`` is written against the namespace (mSGLD with a covariance that
 #: depends on theta calls it every step).
 NOISE_COV_AT_THETA = (Minibatch, FullGradient, AdditiveNoise)
