@@ -1,5 +1,8 @@
-"""``benchmarks/compare.py --backend jax``: the workbench's JAX backend and the JAX peers on the same device, in one
-process (W1, W2, W3 as defined in compare.py; JAX on whatever device it sees: a GPU when there is one).
+"""``benchmarks/compare.py --backend jax``: the workbench's JAX backend, its numpy simulator and the JAX peers on the
+same machine, in one process (W1, W2, W3 as defined in compare.py; JAX on whatever device it sees: a GPU when there is
+one, else the CPU).
+
+    python benchmarks/compare_jax.py [--quick] [--budget S] [--repeats R] [--only W1,W3] [--jax-float32]
 
 Rows:
 
@@ -9,6 +12,10 @@ Rows:
 * W3 (logistic regression, d = 20, N = 10^4, n = 100, chains at the mode): SGLD, SGLD-CV, SVRG-LD (epoch N/n) of the
   workbench (without replacement, its default, and with replacement, the peers' scheme), blackjax (SGLD, SGLD-CV),
   SGMCMCJax (SGLD, SGLD-CV, SVRG-LD).
+
+Every workbench sampler also runs on the numpy simulator (``run(...)`` with its defaults: all cores, the fused SGLD
+kernels where they apply), the same sampler object at the same sizes or as many as fit ``--budget``; its row's ratio
+column is the JAX backend's rate over numpy's.
 
 Rates are chain-steps per second, compilation excluded: the workbench's from ``RunResult.seconds["run"]`` (the
 compiled program's call, outputs copied to the host included), the peers' from a compiled ``jit(vmap(scan))``;
@@ -20,6 +27,7 @@ The last lines print every figure as ``key=value`` (``jax_figure ...``) for benc
 from __future__ import annotations
 
 import math
+import os
 
 import compare as c
 import numpy as np
@@ -28,8 +36,9 @@ from simulate import SVRG, GaussianMeanModel, Langevin, Sampler, run, sgld
 from simulate.runtime.backends import JaxBackend
 from simulate.samplers import sgld_cv
 
-#: Sizes on a GPU (the issue's: W2 at M = 10^6, W3 at M = 10^4) and --quick (a CPU).
+#: Sizes on a GPU (the issue's: W2 at M = 10^6, W3 at M = 10^4), on a CPU (compare.py's numpy sizes) and --quick.
 FULL = dict(w12_chains=1_000_000, w12_steps=1_000, w3_chains=10_000, w3_steps=500)
+CPU = dict(w12_chains=100_000, w12_steps=200, w3_chains=1_000, w3_steps=100)
 QUICK = dict(w12_chains=10_000, w12_steps=100, w3_chains=256, w3_steps=20)
 TARGETS = {"W1": 8e9, "W2": 8e9, "W3": 1e8}
 
@@ -43,6 +52,13 @@ def _workbench(sampler, backend: JaxBackend, theta0=None):
             return res.seconds["run"]
         f()  # compiles
         return f
+    return make
+
+
+def _numpy(sampler, theta0=None):
+    """make(m, k) for compare.measure: the same sampler on the numpy simulator (its wall time)."""
+    def make(m, k):
+        return lambda: run(sampler, m, k + 1, seed=1, theta0=theta0)
     return make
 
 
@@ -66,8 +82,9 @@ def toy_rows(args, sizes, backend: JaxBackend) -> list[c.Row]:
     for wl, replace in (("W1", False), ("W2", True)):
         if args.only and wl not in args.only:
             continue
-        rows.append(_timed(wl, "SGLD", "workbench jax", _workbench(sgld(model, h, n, replace=replace), backend), M, L,
-                           args))
+        ours = sgld(model, h, n, replace=replace)
+        rows.append(_timed(wl, "SGLD", "workbench jax", _workbench(ours, backend), M, L, args))
+        rows.append(c.timed(wl, "SGLD", "workbench numpy", _numpy(ours), M, L, args))
 
         def bj(m, k, replace=replace):
             bjx = c._blackjax()
@@ -114,7 +131,9 @@ def logistic_rows(args, sizes, backend: JaxBackend) -> list[c.Row]:
             "SVRG-LD": lambda r: Sampler(model, SVRG(n, m_epoch, replace=r), Langevin(), h, name="svrgld")}
     rows = []
     for name, build in ours.items():
-        rows.append(_timed("W3", name, "workbench jax", _workbench(build(False), backend, mode), M, L, args))
+        ours = build(False)
+        rows.append(_timed("W3", name, "workbench jax", _workbench(ours, backend, mode), M, L, args))
+        rows.append(c.timed("W3", name, "workbench numpy", _numpy(ours, mode), M, L, args))
         rows.append(_timed("W3", name, "workbench jax replace=True", _workbench(build(True), backend, mode), M, L,
                            args))
 
@@ -157,9 +176,10 @@ def figures(rows: list[c.Row]) -> list[str]:
             continue
         key = f"{r.workload}_{r.sampler}"
         line = f"jax_figure {key} chain_steps_per_s={r.rate:.4g} chains={r.chains} steps={r.steps}"
-        for peer in ("blackjax", "sgmcmcjax"):
+        for peer in ("workbench numpy", "blackjax", "sgmcmcjax"):
             p = rate.get((r.workload, r.sampler, peer), math.nan)
-            line += f" vs_{peer}={r.rate / p:.3g}" if p == p else f" vs_{peer}=n/a"
+            tag = peer.replace("workbench ", "")
+            line += f" vs_{tag}={r.rate / p:.3g}" if p == p else f" vs_{tag}=n/a"
         target = TARGETS[r.workload]
         line += f" target={target:.3g} met={'yes' if r.rate >= target else 'no'}"
         out.append(line)
@@ -169,24 +189,34 @@ def figures(rows: list[c.Row]) -> list[str]:
 def main(args) -> int:
     c.X32 = args.jax_float32  # this module sees compare as an import, not as __main__
     jax, _ = c._jax()
-    sizes = QUICK if args.quick else FULL
+    sizes = QUICK if args.quick else (CPU if jax.default_backend() == "cpu" else FULL)
     backend = JaxBackend(dtype="float32" if args.jax_float32 else "float64", keep_compiled=True)
     rows = toy_rows(args, sizes, backend) + logistic_rows(args, sizes, backend)
     text, _ = c.table(rows, "workbench jax")
     devices = ", ".join(sorted({d.device_kind for d in jax.devices()}))
-    print(f"backend: jax {jax.__version__} on {jax.default_backend()} ({devices}); sizes: {sizes}"
-          + (" (--quick)" if args.quick else ""))
+    print(f"backend: jax {jax.__version__} on {jax.default_backend()} ({devices}); {os.cpu_count()} CPUs; sizes: "
+          f"{sizes}" + (" (--quick)" if args.quick else ""))
     print(text)
     for line in figures(rows):
         print(line)
-    ratios = [r for line in figures(rows) for r in _ratios(line)]
-    print(f"min_ratio_vs_jax_peers={min(ratios) if ratios else float('nan'):.4g}")
+    for tag in ("numpy", "jax_peers"):
+        ratios = [r for line in figures(rows) for r in _ratios(line, tag)]
+        print(f"min_ratio_vs_{tag}={min(ratios) if ratios else float('nan'):.4g}")
     return 0
 
 
-def _ratios(line: str) -> list[float]:
+def _ratios(line: str, tag: str) -> list[float]:
+    """The ratios of a ``jax_figure`` line against numpy (tag "numpy") or against the JAX peers ("jax_peers")."""
     out = []
     for part in line.split():
-        if part.startswith("vs_") and not part.endswith("n/a"):
-            out.append(float(part.split("=")[1]))
+        name = part.split("=")[0]
+        if not part.startswith("vs_") or part.endswith("n/a") or (name == "vs_numpy") != (tag == "numpy"):
+            continue
+        out.append(float(part.split("=")[1]))
     return [x for x in out if np.isfinite(x)]
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(c.main(["--backend", "jax", *sys.argv[1:]]))
