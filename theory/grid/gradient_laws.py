@@ -231,7 +231,7 @@ class MinibatchGradient:
 
         References
         ----------
-        The finite-population correction (N - n)/(N - 1) of sampling without replacement (Cochran 1977, Theorem 2.2);
+        The finite-population correction (N - n)/(N - 1) of sampling without replacement (standard);
         :func:`theory.noise.minibatch.minibatch_noise_cov` is the same law.
         """
         N = self.vectors.shape[1]
