@@ -4,7 +4,7 @@ grid's Fourier lattice, for the matrix G that maps g into the grid's coordinates
 
 * :class:`FullGradient`: g = grad log pi(theta), a point mass;
 * :class:`Minibatch`: g = grad log pi_0(theta) + (N/n) sum_{j in tau} g_j(theta), tau a minibatch (with or without
-  replacement): the exact law of the minibatch sum (:mod:`.minibatch`);
+  replacement): the exact law of the minibatch sum (:mod:`theory.grid.minibatch`);
 * :class:`ControlVariate` (SGLD-CV, Baker et al. 2019 Algorithm 1, any centre theta_hat):
   g = grad log pi_0(theta) + sum_i g_i(theta_hat) + (N/n) sum_{j in tau} [g_j(theta) - g_j(theta_hat)];
 * :class:`AdditiveNoise`: g = grad log pi(theta) + N(0, V(theta)), Gaussian.
