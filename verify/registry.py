@@ -112,7 +112,8 @@ class Settings:
 
     Notes
     -----
-    A claim runs with ``chains`` times its registered ``chains_factor`` (:class:`Claim`; planned from its detectable
+    A claim runs with ``chains`` times its registered ``chains_factor`` (``verify.registry.Claim``; planned from its
+    detectable
     deviation), unless ``chains_by_claim`` names it (:meth:`for_claim`).
     """
 
@@ -132,7 +133,7 @@ class Settings:
         claim_id : str
             The claim's id.
         chains_factor : float
-            The claim's registered multiple of ``chains`` (:attr:`Claim.chains_factor`).
+            The claim's registered multiple of ``chains`` (``Claim.chains_factor``, :func:`verify.api.claim`).
 
         Returns
         -------
