@@ -113,8 +113,7 @@ class Settings:
     Notes
     -----
     A claim runs with ``chains`` times its registered ``chains_factor`` (``verify.registry.Claim``; planned from its
-    detectable
-    deviation), unless ``chains_by_claim`` names it (:meth:`for_claim`).
+    detectable deviation), unless ``chains_by_claim`` names it (:meth:`for_claim`).
     """
 
     chains: int = 10_000
