@@ -537,7 +537,7 @@ def ulmc(model: Model, h: float, gamma: float = 2.0, u: float | None = None,
         The gradient estimator (default :class:`simulate.FullGradient`; a control variate gives CV-ULD).
     v0_var : float, optional
         The variance per coordinate of the momentum's start law N(0, v0_var I) (default u, the stationary momentum
-    law; 0 is Cheng et al.'s start).
+        law; 0 is Cheng et al.'s start).
 
     Returns
     -------

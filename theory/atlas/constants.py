@@ -69,7 +69,7 @@ def noise_trace(prob: AtlasProblem, sampler_name: str, n: int, mean: np.ndarray,
     prob : AtlasProblem
         The test problem.
     sampler_name : str
-        The atlas sampler (:data:`theory.bounds.literature.BOUND_SAMPLERS`).
+        The atlas sampler (:data:`theory.bounds.literature.base.BOUND_SAMPLERS`).
     n : int
         The minibatch size.
     mean, cov : numpy.ndarray

@@ -64,7 +64,7 @@ class ChainLaws:
     h : float
         The step size.
     start_name : str
-        The start, one of :data:`theory.bounds.literature.STARTS`.
+        The start, one of :data:`theory.bounds.literature.base.STARTS`.
     """
 
     at: dict
@@ -313,21 +313,21 @@ def chain_laws(problem_name: str, sampler_name: str, h: float, n: int | None, st
     """The exact laws of one chain (module docstring) at every K of :data:`K_GRID`; cached.
 
     Full-gradient chains on a problem that is not separable are computed in its eigenbasis
-    (:meth:`theory.atlas.AtlasProblem.eigenbasis`; the means and covariances are then those of the rotated coordinates,
-    and so is the target).
+    (:meth:`theory.atlas.problems.AtlasProblem.eigenbasis`; the means and covariances are then those of the rotated
+    coordinates, and so is the target).
 
     Parameters
     ----------
     problem_name : str
-        The atlas problem (:data:`theory.atlas.PROBLEMS`, or one with the suffix "@eigenbasis").
+        The atlas problem (:data:`theory.atlas.problems.PROBLEMS`, or one with the suffix "@eigenbasis").
     sampler_name : str
-        The atlas sampler (:data:`theory.bounds.literature.BOUND_SAMPLERS`).
+        The atlas sampler (:data:`theory.bounds.literature.base.BOUND_SAMPLERS`).
     h : float
         The step size.
     n : int or None
         The minibatch size (None for full gradients).
     start : str
-        The start, one of :data:`theory.bounds.literature.STARTS`.
+        The start, one of :data:`theory.bounds.literature.base.STARTS`.
     joint : bool
         For an underdamped chain, the joint law of (x, v) rather than that of x.
     average : bool
@@ -381,9 +381,9 @@ def stationary_law(problem_name: str, sampler_name: str, h: float, n: int | None
     Parameters
     ----------
     problem_name : str
-        The atlas problem (:data:`theory.atlas.PROBLEMS`, or one with the suffix "@eigenbasis").
+        The atlas problem (:data:`theory.atlas.problems.PROBLEMS`, or one with the suffix "@eigenbasis").
     sampler_name : str
-        The atlas sampler (:data:`theory.bounds.literature.BOUND_SAMPLERS`).
+        The atlas sampler (:data:`theory.bounds.literature.base.BOUND_SAMPLERS`).
     h : float
         The step size.
     n : int or None
@@ -416,15 +416,15 @@ def functional_path(problem_name: str, sampler_name: str, h: float, n: int | Non
     Parameters
     ----------
     problem_name : str
-        The atlas problem (:data:`theory.atlas.PROBLEMS`, or one with the suffix "@eigenbasis").
+        The atlas problem (:data:`theory.atlas.problems.PROBLEMS`, or one with the suffix "@eigenbasis").
     sampler_name : str
-        The atlas sampler (:data:`theory.bounds.literature.BOUND_SAMPLERS`).
+        The atlas sampler (:data:`theory.bounds.literature.base.BOUND_SAMPLERS`).
     h : float
         The step size.
     n : int or None
         The minibatch size (None for full gradients).
     start : str
-        The start, one of :data:`theory.bounds.literature.STARTS`.
+        The start, one of :data:`theory.bounds.literature.base.STARTS`.
     F : numpy.ndarray
         A symmetric (D, D) matrix.
 

@@ -56,7 +56,7 @@ class Constants:
     kl0 : float
         KL(nu_0 || pi) (inf for a point start).
     dist2 : float
-        E |theta_0 - x*|^2.
+        ``E |theta_0 - x*|^2``.
     N : int or None
         The number of data (None for a target without data).
     n : int or None
