@@ -518,10 +518,43 @@ def sghmc_cv(model: Model, h: float, alpha: float, n: int, theta_hat=None, repla
 
 def ulmc(model: Model, h: float, gamma: float = 2.0, u: float | None = None,
          estimator: GradientEstimator | None = None, v0_var: float | None = None) -> Sampler:
-    """Underdamped Langevin MCMC (Cheng, Chatterji, Bartlett & Jordan 2018, Algorithm 1): the exact frozen-gradient
-    flow over a time step h with friction ``gamma`` (default 2) and inverse mass ``u`` (default 1/L, L the model's
-    gradient Lipschitz constant), full gradient by default; with a control-variate ``estimator`` it is CV-ULD
-    (Chatterji, Flammarion, Ma, Bartlett & Jordan 2018, Algorithm 3)."""
+    """Underdamped Langevin MCMC: the exact frozen-gradient flow over a time step h.
+
+    Friction ``gamma`` (default 2) and inverse mass ``u`` (default 1/L, L the model's gradient Lipschitz constant),
+    full gradient by default; with a control-variate ``estimator`` it is CV-ULD.
+
+    Parameters
+    ----------
+    model : Model
+        Any model of the workbench (:class:`simulate.Model`).
+    h : float
+        The time step delta > 0.
+    gamma : float
+        The friction, > 0.
+    u : float, optional
+        The inverse mass, > 0 (default 1/L).
+    estimator : GradientEstimator, optional
+        The gradient estimator (default :class:`simulate.FullGradient`; a control variate gives CV-ULD).
+    v0_var : float, optional
+        The variance per coordinate of the momentum's start law N(0, v0_var I) (default u, the stationary momentum
+        law; 0 is Cheng et al.'s start).
+
+    Returns
+    -------
+    Sampler
+        The sampler, named "ulmc".
+
+    Raises
+    ------
+    ParameterError
+        When ``u`` is left to its default and the model declares no ``grad_lipschitz``, or a parameter is out of its
+        range.
+
+    References
+    ----------
+    Cheng, Chatterji, Bartlett & Jordan (2018), COLT, PMLR 75, Algorithm 1 (ULMC); Chatterji, Flammarion, Ma, Bartlett
+    & Jordan (2018), ICML, PMLR 80, Algorithm 3 (CV-ULD).
+    """
     if u is None:
         if model.grad_lipschitz is None:
             raise ParameterError("ulmc: u defaults to 1/L, and this model declares no grad_lipschitz; pass u")

@@ -85,7 +85,7 @@ def _sqrt_psd(S: np.ndarray) -> np.ndarray:
 
 
 def _bures_squared(a, A, b, B) -> float:
-    """|a - b|^2 + tr A + tr B - 2 tr (B^(1/2) A B^(1/2))^(1/2); for two diagonal covariances the commuting form
+    """``|a - b|^2`` + tr A + tr B - 2 tr (B^(1/2) A B^(1/2))^(1/2); for two diagonal covariances the commuting form
     sum (sqrt a_j - sqrt b_j)^2 = sum (a_j - b_j)^2 / (sqrt a_j + sqrt b_j)^2, which has no cancellation."""
     dm = float(np.sum((a - b) ** 2))
     if _is_diagonal(A) and _is_diagonal(B):
@@ -111,8 +111,8 @@ def w2_gaussian(m1, S1, m2, S2) -> float:
     Returns
     -------
     float
-        W2 = (|m1 - m2|^2 + tr S1 + tr S2 - 2 tr (S2^(1/2) S1 S2^(1/2))^(1/2))^(1/2) (exact up to rounding; for two
-        diagonal covariances computed as sum (sqrt s1_j - sqrt s2_j)^2 without cancellation).
+        ``W2 = (|m1 - m2|^2 + tr S1 + tr S2 - 2 tr (S2^(1/2) S1 S2^(1/2))^(1/2))^(1/2)`` (exact up to rounding; for
+        two diagonal covariances computed as sum (sqrt s1_j - sqrt s2_j)^2 without cancellation).
 
     Raises
     ------
@@ -398,7 +398,7 @@ def tv_gaussian(m1, S1, m2, S2) -> float:
     Returns
     -------
     float
-        sup_A |P1(A) - P2(A)|. Exact in 1-D (crossing points of the densities) and for equal covariances
+        ``sup_A |P1(A) - P2(A)|``. Exact in 1-D (crossing points of the densities) and for equal covariances
         (2 Phi(delta/2) - 1, delta the Mahalanobis distance); otherwise TV = P1(L > 0) - P2(L > 0), L = log(f1/f2),
         with each probability the Gil-Pelaez integral of the characteristic function of L (a generalised
         chi-square), integrated by adaptive quadrature to an absolute error of about 1e-10.
@@ -484,7 +484,7 @@ def w2_grid_1d(x, f, g) -> float:
 
 
 def tv_grid_1d(x, f, g) -> float:
-    """Total variation (1/2) int |f - g| of two 1-D densities on a grid (trapezoidal rule).
+    """Total variation ``(1/2) int |f - g|`` of two 1-D densities on a grid (trapezoidal rule).
 
     Parameters
     ----------
@@ -494,7 +494,7 @@ def tv_grid_1d(x, f, g) -> float:
     Returns
     -------
     float
-        (1/2) int |f - g| dx.
+        ``(1/2) int |f - g| dx``.
 
     Raises
     ------

@@ -201,10 +201,10 @@ class OrderingCheck(Check):
     z, p, p_contra : float
         Computed: z = (estimate - theory)/se (as for every check) and the two one-sided p-values.
     shown, rejected : bool
-        Filled by the harness (:func:`judge`): whether Holm rejected H0 (shown) or H0' (contradicted).
+        Filled by the harness (``verify.checks.judge``): whether Holm rejected H0 (shown) or H0' (contradicted).
     needed_factor : float, optional
         Filled by the harness: how many times the present chains (or replicates) detect the effect that decides the
-        ordering with 90% power at the family's strictest one-sided threshold (:func:`verify.stats.sample_size_factor`).
+        ordering with 90% power at the family's strictest one-sided threshold (``verify.stats.sample_size_factor``).
     chains : int, optional
         Filled by the harness: the chains the claim ran with (``Settings.chains`` for the claim).
 
@@ -269,7 +269,14 @@ class OrderingCheck(Check):
         return None if units is None else max(2, math.ceil(units * self.needed_factor))
 
     def decision_text(self) -> str:
-        """The ordering's outcome in words, with its effect, z and (when inconclusive) the chains that decide it."""
+        """The ordering's outcome in words, with its effect, z and (when inconclusive) the chains that decide it.
+
+        Returns
+        -------
+        str
+            "shown", "contradicted" or "inconclusive at this power", with the effect in favour, its standard error
+            and z, the paper's effect where one is stated, and the chains that would decide an inconclusive ordering.
+        """
         what = {"holds": "shown", "fails": "contradicted", "inconclusive": "inconclusive at this power"}[self.outcome]
         text = f"{what}: effect in favour {self.effect:.4g} +- {self.se:.2g} (z in favour {format_z(self.z_favour)})"
         if self.stated_effect is not None:

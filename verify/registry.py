@@ -120,8 +120,8 @@ class Settings:
 
     Notes
     -----
-    A claim runs with ``chains`` times its registered ``chains_factor`` (:class:`Claim`; planned from its detectable
-    deviation), unless ``chains_by_claim`` names it (:meth:`for_claim`).
+    A claim runs with ``chains`` times its registered ``chains_factor`` (``verify.registry.Claim``; planned from its
+    detectable deviation), unless ``chains_by_claim`` names it (:meth:`for_claim`).
     """
 
     chains: int = 10_000
@@ -141,7 +141,7 @@ class Settings:
         claim_id : str
             The claim's id.
         chains_factor : float
-            The claim's registered multiple of ``chains`` (:attr:`Claim.chains_factor`).
+            The claim's registered multiple of ``chains`` (``Claim.chains_factor``, :func:`verify.api.claim`).
 
         Returns
         -------

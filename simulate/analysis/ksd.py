@@ -35,11 +35,12 @@ def stein_kernel(x: np.ndarray, y: np.ndarray, sx: np.ndarray, sy: np.ndarray, c
     sx, sy : ndarray
         grad log pi at the points.
     c, scale : float
-        The IMQ kernel (c^2 + |x - y|^2 / scale^2)^(-1/2).
+        The IMQ kernel ``(c^2 + |x - y|^2 / scale^2)^(-1/2)``.
 
     Returns
     -------
     ndarray, shape (n, m)
+        The Stein kernel at every pair.
 
     References
     ----------
@@ -59,7 +60,30 @@ def stein_kernel(x: np.ndarray, y: np.ndarray, sx: np.ndarray, sy: np.ndarray, c
 
 def weighted_ksd2(points: np.ndarray, scores: np.ndarray, weights: np.ndarray, c: float = 1.0, scale: float = 1.0,
                   chunk: int = 1024) -> float:
-    """sum_ij w_i w_j k_p(x_i, x_j): KSD^2 of the discrete law with masses w at the points (a V-statistic)."""
+    """sum_ij w_i w_j k_p(x_i, x_j): KSD^2 of the discrete law with masses w at the points (a V-statistic).
+
+    Parameters
+    ----------
+    points : ndarray, shape (n, d)
+        The points x_i.
+    scores : ndarray, shape (n, d)
+        grad log pi at the points.
+    weights : ndarray, shape (n,)
+        The masses w_i.
+    c, scale : float
+        The IMQ kernel's parameters (:func:`stein_kernel`).
+    chunk : int
+        Rows of the kernel matrix formed at once (memory only; the value does not depend on it beyond rounding).
+
+    Returns
+    -------
+    float
+        KSD^2 of the discrete law.
+
+    References
+    ----------
+    Liu, Lee & Jordan (2016), eq. (8) (KSD^2 as the expectation of the Stein kernel).
+    """
     w = np.asarray(weights, float)
     total = 0.0
     for a in range(0, points.shape[0], chunk):
@@ -70,14 +94,35 @@ def weighted_ksd2(points: np.ndarray, scores: np.ndarray, weights: np.ndarray, c
 
 @dataclass(frozen=True)
 class KSDEstimate:
-    """The U-statistic of KSD^2 of a chain's samples and the wild bootstrap's quantiles of its null spread."""
+    """The U-statistic of KSD^2 of a chain's samples and the wild bootstrap's draws of its null spread.
+
+    Parameters
+    ----------
+    ksd2 : float
+        The U-statistic.
+    n : int
+        The number of samples.
+    bootstrap : ndarray
+        The wild bootstrap statistics.
+    """
 
     ksd2: float
     n: int
     bootstrap: np.ndarray
 
     def quantile(self, q: float) -> float:
-        """The q-quantile of the bootstrap statistic (the spread of KSD^2 under pi for these dependent samples)."""
+        """The q-quantile of the bootstrap statistic (the spread of KSD^2 under pi for these dependent samples).
+
+        Parameters
+        ----------
+        q : float
+            The level, in [0, 1].
+
+        Returns
+        -------
+        float
+            The quantile.
+        """
         return float(np.quantile(self.bootstrap, q))
 
 
@@ -92,12 +137,24 @@ def ksd_u_statistic(samples: np.ndarray, scores: np.ndarray, *, c: float = 1.0, 
         Consecutive states of one chain (or independent draws with ell small).
     scores : ndarray, shape (n, d)
         grad log pi at the states.
+    c, scale : float
+        The IMQ kernel's parameters (:func:`stein_kernel`).
     ell : float
         Correlation length of the multiplier process (about the chain's integrated autocorrelation time).
+    n_boot : int
+        The number of bootstrap draws, at least 1.
+    seed : int
+        The seed of the multipliers.
 
     Returns
     -------
     KSDEstimate
+        The statistic and its bootstrap draws.
+
+    Raises
+    ------
+    ParameterError
+        Non-finite or mismatched samples and scores, fewer than 2 samples, ell <= 0 or n_boot < 1.
 
     References
     ----------

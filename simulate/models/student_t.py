@@ -54,7 +54,33 @@ class StudentTLocation(ModelBase):
     @classmethod
     def simulate_data(cls, n_data: int = 20, theta_true: float = 1.0, nu: float = 3.0, scale: float = 1.0,
                       sigma0: float = 10.0, seed: int = 7) -> StudentTLocation:
-        """N draws from t_nu(theta_true, scale) (seeded)."""
+        """N draws from t_nu(theta_true, scale) (seeded).
+
+        Parameters
+        ----------
+        n_data : int
+            N, at least 1.
+        theta_true : float
+            The location the data are drawn at.
+        nu : float
+            Degrees of freedom, > 0.
+        scale : float
+            Scale s > 0.
+        sigma0 : float
+            Prior standard deviation.
+        seed : int
+            The seed of the draws.
+
+        Returns
+        -------
+        StudentTLocation
+            The model on the simulated data.
+
+        Raises
+        ------
+        ParameterError
+            When ``n_data`` < 1 or a parameter is out of its range.
+        """
         n_data = check_int("n_data", n_data, 1)
         rng = np.random.default_rng(seed)
         return cls(theta_true + scale * rng.standard_t(nu, size=n_data), nu, scale, sigma0)
@@ -65,21 +91,71 @@ class StudentTLocation(ModelBase):
         return -0.5 * (self.nu + 1) * np.log1p(r * r / (self.nu * self.scale**2)), (self.nu + 1) * r / q
 
     def grad_log_prior(self, theta: np.ndarray) -> np.ndarray:
-        """-theta / sigma0^2, (M, 1)."""
+        """-theta / sigma0^2.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, 1)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, 1)
+            The prior's gradient at every point.
+        """
         return -np.asarray(theta, float) / self.sigma0**2
 
     def grad_log_lik(self, theta: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        """(nu + 1) r / (nu s^2 + r^2) for the data idx[j, m], shape (n, M, 1)."""
+        """(nu + 1) r / (nu s^2 + r^2), r = x_i - theta, for the data idx[j, m].
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, 1)
+            One point per chain.
+        idx : numpy.ndarray of int, shape (n, M)
+            Data indices, one column per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, M, 1)
+            grad_theta log p(x_i | theta_m) for i = idx[j, m].
+
+        References
+        ----------
+        New (module docstring): the score of the Student-t location family.
+        """
         x = self.data.take(np.asarray(idx), axis=0)  # (n, M)
         return self._terms(np.asarray(theta, float)[None, :, 0], x)[1][..., None]
 
     def grad_log_lik_full(self, theta: np.ndarray) -> np.ndarray:
-        """sum_i grad log p(x_i | theta), (M, 1)."""
+        """sum_i grad log p(x_i | theta), over all the data.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, 1)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, 1)
+            The full-data likelihood gradient at every point.
+        """
         th = np.asarray(theta, float)
         return self._terms(th[:, :1], self.data[None, :])[1].sum(axis=1, keepdims=True)
 
     def log_post(self, theta: np.ndarray) -> np.ndarray:
-        """Unnormalised log posterior, shape (M,)."""
+        """Unnormalised log posterior.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, 1)
+            One point per chain.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M,)
+            log pi(theta) up to a constant.
+        """
         th = np.asarray(theta, float)[:, :1]
         return self._terms(th, self.data[None, :])[0].sum(axis=1) - 0.5 * th[:, 0] ** 2 / self.sigma0**2
 

@@ -2,9 +2,9 @@
 
 The generic step loop of :mod:`simulate.runtime.runner` calls the sampler's parts step by step: a dozen numpy and
 numba calls per step and block, each holding the GIL between kernels and allocating its temporaries. Where a
-sampler is one that :mod:`simulate._fast.kernels` has fused (SGLD, i.e. ``Minibatch`` x ``Langevin``, on the
+sampler is one that ``simulate._fast.kernels`` has fused (SGLD, i.e. ``Minibatch`` x ``Langevin``, on the
 isotropic Gaussian mean model or on logistic regression, with the runner's built-in test functions), a block instead
-runs through :func:`simulate._fast.kernels.sgld_steps_gaussian` / ``sgld_steps_logistic``: the draws, gradient,
+runs through ``simulate._fast.kernels.sgld_steps_gaussian`` / ``sgld_steps_logistic``: the draws, gradient,
 update and time-average sums of up to :data:`simulate.runtime.divergence.CHECK_EVERY` steps per call, without the
 GIL and into work buffers allocated once per block. So block threads run side by side instead of queueing for the
 GIL, and a block's working set stays in the core's cache.
@@ -36,9 +36,29 @@ ENABLED = True
 
 @dataclass(frozen=True)
 class FusedProgram:
-    """How to run blocks of one sampler through a fused kernel: the kernel pair (one thread, parallel over chains),
-    the minibatch draw (N, n, replace, index dtype), the model's arguments and the step's constants in the kernel's
-    order (:mod:`simulate._fast.kernels`: ``sgld_steps_gaussian``, ``sgld_steps_logistic``)."""
+    """How to run blocks of one sampler through a fused kernel.
+
+    The kernel pair (one thread, parallel over chains), the minibatch draw (N, n, replace, index dtype), the model's
+    arguments and the step's constants in the kernel's order (``simulate._fast.kernels``: ``sgld_steps_gaussian``,
+    ``sgld_steps_logistic``).
+
+    Parameters
+    ----------
+    serial, parallel : callable
+        The kernel on one thread, and parallel over chains.
+    n_data : int
+        N, the number of data.
+    n : int
+        The minibatch size.
+    replace : bool
+        Whether minibatches are drawn with replacement.
+    dtype : type
+        The index dtype of the draws.
+    model_args : tuple
+        The model's arrays and the step's constants, in the kernel's order.
+    stats : tuple of bool
+        Whether the time averages of theta and of theta^2 are asked for.
+    """
 
     serial: Any
     parallel: Any
@@ -51,12 +71,47 @@ class FusedProgram:
 
     def block(self, theta: np.ndarray, rng: np.random.Generator, burn_in: int, n_steps: int, total: int,
               threads: int) -> FusedBlock:
-        """The work buffers of one block of chains (theta (m, d), advanced in place) with its generator."""
+        """The work buffers of one block of chains with its generator.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray
+            The block's states, shape (m, d), advanced in place.
+        rng : numpy.random.Generator
+            The block's generator.
+        burn_in : int
+            The first step whose state enters the time averages.
+        n_steps : int
+            The number of states averaged (0: none).
+        total : int
+            The number of steps the block takes.
+        threads : int
+            Threads of the kernel (more than 1: the kernel parallel over chains).
+
+        Returns
+        -------
+        FusedBlock
+            The block's fused run.
+        """
         return FusedBlock(self, theta, rng, burn_in, n_steps, total, threads)
 
 
 def program_for(sampler: Sampler, phis: dict) -> FusedProgram | None:
-    """The fused program of ``sampler`` with test functions ``phis``, or None where the generic loop must run."""
+    """The fused program of ``sampler`` with test functions ``phis``, or None where the generic loop must run.
+
+    Parameters
+    ----------
+    sampler : Sampler
+        The sampler (fused: SGLD, ``Minibatch`` x ``Langevin``, on the isotropic Gaussian mean model or on logistic
+        regression).
+    phis : dict
+        The test functions of the time averages (fused: the runner's built-in "theta" and "theta2" only).
+
+    Returns
+    -------
+    FusedProgram or None
+        The program, or None (fused path switched off, or a sampler or test function it does not cover).
+    """
     from .runner import BUILTIN_TEST_FUNCTIONS
 
     if not ENABLED or type(sampler.integrator) is not Langevin or type(sampler.estimator) is not Minibatch:
@@ -84,7 +139,25 @@ def program_for(sampler: Sampler, phis: dict) -> FusedProgram | None:
 
 
 class FusedBlock:
-    """One block's fused run: :meth:`advance` takes it from step k0 to k1, :meth:`sums` gives the time-average sums."""
+    """One block's fused run: :meth:`advance` takes it from step k0 to k1, :meth:`sums` gives the time-average sums.
+
+    Parameters
+    ----------
+    program : FusedProgram
+        The sampler's program.
+    theta : numpy.ndarray
+        The block's states, shape (m, d), advanced in place.
+    rng : numpy.random.Generator
+        The block's generator.
+    burn_in : int
+        The first step whose state enters the time averages.
+    n_steps : int
+        The number of states averaged (0: none).
+    total : int
+        The number of steps the block takes.
+    threads : int
+        Threads of the kernel (more than 1: the kernel parallel over chains).
+    """
 
     def __init__(self, program: FusedProgram, theta: np.ndarray, rng: np.random.Generator, burn_in: int,
                  n_steps: int, total: int, threads: int) -> None:
@@ -102,7 +175,20 @@ class FusedBlock:
         self.pointers = fast_draws.pointers(rng)
 
     def advance(self, state: SamplerState, k0: int, k1: int) -> SamplerState:
-        """States k0..k1-1 into the sums, and steps k0..min(k1, total)-1 taken (theta in place)."""
+        """States k0..k1-1 into the sums, and steps k0..min(k1, total)-1 taken (theta in place).
+
+        Parameters
+        ----------
+        state : SamplerState
+            The sampler's state (returned as it is: the fused samplers carry no state beyond theta).
+        k0, k1 : int
+            The first step and one past the last.
+
+        Returns
+        -------
+        SamplerState
+            The state after the steps.
+        """
         p, ks = self.program, self.ks
         ks[0], ks[1] = k0, k1
         fn, st = self.pointers
@@ -112,7 +198,13 @@ class FusedBlock:
         return state._replace(step=state.step + steps)
 
     def sums(self) -> dict[str, np.ndarray]:
-        """name -> the sum of phi(theta_k) over the averaged steps (empty when there are none)."""
+        """name -> the sum of phi(theta_k) over the averaged steps (empty when there are none).
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            "theta" and "theta2" where asked for, each of shape (m, d).
+        """
         out = {}
         if self.s1.size:
             out["theta"] = self.s1

@@ -299,7 +299,13 @@ def run(
 
 
 def cpu_count() -> int:
-    """The CPUs this process may run on (its affinity mask where the OS has one, else ``os.cpu_count()``)."""
+    """The CPUs this process may run on (its affinity mask where the OS has one, else ``os.cpu_count()``).
+
+    Returns
+    -------
+    int
+        The number of CPUs, at least 1.
+    """
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):

@@ -1,6 +1,6 @@
 """The atlas of published non-asymptotic bounds against exact laws (issue 25).
 
-For every bound (:mod:`theory.bounds.literature`, or a user's: :mod:`verify.bounds`) and every point of its grid
+For every bound (:mod:`theory.bounds.literature`, or a user's: ``verify.bounds``) and every point of its grid
 (test problems, step sizes across its admissible range, K from 1 to 10^4, minibatch sizes), the exact distance
 between the chain's law and the target from the exact engine, the bound, their ratio, whether the point is inside
 the bound's assumptions, vacuous or a violation, and the bound's order in h against the exact order.

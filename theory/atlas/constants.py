@@ -46,13 +46,45 @@ def _noise_parts(prob: AtlasProblem):
 
 
 def additive(prob: AtlasProblem) -> bool:
-    """True when every per-datum precision is the same (B_i = 0): the minibatch noise does not depend on theta."""
+    """True when every per-datum precision is the same (B_i = 0): the minibatch noise does not depend on theta.
+
+    Parameters
+    ----------
+    prob : AtlasProblem
+        The test problem.
+
+    Returns
+    -------
+    bool
+        Whether the problem's minibatch noise is additive.
+    """
     return _noise_parts(prob)[1] is None
 
 
 def noise_trace(prob: AtlasProblem, sampler_name: str, n: int, mean: np.ndarray, cov: np.ndarray) -> float:
-    """E tr Cov(g | theta) under theta ~ N(mean, cov) (module docstring); for SVRG-LD ``mean``/``cov`` are the
-    moments of theta - anchor."""
+    """E tr Cov(g | theta) under theta ~ N(mean, cov) (module docstring).
+
+    Parameters
+    ----------
+    prob : AtlasProblem
+        The test problem.
+    sampler_name : str
+        The atlas sampler (:data:`theory.bounds.literature.base.BOUND_SAMPLERS`).
+    n : int
+        The minibatch size.
+    mean, cov : numpy.ndarray
+        The moments of theta (for SVRG-LD, of theta - anchor).
+
+    Returns
+    -------
+    float
+        The expected trace of the gradient noise's covariance (0 for an estimator without minibatch noise).
+
+    References
+    ----------
+    The minibatch covariance: :func:`theory.noise.minibatch.minibatch_noise_cov`; its expectation under a Gaussian is
+    new (module docstring).
+    """
     BB, B, c = _noise_parts(prob)
     Kn = k_factor(prob.N, n, replace=False)
     if B is None:  # additive: SGLD's noise is K_n sum |c_i|^2, the control variates' is 0
@@ -69,7 +101,30 @@ def noise_trace(prob: AtlasProblem, sampler_name: str, n: int, mean: np.ndarray,
 
 
 def sigma2(prob: AtlasProblem, sampler_name: str, n: int | None, laws: ChainLaws, K: int) -> float:
-    """Dalalyan & Karagulyan's sigma^2 at K (module docstring); 0 for full gradients."""
+    """Dalalyan & Karagulyan's sigma^2 at K (module docstring); 0 for full gradients.
+
+    Parameters
+    ----------
+    prob : AtlasProblem
+        The test problem.
+    sampler_name : str
+        The atlas sampler.
+    n : int or None
+        The minibatch size (None for full gradients).
+    laws : ChainLaws
+        The exact laws of the chain (:func:`theory.atlas.laws.chain_laws`).
+    K : int
+        The iteration count.
+
+    Returns
+    -------
+    float
+        max_{k < K} E tr Cov(g | theta_k) / p (+inf once the moments of an unstable chain overflow).
+
+    References
+    ----------
+    Dalalyan & Karagulyan (2019), Stoch. Proc. Appl. 129(12), 5278-5311, Section 4 (the definition of sigma^2).
+    """
     if sampler_name not in MINIBATCH or sampler_name == "saga_ld":
         return 0.0
     if additive(prob):  # B_i = 0: the trace does not depend on theta
@@ -104,8 +159,30 @@ def _noise_path(problem_name: str, sampler_name: str, h: float, n: int, start: s
 
 def base_constants(bound: Bound, prob: AtlasProblem, h: float, n: int | None, laws: ChainLaws,
                    sampler=None) -> Constants:
-    """The constants of the chain (bound, problem, h, n) at K = 1 with sigma^2 = 0: the start's distances, the
-    spectrum, the integrator's; :func:`at_K` completes them (module docstring)."""
+    """The constants of the chain (bound, problem, h, n) at K = 1 with sigma^2 = 0.
+
+    The start's distances, the spectrum and the integrator's constants; :func:`at_K` completes them (module docstring).
+
+    Parameters
+    ----------
+    bound : Bound
+        The bound (its sampler says whether the step is h or h/2).
+    prob : AtlasProblem
+        The test problem.
+    h : float
+        The step size.
+    n : int or None
+        The minibatch size (None for full gradients).
+    laws : ChainLaws
+        The exact laws of the chain (start and target).
+    sampler : Sampler, optional
+        The sampler, whose integrator gives the friction and inverse mass of an underdamped chain.
+
+    Returns
+    -------
+    Constants
+        The constants at K = 1.
+    """
     m0, C0 = laws.start
     target = laws.target
     w0 = w2_gaussian(m0, C0, *target)
@@ -122,7 +199,26 @@ def base_constants(bound: Bound, prob: AtlasProblem, h: float, n: int | None, la
 
 
 def at_K(base: Constants, prob: AtlasProblem, sampler_name: str, laws: ChainLaws, K: int) -> Constants:
-    """``base`` at K, with sigma^2 at K (:func:`sigma2`)."""
+    """``base`` at K, with sigma^2 at K (:func:`sigma2`).
+
+    Parameters
+    ----------
+    base : Constants
+        The constants at K = 1 (:func:`base_constants`).
+    prob : AtlasProblem
+        The test problem.
+    sampler_name : str
+        The atlas sampler.
+    laws : ChainLaws
+        The exact laws of the chain.
+    K : int
+        The iteration count.
+
+    Returns
+    -------
+    Constants
+        The constants at K.
+    """
     return dataclasses.replace(base, K=K, sigma2=sigma2(prob, sampler_name, base.n, laws, K))
 
 

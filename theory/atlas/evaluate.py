@@ -45,7 +45,29 @@ K_INF = tuple(int(k) for k in np.unique(np.geomspace(1, 1e12, 97).astype(np.int6
 
 @dataclass(frozen=True)
 class AtlasPoint:
-    """One atlas point (module docstring)."""
+    """One atlas point (module docstring).
+
+    Parameters
+    ----------
+    problem : str
+        The test problem's name.
+    n : int or None
+        The minibatch size (None for full gradients).
+    h : float
+        The step size.
+    K : int
+        The iteration count.
+    lo, hi : float
+        The exact distance, as an interval (equal where it is known exactly; NaN at an error).
+    value : float
+        The bound's value (NaN where it failed).
+    status : str
+        One of ``POINT_STATUSES`` (module docstring).
+    vacuous : bool
+        Whether the bound is at least the distance at the start (or 1 for TV).
+    message : str
+        Why the point is outside the assumptions or an error.
+    """
 
     problem: str
     n: int | None
@@ -66,7 +88,21 @@ class AtlasPoint:
 
 @dataclass
 class Order:
-    """The fitted orders in h at one (problem, n): exact ``q_exact`` and the bound's ``q_bound`` on ``hs``."""
+    """The fitted orders in h at one (problem, n) (module docstring).
+
+    Parameters
+    ----------
+    problem : str
+        The test problem's name.
+    n : int or None
+        The minibatch size.
+    hs : tuple of float
+        The three smallest step sizes inside the bound's assumptions.
+    exact, bound : tuple of float
+        The exact stationary distance and the bound's infimum over K at each of ``hs``.
+    q_exact, q_bound : float
+        The least-squares slopes of log exact and log bound against log h.
+    """
 
     problem: str
     n: int | None
@@ -79,7 +115,19 @@ class Order:
 
 @dataclass
 class BoundResult:
-    """The atlas of one bound: its points, its order fits and the routes of its exact values."""
+    """The atlas of one bound: its points, its order fits and the routes of its exact values.
+
+    Parameters
+    ----------
+    bound : Bound
+        The bound.
+    points : list of AtlasPoint
+        Its points.
+    orders : list of Order
+        Its order fits, one per (problem, n) with three step sizes inside the assumptions.
+    routes : dict
+        ``{problem: how its exact values were computed}``.
+    """
 
     bound: Bound
     points: list[AtlasPoint] = field(default_factory=list)
@@ -87,9 +135,28 @@ class BoundResult:
     routes: dict = field(default_factory=dict)
 
     def counted(self) -> list[AtlasPoint]:
+        """The points counted for or against the bound.
+
+        Returns
+        -------
+        list of AtlasPoint
+            The points whose status is "holds", "violated" or "undecided".
+        """
         return [p for p in self.points if p.status in ("holds", "violated", "undecided")]
 
     def by_status(self, status: str) -> list[AtlasPoint]:
+        """The points of one status.
+
+        Parameters
+        ----------
+        status : str
+            One of ``POINT_STATUSES``.
+
+        Returns
+        -------
+        list of AtlasPoint
+            The points with that status.
+        """
         return [p for p in self.points if p.status == status]
 
 
@@ -200,7 +267,18 @@ def _order(bound: Bound, cell: Cell, result: BoundResult) -> Order | None:
 
 
 def evaluate_bound(bound: Bound) -> BoundResult:
-    """The atlas of ``bound`` (module docstring)."""
+    """The atlas of ``bound`` (module docstring): every point of its grid and its order fits.
+
+    Parameters
+    ----------
+    bound : Bound
+        The bound.
+
+    Returns
+    -------
+    BoundResult
+        Its points (a bound that raises or returns a non-number gets points of status "error", named) and orders.
+    """
     result = BoundResult(bound)
     for cell in cells(bound):
         _cell_points(bound, cell, result)
@@ -217,9 +295,23 @@ def _evaluate_group(bounds: tuple[Bound, ...]) -> list[BoundResult]:
 
 
 def evaluate_bounds(bounds, jobs: int = 1) -> list[BoundResult]:
-    """The atlases of several bounds, in their order; ``jobs`` > 1 spreads them over that many processes, the
-    bounds of one sampler in one process (they share its exact laws). Every number is the same as with jobs = 1
-    (each law is computed by the same code in whichever process)."""
+    """The atlases of several bounds, in their order.
+
+    ``jobs`` > 1 spreads them over that many processes, the bounds of one sampler in one process (they share its exact
+    laws). Every number is the same as with jobs = 1 (each law is computed by the same code in whichever process).
+
+    Parameters
+    ----------
+    bounds : iterable of Bound
+        The bounds.
+    jobs : int
+        The number of processes.
+
+    Returns
+    -------
+    list of BoundResult
+        One per bound, in the order of ``bounds``.
+    """
     bounds = list(bounds)
     if jobs <= 1 or len(bounds) < 2:
         return [evaluate_bound(b) for b in bounds]

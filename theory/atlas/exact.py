@@ -26,7 +26,15 @@ GRID_1D = 4001
 
 @dataclass(frozen=True)
 class Exact:
-    """lo <= the distance <= hi, and how it was computed."""
+    """lo <= the distance <= hi, and how it was computed.
+
+    Parameters
+    ----------
+    lo, hi : float
+        The interval that holds the exact distance (equal where it is known exactly).
+    route : str
+        How it was computed.
+    """
 
     lo: float
     hi: float
@@ -42,11 +50,25 @@ def _definite(C: np.ndarray) -> bool:
 
 
 def psd(C: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """A covariance from the engine, symmetrised, with its negative eigenvalues set to 0 where they are rounding: the
-    engine forms Cov = E x x^T - m m^T (here through an eigendecomposition of its second-moment map, whose
-    eigenvectors may be ill-conditioned), so its error is a small multiple of 1e-16 (|m|^2 + tr C), and an
-    eigenvalue above -1e-8 (|m|^2 + tr C) is read as 0 (e.g. the position variance ~ h^3 of an underdamped step from
-    a point); a larger negative eigenvalue is left for the distances to refuse."""
+    """A covariance from the engine, symmetrised, with its negative eigenvalues set to 0 where they are rounding.
+
+    The engine forms Cov = E x x^T - m m^T (here through an eigendecomposition of its second-moment map, whose
+    eigenvectors may be ill-conditioned), so its error is a small multiple of 1e-16 (``|m|^2 + tr C``), and an
+    eigenvalue above -1e-8 (``|m|^2 + tr C``) is read as 0 (e.g. the position variance ~ h^3 of an underdamped step
+    from a point); a larger negative eigenvalue is left for the distances to refuse.
+
+    Parameters
+    ----------
+    C : numpy.ndarray
+        The covariance.
+    m : numpy.ndarray
+        The mean (its size sets the tolerance).
+
+    Returns
+    -------
+    numpy.ndarray
+        The symmetrised covariance, rounding-negative eigenvalues set to 0.
+    """
     C = 0.5 * (C + C.T)
     tol = 1e-8 * (float(m @ m) + float(np.abs(np.diag(C)).sum()))
     if np.all(C == np.diag(np.diag(C))):
@@ -75,9 +97,32 @@ def _blockwise(metric: str, mean, cov, target, blocks) -> Exact:
 
 
 def distance(metric: str, mean, cov, gaussian: bool, target, blocks=None) -> Exact:
-    """The distance ``metric`` ("w2", "w2_joint", "kl", "tv") between the law with these moments and the target
-    (mean, cov); ``gaussian`` says whether the law is Gaussian; ``blocks`` (index arrays) that the law and the target
-    both factor over, for W2 and KL of a Gaussian law (:func:`_blockwise`)."""
+    """The distance ``metric`` between the law with these moments and the target, as an interval.
+
+    Parameters
+    ----------
+    metric : str
+        "w2", "w2_joint", "kl" or "tv".
+    mean, cov : numpy.ndarray
+        The law's moments.
+    gaussian : bool
+        Whether the law is Gaussian (otherwise only its moments are known: module docstring).
+    target : tuple of numpy.ndarray
+        The target's (mean, covariance).
+    blocks : list of numpy.ndarray, optional
+        Index arrays that the law and the target both factor over: W2 and KL of a Gaussian law are computed block by
+        block (W2^2 and KL add over independent blocks).
+
+    Returns
+    -------
+    Exact
+        The distance (+inf where the moments overflow: a mean-square unstable chain).
+
+    References
+    ----------
+    Gelbrich (1990), Theorem 2.1 (the W2 lower bound from moments); the maximum-entropy KL bound and the independent
+    coupling's W2 upper bound are standard (:mod:`theory.distances`).
+    """
     if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))):
         return Exact(math.inf, math.inf, "the chain is mean-square unstable at this step: its exact second moments "
                                          "overflow")
@@ -105,7 +150,21 @@ def distance(metric: str, mean, cov, gaussian: bool, target, blocks=None) -> Exa
 
 
 def average_kl(avg, target) -> Exact:
-    """KL of the averaged law from ChainLaws.average[K] = (mean, cov, mean component KL, the exact KL in 1-D)."""
+    """KL of the averaged law (1/K) sum_k nu_k to the target.
+
+    Parameters
+    ----------
+    avg : tuple
+        ``ChainLaws.average[K]`` = (mean, cov, the components' mean KL, the exact KL in 1-D or None).
+    target : tuple of numpy.ndarray
+        The target's (mean, covariance).
+
+    Returns
+    -------
+    Exact
+        Exact in 1-D (quadrature); otherwise [KL of the moment-matched Gaussian, the components' mean KL] (convexity
+        of KL).
+    """
     mean, cov, mean_kl, exact_1d = avg
     mu, S = target
     lo = kl_lower_from_moments(mean, cov, mu, S)
@@ -137,8 +196,22 @@ def _kl_on_grid(x, f, mu: float, s2: float) -> float:
 
 
 def mixture_kls_1d(comps: np.ndarray, ks, mu: float, s2: float) -> dict:
-    """{K: KL((1/K) sum_{k<=K} N(m_k, v_k) || N(mu, s2))} for every K of ks, in one pass over the components on one
-    grid covering them all."""
+    """KL of the averaged 1-D law to a Gaussian for every K of ``ks``, by quadrature on one grid.
+
+    Parameters
+    ----------
+    comps : numpy.ndarray
+        The components' (mean, variance), one row per iterate k = 1, 2, ...
+    ks : iterable of int
+        The iteration counts K.
+    mu, s2 : float
+        The target's mean and variance.
+
+    Returns
+    -------
+    dict
+        ``{K: KL((1/K) sum_{k<=K} N(m_k, v_k) || N(mu, s2))}``.
+    """
     m, v = comps[:, 0], np.maximum(comps[:, 1], 1e-300)
     x = _grid_1d(m, v, mu, s2)
     out, f, done = {}, np.zeros_like(x), 0
@@ -150,7 +223,22 @@ def mixture_kls_1d(comps: np.ndarray, ks, mu: float, s2: float) -> dict:
 
 
 def start_distance(metric: str, start, target) -> float:
-    """The distance at the start (K = 0), for "vacuous": the start's law is Gaussian (or a point)."""
+    """The distance at the start (K = 0), for "vacuous": the start's law is Gaussian (or a point).
+
+    Parameters
+    ----------
+    metric : str
+        "w2", "w2_joint", "kl" or "tv".
+    start : tuple of numpy.ndarray
+        The start's (mean, covariance) (covariance 0 for a point).
+    target : tuple of numpy.ndarray
+        The target's (mean, covariance).
+
+    Returns
+    -------
+    float
+        The distance (KL +inf and TV 1 from a point start).
+    """
     m0, C0 = start
     if metric in ("w2", "w2_joint"):
         return w2_gaussian(m0, C0, *target)

@@ -30,7 +30,17 @@ MINIBATCH_SIZES = (1, 10)
 
 @dataclass(frozen=True)
 class Cell:
-    """One (problem, n) of a bound with its step sizes."""
+    """One (problem, n) of a bound with its step sizes.
+
+    Parameters
+    ----------
+    problem : str
+        The test problem's name.
+    n : int or None
+        The minibatch size (None for full gradients).
+    hs : tuple of float
+        The step sizes, h = 0.9 h* 8^-j.
+    """
 
     problem: str
     n: int | None
@@ -39,7 +49,22 @@ class Cell:
 
 @lru_cache(maxsize=256)
 def stability_limit(problem_name: str, sampler_name: str, n: int | None) -> float:
-    """The top of the step grid (module docstring)."""
+    """The top of the step grid h* (module docstring).
+
+    Parameters
+    ----------
+    problem_name : str
+        The test problem's name.
+    sampler_name : str
+        The atlas sampler.
+    n : int or None
+        The minibatch size.
+
+    Returns
+    -------
+    float
+        4/M for first-order steps, the exact-gradient stability limit for underdamped Langevin MCMC.
+    """
     prob = problem(problem_name)
     if sampler_name in UNDERDAMPED:
         return build_sampler(prob, sampler_name, 1e-6 / prob.M, n).integrator.step_bound(prob.M)[0]
@@ -47,8 +72,25 @@ def stability_limit(problem_name: str, sampler_name: str, n: int | None) -> floa
 
 
 def problems_for(bound: Bound) -> tuple[str, ...]:
-    """The atlas problems of a bound: its own list, or every problem its sampler runs on (the averaged law: the
-    problems with p <= 11, where the engine's direct route runs)."""
+    """The atlas problems of a bound: its own list, or every problem its sampler runs on.
+
+    For a bound on the averaged law: the problems with p <= 11, where the engine's direct route runs.
+
+    Parameters
+    ----------
+    bound : Bound
+        The bound.
+
+    Returns
+    -------
+    tuple of str
+        The problems' names.
+
+    Raises
+    ------
+    ParameterError
+        When a problem the bound names is unknown, or its sampler (or averaged law) does not run on it.
+    """
     names = bound.problems if bound.problems is not None else PROBLEMS
     out = []
     for name in names:
@@ -68,7 +110,18 @@ def problems_for(bound: Bound) -> tuple[str, ...]:
 
 
 def cells(bound: Bound) -> list[Cell]:
-    """The (problem, n, step sizes) of a bound (module docstring)."""
+    """The (problem, n, step sizes) of a bound (module docstring).
+
+    Parameters
+    ----------
+    bound : Bound
+        The bound.
+
+    Returns
+    -------
+    list of Cell
+        One per problem and minibatch size.
+    """
     out = []
     for name in problems_for(bound):
         prob = problem(name)

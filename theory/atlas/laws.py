@@ -38,10 +38,34 @@ K_GRID = (1, 3, 10, 30, 100, 300, 1000, 3000, 10_000)
 
 @dataclass(frozen=True, eq=False)
 class ChainLaws:
-    """Exact moments of one chain: ``at[K]`` = (mean, cov) of theta_K (of (x_K, v_K) when ``joint``), ``start`` of
-    the start, ``average[K]`` = (mean, cov, mean
-    KL of the components, its exact KL in 1-D) of the averaged law, ``gaussian`` whether the
-    law is Gaussian, ``target`` (mean, cov) of pi (of pi x N(0, u I) when ``joint``)."""
+    """Exact moments of one chain (module docstring).
+
+    Parameters
+    ----------
+    at : dict
+        ``{K: (mean, cov)}`` of theta_K (of (x_K, v_K) when ``joint``) for every K of :data:`K_GRID`.
+    start : tuple
+        (mean, cov) of the start.
+    average : dict
+        ``{K: (mean, cov, the components' mean KL, the exact KL in 1-D or None)}`` of the averaged law (empty unless
+        asked for).
+    gaussian : bool
+        Whether the law is Gaussian.
+    target : tuple
+        (mean, cov) of pi (of pi x N(0, u I) when ``joint``).
+    joint : bool
+        Whether the moments are those of (x, v) of an underdamped chain.
+    route : str
+        "direct" or "separable" (module docstring).
+    whole : dict
+        ``{K: (mean, cov)}`` of the engine's whole state (SVRG-LD on the direct route; else empty).
+    blocks : tuple of numpy.ndarray or None
+        Index blocks the law and the target factor over (the joint law on the separable route).
+    h : float
+        The step size.
+    start_name : str
+        The start, one of :data:`theory.bounds.literature.base.STARTS`.
+    """
 
     at: dict
     start: tuple
@@ -66,7 +90,20 @@ def _period_second_matrix(kernel) -> np.ndarray:
     return solve.period_second(kernel, units).reshape(n * n, n * n).T
 
 def start_law(prob: AtlasProblem, start: str) -> tuple[np.ndarray, np.ndarray]:
-    """(mean, covariance) of theta_0: "warm" N(x*, I/M), "offset" N(x* + Delta, I/M), "point" x* + Delta."""
+    """(mean, covariance) of theta_0 for one of the atlas's starts.
+
+    Parameters
+    ----------
+    prob : AtlasProblem
+        The test problem.
+    start : str
+        "warm" N(x*, I/M), "offset" N(x* + Delta, I/M) or "point" x* + Delta.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The start's mean and covariance (0 for a point).
+    """
     p = prob.p
     if start == "warm":
         return prob.mean.copy(), np.eye(p) / prob.M
@@ -273,9 +310,39 @@ def _route(prob) -> str:
 @lru_cache(maxsize=4096)
 def chain_laws(problem_name: str, sampler_name: str, h: float, n: int | None, start: str, joint: bool = False,
                average: bool = False) -> ChainLaws:
-    """The exact laws of one chain (module docstring) at every K of :data:`K_GRID`; cached. Full-gradient chains on a
-    problem that is not separable are computed in its eigenbasis (:meth:`AtlasProblem.eigenbasis`; the means and
-    covariances are then those of the rotated coordinates, and so is the target)."""
+    """The exact laws of one chain (module docstring) at every K of :data:`K_GRID`; cached.
+
+    Full-gradient chains on a problem that is not separable are computed in its eigenbasis
+    (:meth:`theory.atlas.problems.AtlasProblem.eigenbasis`; the means and covariances are then those of the rotated
+    coordinates, and so is the target).
+
+    Parameters
+    ----------
+    problem_name : str
+        The atlas problem (:data:`theory.atlas.problems.PROBLEMS`, or one with the suffix "@eigenbasis").
+    sampler_name : str
+        The atlas sampler (:data:`theory.bounds.literature.base.BOUND_SAMPLERS`).
+    h : float
+        The step size.
+    n : int or None
+        The minibatch size (None for full gradients).
+    start : str
+        The start, one of :data:`theory.bounds.literature.base.STARTS`.
+    joint : bool
+        For an underdamped chain, the joint law of (x, v) rather than that of x.
+    average : bool
+        Also the averaged law (1/K) sum_{k=1}^K nu_k (first-order chains).
+
+    Returns
+    -------
+    ChainLaws
+        The chain's exact moments.
+
+    Raises
+    ------
+    ParameterError
+        When the averaged law is asked for an underdamped chain, or the engine refuses the chain.
+    """
     if sampler_name in GAUSSIAN_SAMPLERS and not problem(problem_name).separable and not average:
         return chain_laws(problem_name + EIGENBASIS, sampler_name, h, n, start, joint, average)
     prob, sampler, law, (m0, C0) = _law(problem_name, sampler_name, h, n, start)
@@ -307,8 +374,28 @@ def chain_laws(problem_name: str, sampler_name: str, h: float, n: int | None, st
 
 @lru_cache(maxsize=4096)
 def stationary_law(problem_name: str, sampler_name: str, h: float, n: int | None, joint: bool = False) -> tuple:
-    """(mean, cov) of the stationary law of theta (of (x, v) when ``joint``; phase 0 for periodic chains; in the
-    eigenbasis where :func:`chain_laws` computes there); cached."""
+    """(mean, cov) of the stationary law of theta; cached.
+
+    Of (x, v) when ``joint``; phase 0 for periodic chains; in the eigenbasis where :func:`chain_laws` computes there.
+
+    Parameters
+    ----------
+    problem_name : str
+        The atlas problem (:data:`theory.atlas.problems.PROBLEMS`, or one with the suffix "@eigenbasis").
+    sampler_name : str
+        The atlas sampler (:data:`theory.bounds.literature.base.BOUND_SAMPLERS`).
+    h : float
+        The step size.
+    n : int or None
+        The minibatch size (None for full gradients).
+    joint : bool
+        For an underdamped chain, the joint law of (x, v).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The stationary mean and covariance.
+    """
     if sampler_name in GAUSSIAN_SAMPLERS and not problem(problem_name).separable:
         return stationary_law(problem_name + EIGENBASIS, sampler_name, h, n, joint)
     prob, sampler, law, _ = _law(problem_name, sampler_name, h, n, "warm")
@@ -320,10 +407,34 @@ def stationary_law(problem_name: str, sampler_name: str, h: float, n: int | None
 
 def functional_path(problem_name: str, sampler_name: str, h: float, n: int | None, start: str,
                     F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For every k <= max(K_GRID): the mean of the first D = F.shape[0] state coordinates and <F, E x x^T> (the raw
-    second moment of those coordinates against the symmetric F), on the direct route. From the engine's explicit
-    maps the second part is one linear functional of W^k S_0, so its whole path costs one eigendecomposition of W
-    (:func:`_eigen_path`'s route); else one pass of the engine's recursions."""
+    """For every k <= max(K_GRID): the mean of the first D = F.shape[0] state coordinates and <F, E x x^T>.
+
+    <F, E x x^T> is the raw second moment of those coordinates against the symmetric F, on the direct route. From the
+    engine's explicit maps it is one linear functional of W^k S_0, so its whole path costs one eigendecomposition of
+    the second-moment map W; else one pass of the engine's recursions.
+
+    Parameters
+    ----------
+    problem_name : str
+        The atlas problem (:data:`theory.atlas.problems.PROBLEMS`, or one with the suffix "@eigenbasis").
+    sampler_name : str
+        The atlas sampler (:data:`theory.bounds.literature.base.BOUND_SAMPLERS`).
+    h : float
+        The step size.
+    n : int or None
+        The minibatch size (None for full gradients).
+    start : str
+        The start, one of :data:`theory.bounds.literature.base.STARTS`.
+    F : numpy.ndarray
+        A symmetric (D, D) matrix.
+
+    Returns
+    -------
+    means : numpy.ndarray
+        (max(K_GRID) + 1, D), the means of the first D coordinates at every k.
+    values : numpy.ndarray
+        (max(K_GRID) + 1,), <F, E x_k x_k^T> at every k (inf once an unstable chain's moments overflow).
+    """
     _, _, law, _ = _law(problem_name, sampler_name, h, n, start)
     K, k_max, D = law.kernel, K_GRID[-1], F.shape[0]
     with np.errstate(over="ignore", invalid="ignore"):  # an unstable chain's moments overflow: inf, reported

@@ -36,9 +36,27 @@ COMMON_SAMPLERS = ("ula", "sgld", "sgld_cv", "ulmc")
 
 @dataclass(frozen=True, eq=False)
 class AtlasProblem:
-    """A test problem: the model, its posterior N(mean, cov) (precision ``precision``, extreme eigenvalues m, M),
-    whether its coordinates close on themselves (``separable``), the samplers the atlas runs on it and the largest
-    per-datum smoothness constant ``M_datum`` (with the prior's share 1/N)."""
+    """A test problem of the atlas.
+
+    Parameters
+    ----------
+    name : str
+        Its name (one of :data:`PROBLEMS`, possibly with the suffix "@eigenbasis").
+    description : str
+        One line for the atlas page.
+    model : Model
+        The simulator's model.
+    mean, cov : numpy.ndarray
+        Its posterior N(mean, cov).
+    precision : numpy.ndarray
+        The posterior precision (extreme eigenvalues m, M).
+    separable : bool
+        Whether its coordinates close on themselves (module docstring of :mod:`theory.atlas.laws`).
+    samplers : tuple of str
+        The samplers the atlas runs on it.
+    M_datum : float
+        The largest per-datum smoothness constant (with the prior's share 1/N).
+    """
 
     name: str
     description: str
@@ -71,9 +89,17 @@ class AtlasProblem:
         return float(self.spectrum[-1])
 
     def eigenbasis(self) -> AtlasProblem:
-        """The same posterior as a separable Gaussian target in the eigenbasis of its precision (a flat-prior
-        GaussianMeanModel with one datum at the rotated mean): full-gradient samplers see only the posterior's gradient,
-        and every distance here is rotation invariant, so their laws may be computed there (module docstring)."""
+        """The same posterior as a separable Gaussian target in the eigenbasis of its precision.
+
+        A flat-prior GaussianMeanModel with the rotated data; the full-gradient chains commute with the rotation and
+        every
+        distance here is rotation invariant, so their laws may be computed there (module docstring).
+
+        Returns
+        -------
+        AtlasProblem
+            The rotated problem, named with the suffix :data:`EIGENBASIS`.
+        """
         lam, U = np.linalg.eigh(self.precision)
         mean = U.T @ self.mean
         model = GaussianMeanModel(mean[None, :], Sigma=np.diag(1.0 / lam), sigma0=None)
@@ -96,8 +122,31 @@ def _whitened(N: int, p: int, seed: int) -> np.ndarray:
 
 
 def gaussian_problem(p: int, kappa: float, N: int = 200, seed: int = 0) -> AtlasProblem:
-    """The Gaussian target N(0, diag(1/lambda)), lambda = geomspace(1, kappa, p) (for p > 10: ten values, each
-    p/10 times), as a flat-prior GaussianMeanModel with N whitened data (module docstring)."""
+    """The Gaussian target N(0, diag(1/lambda)) as a flat-prior GaussianMeanModel with N whitened data.
+
+    lambda = geomspace(1, kappa, p) (for p > 10: ten values, each p/10 times) (module docstring).
+
+    Parameters
+    ----------
+    p : int
+        The dimension, 1 <= p <= 500.
+    kappa : float
+        The condition number, 1 <= kappa < inf (1 when p = 1).
+    N : int
+        The number of data, N > p.
+    seed : int
+        The seed of the data.
+
+    Returns
+    -------
+    AtlasProblem
+        The problem "gauss_p1" or "gauss_p{p}_k{kappa}".
+
+    Raises
+    ------
+    ParameterError
+        When p, kappa or N is outside its range.
+    """
     if not (isinstance(p, int) and 1 <= p <= 500):
         raise ParameterError(f"p must be an integer with 1 <= p <= 500 (the separable route's coordinates), got {p!r}")
     if not (kappa >= 1.0 and np.isfinite(kappa)) or (p == 1 and kappa != 1.0):
@@ -114,7 +163,25 @@ def gaussian_problem(p: int, kappa: float, N: int = 200, seed: int = 0) -> Atlas
 
 
 def gaussian_mean_problem(N: int, seed: int = 2016) -> AtlasProblem:
-    """Vollmer et al.'s 1-D Gaussian toy: x_i ~ N(theta, 1), theta ~ N(0, 1), N data simulated with theta = 1."""
+    """Vollmer et al.'s 1-D Gaussian toy: x_i ~ N(theta, 1), theta ~ N(0, 1), N data simulated with theta = 1.
+
+    Parameters
+    ----------
+    N : int
+        The number of data.
+    seed : int
+        The seed of the data.
+
+    Returns
+    -------
+    AtlasProblem
+        The problem "gaussian_mean" (N = 1000) or "gaussian_mean_N{N}".
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), "Exploration of the (non-)asymptotic bias and variance of stochastic gradient
+    Langevin dynamics", JMLR 17(159): the Gaussian toy model.
+    """
     model = GaussianMeanModel.simulate_data(N, theta_true=1.0, seed=seed)
     prec = np.array([[model.grad_lipschitz]])
     samplers = COMMON_SAMPLERS + ("cv_uld",)
@@ -131,8 +198,16 @@ def _regression(name: str, description: str, model: LinearRegressionModel, sampl
 
 
 def diabetes_problem() -> AtlasProblem:
-    """Bayesian linear regression on scikit-learn's diabetes data (442 patients, 10 standardised features and an
-    intercept, the response standardised), noise sigma = 1, prior N(0, 10^2 I)."""
+    """Bayesian linear regression on scikit-learn's diabetes data.
+
+    442 patients, 10 standardised features and an intercept, the response standardised; noise sigma = 1, prior
+    N(0, 10^2 I).
+
+    Returns
+    -------
+    AtlasProblem
+        The problem "diabetes".
+    """
     from sklearn.datasets import load_diabetes
 
     X, y = load_diabetes(return_X_y=True)
@@ -143,8 +218,15 @@ def diabetes_problem() -> AtlasProblem:
 
 
 def small_regression_problem() -> AtlasProblem:
-    """A small simulated regression (N = 6, p = 2, varied feature scales): SAGA-LD's gradient table makes its state
-    p (N + 1) = 14-dimensional, which the engine's explicit route takes."""
+    """A small simulated regression (N = 6, p = 2, varied feature scales).
+
+    SAGA-LD's gradient table makes its state p (N + 1) = 14-dimensional, which the engine's explicit route takes.
+
+    Returns
+    -------
+    AtlasProblem
+        The problem "regression_small".
+    """
     model = LinearRegressionModel.simulate_data(6, dim=2, seed=3)
     return _regression("regression_small", "Bayesian linear regression, simulated (N = 6, p = 2)", model,
                        COMMON_SAMPLERS + ("svrgld", "saga_ld", "cv_uld"))
@@ -164,8 +246,23 @@ PROBLEMS = tuple(_FACTORIES)
 
 @cache
 def problem(name: str) -> AtlasProblem:
-    """The atlas problem ``name`` (one of :data:`PROBLEMS`, or one of them with the suffix "@eigenbasis");
-    ParameterError naming it otherwise."""
+    """The atlas problem ``name``; cached.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`PROBLEMS`, or one of them with the suffix "@eigenbasis".
+
+    Returns
+    -------
+    AtlasProblem
+        The problem.
+
+    Raises
+    ------
+    ParameterError
+        When ``name`` is not an atlas problem.
+    """
     if name.endswith(EIGENBASIS) and name.removesuffix(EIGENBASIS) in _FACTORIES:
         return problem(name.removesuffix(EIGENBASIS)).eigenbasis()
     if name not in _FACTORIES:

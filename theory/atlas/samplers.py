@@ -24,7 +24,29 @@ MINIBATCH = ("sgld", "sgld_cv", "svrgld", "saga_ld", "cv_uld")
 
 
 def build_sampler(prob, name: str, h: float, n: int | None):
-    """The simulator sampler ``name`` on ``prob`` at step h (minibatch n where it takes one)."""
+    """The simulator sampler ``name`` on ``prob`` at step h (minibatch n where it takes one).
+
+    Parameters
+    ----------
+    prob : AtlasProblem
+        The test problem.
+    name : str
+        The atlas sampler, one of ``prob.samplers``.
+    h : float
+        The step size.
+    n : int or None
+        The minibatch size for a stochastic-gradient sampler, None otherwise.
+
+    Returns
+    -------
+    Sampler
+        The sampler.
+
+    Raises
+    ------
+    ParameterError
+        When the sampler does not run on the problem, or ``n`` does not match it.
+    """
     if name not in prob.samplers:
         raise ParameterError(f"sampler {name!r} does not run on atlas problem {prob.name!r} (p = {prob.p}, "
                              f"N = {prob.N}); it runs {', '.join(prob.samplers)}")

@@ -50,8 +50,31 @@ BROSSE_ALGORITHMS = ("lmc", "sgld", "sgldfp", "sgd")
 
 
 def samplers(model: LinearRegressionModel, gamma: float, p: int) -> dict[str, Sampler]:
-    """The four algorithms at the paper's step ``gamma`` (h = 2 gamma) with minibatches of ``p`` drawn with
-    replacement (module docstring)."""
+    """The four algorithms at the paper's step ``gamma`` (h = 2 gamma) with minibatches of ``p`` drawn with replacement.
+
+    Parameters
+    ----------
+    model : LinearRegressionModel
+        The Bayesian linear regression.
+    gamma : float
+        The paper's step, > 0 (h = 2 gamma).
+    p : int
+        The minibatch size, >= 1 (drawn with replacement).
+
+    Returns
+    -------
+    dict of str to Sampler
+        The samplers "lmc", "sgld", "sgldfp" and "sgd" (module docstring).
+
+    Raises
+    ------
+    ParameterError
+        When ``gamma`` <= 0 or ``p`` < 1.
+
+    References
+    ----------
+    Brosse, Durmus & Moulines (2018), NeurIPS 31, the algorithms LMC, SGLD, SGLDFP and SGD (module docstring).
+    """
     gamma = check_positive("gamma", gamma)
     p = check_int("p", p, 1)
     h = 2.0 * gamma
@@ -62,10 +85,36 @@ def samplers(model: LinearRegressionModel, gamma: float, p: int) -> dict[str, Sa
 
 
 def invariant_covariances(model: LinearRegressionModel, gamma: float, p: int) -> dict[str, np.ndarray]:
-    """The invariant covariances of the four algorithms by the closed forms of the module docstring: (*) solved as a
-    linear system in vec C (d^2 unknowns; its pieces H, K = N/p, B_i and Cov e_S = K C from
+    """The invariant covariances of the four algorithms by the closed forms of the module docstring.
+
+    (*) is solved as a linear system in vec C (d^2 unknowns; its pieces H, K = N/p, B_i and Cov e_S = K C from
     :func:`theory.chains.linear_regression.noise_parts`), and C_LMC by
-    :func:`theory.chains.linear_regression.ula_stationary_cov` at h = 2 gamma."""
+    :func:`theory.chains.linear_regression.ula_stationary_cov` at h = 2 gamma.
+
+    Parameters
+    ----------
+    model : LinearRegressionModel
+        The Bayesian linear regression.
+    gamma : float
+        The paper's step, > 0 (h = 2 gamma).
+    p : int
+        The minibatch size, >= 1 (drawn with replacement).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        The invariant covariance (d, d) of "lmc", "sgldfp", "sgld" and "sgd".
+
+    Raises
+    ------
+    ParameterError
+        When ``gamma`` <= 0, ``p`` < 1, or LMC is unstable at ``gamma`` (gamma >= 2/lambda_max(H)).
+
+    References
+    ----------
+    New: derived here from the update (module docstring), for the chains of Brosse, Durmus & Moulines (2018), NeurIPS
+    31.
+    """
     gamma = check_positive("gamma", gamma)
     p = check_int("p", p, 1)
     H, _, K, B, C = noise_parts(model, p, "sgld", None, replace=True)
@@ -83,8 +132,24 @@ def invariant_covariances(model: LinearRegressionModel, gamma: float, p: int) ->
 
 
 def coupling_bounds(C: dict[str, np.ndarray]) -> dict[str, float]:
-    """Upper bounds on W2 between invariant laws from the synchronous couplings of the module docstring:
-    "sgld-sgd" (tr C_SGLDFP)^(1/2), "sgld-sgldfp" (tr C_SGD)^(1/2), "sgldfp-lmc" (tr (C_SGLDFP - C_LMC))^(1/2)."""
+    """Upper bounds on W2 between invariant laws from the synchronous couplings of the module docstring.
+
+    "sgld-sgd" (tr C_SGLDFP)^(1/2), "sgld-sgldfp" (tr C_SGD)^(1/2), "sgldfp-lmc" (tr (C_SGLDFP - C_LMC))^(1/2).
+
+    Parameters
+    ----------
+    C : dict of str to numpy.ndarray
+        The invariant covariances (:func:`invariant_covariances`).
+
+    Returns
+    -------
+    dict of str to float
+        The three bounds.
+
+    References
+    ----------
+    New (module docstring), for the chains of Brosse, Durmus & Moulines (2018), NeurIPS 31.
+    """
     return {"sgld-sgd": float(np.sqrt(np.trace(C["sgldfp"]))), "sgld-sgldfp": float(np.sqrt(np.trace(C["sgd"]))),
             "sgldfp-lmc": float(np.sqrt(max(np.trace(C["sgldfp"] - C["lmc"]), 0.0)))}
 

@@ -37,7 +37,27 @@ CURL_TOL = 1e-6
 
 
 def noise_factor(sampler) -> float:
-    """kappa of the module docstring: 0 for the full gradient, 1 for Langevin, 1 - 8/c for ModifiedLangevin-type."""
+    """kappa of the module docstring: 0 for the full gradient, 1 for Langevin, 1 - 8/c for ModifiedLangevin-type.
+
+    Parameters
+    ----------
+    sampler : Sampler
+        A Langevin-family sampler.
+
+    Returns
+    -------
+    float
+        The factor kappa of the gradient noise's part of the first-order bias.
+
+    Raises
+    ------
+    ParameterError
+        For an integrator outside the Langevin family.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eqs. (50) and (53) (kappa = 0 for mSGLD, c = 8).
+    """
     integ = sampler.integrator
     if isinstance(sampler.estimator, FullGradient):
         return 0.0
@@ -193,11 +213,22 @@ def bias_slope(make_sampler: Callable[[float], object], f: Callable, hs, *, tol:
         Distinct small step sizes (at least 2).
     tol : float
         The grid laws' tolerance.
+    theta0 : array_like, optional
+        The start of the grid laws (default 0; the stationary law does not depend on it).
 
     Returns
     -------
     Result
         The extrapolated slope and the spread of the last two extrapolations as its error.
+
+    Raises
+    ------
+    ParameterError
+        When ``hs`` holds fewer than 2 step sizes or one that is not positive, or a grid law is refused.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), Theorem 3.3 (pi_h(f) - pi(f) = c1 h + O(h^2)); the extrapolation is new.
     """
     from .law import Result, grid_law
 

@@ -22,8 +22,15 @@ J_MAX = 200_000
 
 
 class Chain:
-    """The chain on one grid: transition matrix ``T`` (n, n) and the start column ``start`` (n,) (masses after the
-    first step from the start law)."""
+    """The chain on one grid: its transition matrix and the start column (module docstring).
+
+    Parameters
+    ----------
+    T : numpy.ndarray
+        The transition matrix (n, n), acting on masses (1^T T = 1^T).
+    start : numpy.ndarray or None
+        The masses after the first step from the start law, shape (n,) (None: no start on this grid).
+    """
 
     def __init__(self, T: np.ndarray, start: np.ndarray | None) -> None:
         self.T = T
@@ -44,22 +51,66 @@ class Chain:
 
     # ------------------------------------------------------------------ operators
     def R(self, v: np.ndarray) -> np.ndarray:
-        """R v = T v - m (1^T v)."""
+        """R v = T v - m (1^T v).
+
+        Parameters
+        ----------
+        v : numpy.ndarray
+            A vector of masses (or of values), shape (n,).
+
+        Returns
+        -------
+        numpy.ndarray
+            R v.
+        """
         return self.T @ v - self.m * v.sum()
 
     def Rt(self, v: np.ndarray) -> np.ndarray:
-        """R^T v = T^T v - 1 (m^T v)."""
+        """R^T v = T^T v - 1 (m^T v).
+
+        Parameters
+        ----------
+        v : numpy.ndarray
+            A vector of masses (or of values), shape (n,).
+
+        Returns
+        -------
+        numpy.ndarray
+            R^T v.
+        """
         return self.T.T @ v - (self.m @ v)
 
     def resolvent(self, v: np.ndarray) -> np.ndarray:
-        """(I - R)^-1 v."""
+        """(I - R)^-1 v (one LU of I - T + u 1^T and a Sherman-Morrison correction).
+
+        Parameters
+        ----------
+        v : numpy.ndarray
+            A vector of masses (or of values), shape (n,).
+
+        Returns
+        -------
+        numpy.ndarray
+            (I - R)^-1 v.
+        """
         y = sla.lu_solve(self._lu, v)
         # with w = m - u: (B + w 1^T)^-1 v = y - B^-1 w (1^T y) / (1 + 1^T B^-1 w), B^-1 w = B^-1 m - m (B m = u)
         Bw = self._Bm - self.m
         return y - Bw * (y.sum() / (1.0 + Bw.sum()))
 
     def resolvent_t(self, v: np.ndarray) -> np.ndarray:
-        """(I - R^T)^-1 v."""
+        """(I - R^T)^-1 v.
+
+        Parameters
+        ----------
+        v : numpy.ndarray
+            A vector of masses (or of values), shape (n,).
+
+        Returns
+        -------
+        numpy.ndarray
+            (I - R^T)^-1 v.
+        """
         y = sla.lu_solve(self._lu, v, trans=1)
         w = self.m - self._u
         Btw = self._Bm_t  # B^-T 1
@@ -68,7 +119,25 @@ class Chain:
 
     # ------------------------------------------------------------------ powers
     def sequence(self, v: np.ndarray, left: bool = False) -> list[np.ndarray]:
-        """[v, R v, R^2 v, ...] (or with R^T) until the terms fall below DECAY of |v|_1."""
+        """[v, R v, R^2 v, ...] (or with R^T) until the terms fall below DECAY of ``|v|_1``.
+
+        Parameters
+        ----------
+        v : numpy.ndarray
+            A vector of masses (or of values), shape (n,).
+        left : bool
+            Apply R^T instead of R.
+
+        Returns
+        -------
+        list of numpy.ndarray
+            The powers applied to v, up to the first below DECAY.
+
+        Raises
+        ------
+        ParameterError
+            When the sequence is longer than :data:`J_MAX` (the chain mixes too slowly for the grid route).
+        """
         apply = self.Rt if left else self.R
         scale = max(np.abs(v).sum(), 1e-300)
         out = [v]
@@ -80,7 +149,20 @@ class Chain:
         return out
 
     def power(self, seq: list[np.ndarray], j: int) -> np.ndarray:
-        """R^j v from ``sequence(v)`` (0 beyond its end)."""
+        """R^j v from ``sequence(v)`` (0 beyond its end).
+
+        Parameters
+        ----------
+        seq : list of numpy.ndarray
+            ``sequence(v)``.
+        j : int
+            The power, j >= 0.
+
+        Returns
+        -------
+        numpy.ndarray
+            R^j v.
+        """
         return seq[j] if j < len(seq) else np.zeros_like(seq[0])
 
     @property
@@ -94,23 +176,85 @@ class Chain:
 
     # ------------------------------------------------------------------ results
     def stationary(self, f: np.ndarray) -> np.ndarray:
-        """sum_b f_b m_b for f of shape (n,) or (n, k)."""
+        """sum_b f_b m_b, the stationary expectation on the grid.
+
+        Parameters
+        ----------
+        f : numpy.ndarray
+            Values at the nodes, shape (n,) or (n, k).
+
+        Returns
+        -------
+        numpy.ndarray
+            The expectation, shape () or (k,).
+        """
         return self.m @ f
 
     def at_step(self, f: np.ndarray, k: int) -> np.ndarray:
-        """E f(x_k) for k >= 1 (masses start + ... after k steps): f^T (m + R^(k-1) delta_1)."""
+        """E f(x_k) for k >= 1: f^T (m + R^(k-1) delta_1), delta_1 = start - m.
+
+        Parameters
+        ----------
+        f : numpy.ndarray
+            Values at the nodes, shape (n,) or (n, k).
+        k : int
+            The step, k >= 1.
+
+        Returns
+        -------
+        numpy.ndarray
+            The expectation, shape () or (k,).
+
+        Raises
+        ------
+        ParameterError
+            When the chain has no start.
+        """
         return f.T @ (self.m + self.power(self.transient, k - 1))
 
     def window_sum(self, i1: int, i2: int) -> np.ndarray:
-        """sum_{i=i1}^{i2} R^i delta_1 = (I - R)^-1 (R^i1 - R^(i2+1)) delta_1 (0 for an empty range)."""
+        """sum_{i=i1}^{i2} R^i delta_1 = (I - R)^-1 (R^i1 - R^(i2+1)) delta_1 (0 for an empty range).
+
+        Parameters
+        ----------
+        i1, i2 : int
+            The first and last power.
+
+        Returns
+        -------
+        numpy.ndarray
+            The sum, shape (n,).
+        """
         if i2 < i1:
             return np.zeros(self.n)
         u = self.transient
         return self.resolvent(self.power(u, i1) - self.power(u, i2 + 1))
 
     def time_average(self, f: np.ndarray, f0: float, n_steps: int, burn_in: int) -> tuple[float, float]:
-        """(mean, variance) of (1/L) sum_{k=b}^{b+L-1} f(x_k), x_0 the start point (value f0) and x_k, k >= 1, on the
-        grid (module docstring; the derivation is in docs/grid_law.md)."""
+        """(mean, variance) of (1/L) sum_{k=b}^{b+L-1} f(x_k) by closed sums (module docstring).
+
+        x_0 is the start point (value f0) and x_k, k >= 1, lives on the grid; the derivation is in docs/grid_law.md.
+
+        Parameters
+        ----------
+        f : numpy.ndarray
+            Values at the nodes, shape (n,).
+        f0 : float
+            f at the start point.
+        n_steps : int
+            The window length L >= 1.
+        burn_in : int
+            The first step b >= 0.
+
+        Returns
+        -------
+        tuple of float
+            The time average's mean and variance.
+
+        References
+        ----------
+        Vollmer, Zygalakis & Teh (2016), eq. (7) (the time average); the closed sums are new.
+        """
         L, b = n_steps, burn_in
         mu = float(self.m @ f)
         ft, ft0 = f - mu, f0 - mu

@@ -29,7 +29,8 @@ TAPER = 1.0
 
 @dataclass(frozen=True, eq=False)
 class Grid:
-    """Periodic tensor grid x = centre + frame z over the box |z_j| < half_j with ``sizes`` nodes (module docstring).
+    """Periodic tensor grid x = centre + frame z over the box ``|z_j| < half_j`` with ``sizes`` nodes (module
+    docstring).
 
     Parameters
     ----------
@@ -103,42 +104,114 @@ class Grid:
 
     @property
     def cell(self) -> float:
-        """Volume of a cell in x: prod Delta_j |det L| (density = mass / cell)."""
+        """Volume of a cell in x: ``prod Delta_j |det L|`` (density = mass / cell)."""
         return float(np.prod(self.spacing) * abs(np.linalg.det(self.frame)))
 
     def to_z(self, x: np.ndarray) -> np.ndarray:
-        """z = L^-1 (x - c) for x of shape (..., D)."""
+        """z = L^-1 (x - c).
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            States, shape (..., D).
+
+        Returns
+        -------
+        numpy.ndarray
+            Their z coordinates, shape (..., D).
+        """
         return (np.asarray(x, float) - self.centre) @ self.frame_inv.T
 
     def inside(self, x: np.ndarray, margin: float = TAPER) -> np.ndarray:
-        """True where x lies at least ``margin`` (z units) inside the box."""
+        """True where x lies at least ``margin`` (z units) inside the box.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            States, shape (D,) or (M, D).
+        margin : float
+            The distance from the edge, in z units.
+
+        Returns
+        -------
+        numpy.ndarray
+            Booleans, shape (M,).
+        """
         z = self.to_z(np.atleast_2d(x))
         return np.all(np.abs(z) <= np.asarray(self.half) - margin, axis=-1)
 
     # ------------------------------------------------------------------ new grids
     def refined(self, factor: float) -> Grid:
-        """The same box with about ``factor`` times as many nodes per axis (even counts; strictly fewer or more)."""
+        """The same box with about ``factor`` times as many nodes per axis (even counts; strictly fewer or more).
+
+        Parameters
+        ----------
+        factor : float
+            The factor on the number of nodes per axis.
+
+        Returns
+        -------
+        Grid
+            The refined (or coarsened) grid.
+        """
         sizes = tuple(_even(n * factor) for n in self.sizes)
         if factor < 1:
             sizes = tuple(min(m, n - 2) for m, n in zip(sizes, self.sizes, strict=True))
         return Grid(self.centre, self.frame, self.half, sizes)
 
     def widened(self, factor: float) -> Grid:
-        """The box ``factor`` times wider in every direction, at the same spacing."""
+        """The box ``factor`` times wider in every direction, at the same spacing.
+
+        Parameters
+        ----------
+        factor : float
+            The factor on the half-widths.
+
+        Returns
+        -------
+        Grid
+            The widened grid.
+        """
         return Grid(self.centre, self.frame, np.asarray(self.half) * factor,
                     tuple(_even(n * factor) for n in self.sizes))
 
     # ------------------------------------------------------------------ functions on the grid
     def ramp_width(self, tol: float) -> float:
-        """Width (z units) of the smooth ramp of :meth:`taper` that is band-limited to ``tol`` on this grid:
-        2 beta max_j Delta_j / pi with beta = log(1/tol) + 2 (a Kaiser-Bessel ramp's spectrum falls like
-        exp(-beta) beyond 2 beta / width)."""
+        """Width (z units) of the smooth ramp of :meth:`taper` that is band-limited to ``tol`` on this grid.
+
+        2 beta max_j Delta_j / pi with beta = log(1/tol) + 2 (a Kaiser-Bessel ramp's spectrum falls like exp(-beta)
+        beyond 2 beta / width).
+
+        Parameters
+        ----------
+        tol : float
+            The band-limit tolerance.
+
+        Returns
+        -------
+        float
+            The ramp's width.
+        """
         return 2.0 * ramp_beta(tol) * float(np.max(self.spacing)) / np.pi
 
     def taper(self, width: float, tol: float) -> np.ndarray:
-        """A smooth window at the nodes: 1 more than ``width`` inside the edge of the box, 0 at the edge, with a
-        Kaiser-Bessel ramp between (band-limited to ``tol``). Test functions are multiplied by it before they are
-        propagated backwards, so that their periodic continuation is smooth."""
+        """A smooth window at the nodes: 1 more than ``width`` inside the edge of the box, 0 at the edge.
+
+        A Kaiser-Bessel ramp between (band-limited to ``tol``). Test functions are multiplied by it before they are
+        propagated backwards, so that their periodic continuation is smooth.
+
+        Parameters
+        ----------
+        width : float
+            The ramp's width, z units (:meth:`ramp_width`).
+        tol : float
+            The band-limit tolerance.
+
+        Returns
+        -------
+        numpy.ndarray
+            The window at the nodes, shape (n_nodes,).
+        """
         w = np.ones(self.n_nodes)
         for j in range(self.D):
             dist = np.asarray(self.half)[j] - np.abs(self.z[:, j])
@@ -146,12 +219,38 @@ class Grid:
         return w
 
     def edge_mass(self, masses: np.ndarray, width: float = TAPER) -> float:
-        """The mass of ``masses`` within ``width`` (z units) of the edge of the box."""
+        """The mass of ``masses`` within ``width`` (z units) of the edge of the box.
+
+        Parameters
+        ----------
+        masses : numpy.ndarray
+            Masses at the nodes, shape (n_nodes,).
+        width : float
+            The strip's width, z units.
+
+        Returns
+        -------
+        float
+            The absolute mass in the strip.
+        """
         near = np.any(np.abs(self.z) > np.asarray(self.half) - width, axis=1)
         return float(np.abs(masses[near]).sum())
 
     def interpolate(self, masses: np.ndarray, other: Grid) -> np.ndarray:
-        """The masses of the band-limited density of ``masses`` at the nodes of ``other`` (same box and frame)."""
+        """The masses of the band-limited density of ``masses`` at the nodes of ``other`` (same box and frame).
+
+        Parameters
+        ----------
+        masses : numpy.ndarray
+            Masses at this grid's nodes, shape (n_nodes,).
+        other : Grid
+            A grid over the same box and frame.
+
+        Returns
+        -------
+        numpy.ndarray
+            Masses at ``other``'s nodes, shape (other.n_nodes,).
+        """
         dens = masses.reshape(self.sizes) / np.prod(self.spacing)
         coef = np.fft.fftn(dens)
         out = coef
@@ -169,13 +268,44 @@ class Grid:
 
 
 def ramp_beta(tol: float) -> float:
-    """beta = log(1/tol) + 2 of the Kaiser-Bessel ramp."""
+    """beta = log(1/tol) + 2 of the Kaiser-Bessel ramp.
+
+    Parameters
+    ----------
+    tol : float
+        The band-limit tolerance (at most 1e-3 is used).
+
+    Returns
+    -------
+    float
+        beta.
+    """
     return math.log(1.0 / min(tol, 1e-3)) + 2.0
 
 
 def kaiser_ramp(t: np.ndarray, beta: float) -> np.ndarray:
-    """int_0^t KB(s) ds / int_0^1 KB(s) ds for t in [0, 1] (0 below, 1 above), KB(s) = I0(beta sqrt(1 - (2s - 1)^2)):
-    a smooth step whose derivative is a Kaiser-Bessel window (Gauss-Legendre, 80 nodes)."""
+    """A smooth step whose derivative is a Kaiser-Bessel window.
+
+    int_0^t KB(s) ds / int_0^1 KB(s) ds for t in [0, 1] (0 below, 1 above), KB(s) = I0(beta sqrt(1 - (2s - 1)^2))
+    (Gauss-Legendre, 80 nodes).
+
+    Parameters
+    ----------
+    t : numpy.ndarray
+        Where to evaluate it.
+    beta : float
+        The window's shape parameter (:func:`ramp_beta`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The ramp at ``t``, in [0, 1].
+
+    References
+    ----------
+    Kaiser (1974), "Nonrecursive digital filter design using the I0-sinh window function", Proc. IEEE ISCAS (the
+    window).
+    """
     t = np.clip(np.asarray(t, float), 0.0, 1.0)
     x, wq = np.polynomial.legendre.leggauss(80)
     s = 0.5 * (x + 1.0)

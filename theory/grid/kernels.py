@@ -42,7 +42,17 @@ from .minibatch import CHUNK_ENTRIES, phases, tensor_sum
 
 @dataclass(frozen=True)
 class IntegratorContext:
-    """What an integrator's law reads: the model, the estimator, h and the model's dimension d."""
+    """What an integrator's law reads.
+
+    Parameters
+    ----------
+    model : Model
+        The model (its dimension d).
+    estimator : GradientEstimator
+        The gradient estimator (mSGLD's noise matrix reads its noise covariance).
+    h : float
+        The step size.
+    """
 
     model: object
     estimator: object
@@ -51,8 +61,23 @@ class IntegratorContext:
 
 @dataclass(frozen=True)
 class AffineStep:
-    """x' = A x + B g + N(0, Q(theta)): ``root(theta)`` gives R with Q = R R^T, shape (P, D, D); ``v0_var`` the
-    variance of the momentum at the start (None for first-order schemes)."""
+    """x' = A x + B g + N(0, Q(theta)), the integrator's affine-Gaussian step.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        The state's matrix, (D, D).
+    B : numpy.ndarray
+        The gradient's matrix, (D, d).
+    root : callable
+        theta of shape (P, d) -> R of shape (P, D, D) with Q = R R^T.
+    v0_var : float or None
+        The variance of the momentum at the start (None for first-order schemes).
+    name : str
+        The scheme's name.
+    state_names : tuple of str
+        The names of the state's coordinates.
+    """
 
     A: np.ndarray
     B: np.ndarray
@@ -76,7 +101,25 @@ def _constant_root(R: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
 
 @law_for(Langevin, route="grid")
 def langevin_grid_law(integ: Langevin, ctx: IntegratorContext) -> AffineStep:
-    """theta' = theta + (h/2) g + sqrt(h T) xi."""
+    """theta' = theta + (h/2) g + sqrt(h T) xi.
+
+    Parameters
+    ----------
+    integ : Langevin
+        The integrator.
+    ctx : IntegratorContext
+        The model, estimator and step size.
+
+    Returns
+    -------
+    AffineStep
+        The step's A, B and noise root.
+
+    References
+    ----------
+    Welling & Teh (2011), eq. (4); Vollmer, Zygalakis & Teh (2016), eqs. (5)-(6) (SGLD in the workbench's
+    convention, README).
+    """
     d, h = ctx.model.dim, ctx.h
     return AffineStep(np.eye(d), 0.5 * h * np.eye(d), _constant_root(integ.noise_scale(h) * np.eye(d)),
                       name="langevin")
@@ -108,7 +151,29 @@ def _momentum_checks(integ: SGHMC, ctx: IntegratorContext) -> None:
 
 @law_for(SGHMC, route="grid")
 def sghmc_grid_law(integ: SGHMC, ctx: IntegratorContext) -> AffineStep:
-    """v' = (1 - alpha) v + h g + sqrt(2 alpha h T) xi, theta' = theta + v' (Chen et al. eq. 15)."""
+    """v' = (1 - alpha) v + h g + sqrt(2 alpha h T) xi, theta' = theta + v' (Chen et al. eq. 15).
+
+    Parameters
+    ----------
+    integ : SGHMC
+        The integrator.
+    ctx : IntegratorContext
+        The model, estimator and step size.
+
+    Returns
+    -------
+    AffineStep
+        The step's A, B and noise root.
+
+    Raises
+    ------
+    ParameterError
+        On a model of dimension other than 1, or with a momentum refresh (``resample_every``).
+
+    References
+    ----------
+    Chen, Fox & Guestrin (2014), eq. (15).
+    """
     _momentum_checks(integ, ctx)
     a, h, s = integ.alpha, ctx.h, integ.noise_scale(ctx.h)
     A = np.array([[1.0, 1.0 - a], [0.0, 1.0 - a]])
@@ -118,7 +183,29 @@ def sghmc_grid_law(integ: SGHMC, ctx: IntegratorContext) -> AffineStep:
 
 @law_for(ExplicitEulerSGHMC, route="grid")
 def explicit_euler_sghmc_grid_law(integ: ExplicitEulerSGHMC, ctx: IntegratorContext) -> AffineStep:
-    """theta' = theta + v, v' = (1 - alpha) v + h g(theta) + sqrt(2 alpha h T) xi."""
+    """theta' = theta + v, v' = (1 - alpha) v + h g(theta) + sqrt(2 alpha h T) xi.
+
+    Parameters
+    ----------
+    integ : ExplicitEulerSGHMC
+        The integrator.
+    ctx : IntegratorContext
+        The model, estimator and step size.
+
+    Returns
+    -------
+    AffineStep
+        The step's A, B and noise root.
+
+    Raises
+    ------
+    ParameterError
+        On a model of dimension other than 1, or with a momentum refresh (``resample_every``).
+
+    References
+    ----------
+    Chen, Fox & Guestrin (2014), eq. (15), with the position updated first (the peers' order).
+    """
     _momentum_checks(integ, ctx)
     a, h, s = integ.alpha, ctx.h, integ.noise_scale(ctx.h)
     A = np.array([[1.0, 1.0], [0.0, 1.0 - a]])
@@ -127,21 +214,64 @@ def explicit_euler_sghmc_grid_law(integ: ExplicitEulerSGHMC, ctx: IntegratorCont
 
 
 def step_law(sampler) -> AffineStep:
-    """The integrator's affine-Gaussian step for ``sampler`` (its law registered on the route "grid")."""
+    """The integrator's affine-Gaussian step for ``sampler`` (its law registered on the route "grid").
+
+    Parameters
+    ----------
+    sampler : Sampler
+        The sampler.
+
+    Returns
+    -------
+    AffineStep
+        Its integrator's step.
+
+    Raises
+    ------
+    ParameterError
+        When the integrator has no law on the route "grid".
+    """
     return law_of(sampler.integrator, "grid")(sampler.integrator,
                                               IntegratorContext(sampler.model, sampler.estimator, float(sampler.h)))
 
 
 def gradient_law(sampler, points: np.ndarray):
-    """The law of the sampler's gradient estimate at ``points`` (P, d) (registered on the route "grid")."""
+    """The law of the sampler's gradient estimate at ``points`` (registered on the route "grid").
+
+    Parameters
+    ----------
+    sampler : Sampler
+        The sampler.
+    points : numpy.ndarray
+        The points theta, shape (P, d).
+
+    Returns
+    -------
+    PointMass or GaussianGradient or MinibatchGradient
+        The law of g at every point (:mod:`theory.grid.gradient_laws`).
+
+    Raises
+    ------
+    ParameterError
+        When the estimator has no law on the route "grid", or a gradient is not finite.
+    """
     ctx = GridContext(sampler.model, float(sampler.h), np.ascontiguousarray(points, dtype=float))
     return law_of(sampler.estimator, "grid")(sampler.estimator, ctx)
 
 
 @dataclass
 class Columns:
-    """Columns of the transition matrix for some sources, their gradient laws' error bound, and the kernels' first
-    two moments in z (for the escape check)."""
+    """Columns of the transition matrix for some sources.
+
+    Parameters
+    ----------
+    T : numpy.ndarray
+        The columns, shape (n_nodes, S).
+    bound : float
+        The gradient laws' error bound.
+    mean_z, sd_z : numpy.ndarray
+        The kernels' first two moments in z, shape (S, D) (for the escape check).
+    """
 
     T: np.ndarray
     bound: float
@@ -150,9 +280,29 @@ class Columns:
 
 
 def columns(grid: Grid, step: AffineStep, sampler, sources: np.ndarray, start_var: float | None = None) -> Columns:
-    """The masses after one step from each source state (S, D), as columns (n_nodes, S) (module docstring).
+    """The masses after one step from each source state, as columns of the transition matrix (module docstring).
 
-    ``start_var``: the sources' momentum is N(v, start_var) instead of exactly v (the start of SGHMC).
+    Parameters
+    ----------
+    grid : Grid
+        The grid.
+    step : AffineStep
+        The integrator's step.
+    sampler : Sampler
+        The sampler (its gradient law).
+    sources : numpy.ndarray
+        The source states, shape (S, D).
+    start_var : float, optional
+        The sources' momentum is N(v, start_var) instead of exactly v (the start of SGHMC).
+
+    Returns
+    -------
+    Columns
+        The columns (n_nodes, S), their error bound and the kernels' moments.
+
+    References
+    ----------
+    New: a Fourier-Nystrom discretisation of the kernel through its characteristic function (module docstring).
     """
     d = step.d
     Linv = grid.frame_inv
@@ -192,7 +342,20 @@ def columns(grid: Grid, step: AffineStep, sampler, sources: np.ndarray, start_va
 
 
 def law_chunk(law, sl: slice):
-    """The same gradient law restricted to the points ``sl`` (every array field sliced)."""
+    """The same gradient law restricted to the points ``sl`` (every array field sliced).
+
+    Parameters
+    ----------
+    law : PointMass or GaussianGradient or MinibatchGradient
+        A gradient law at P points.
+    sl : slice
+        The points to keep.
+
+    Returns
+    -------
+    PointMass or GaussianGradient or MinibatchGradient
+        The law at those points.
+    """
     fields = {k: (v[sl] if isinstance(v, np.ndarray) and v.ndim >= 2 else v) for k, v in law.__dict__.items()}
     return type(law)(**fields)
 

@@ -12,7 +12,7 @@ from simulate.analysis.ksd import weighted_ksd2
 
 
 def population_ksd2(law, *, c: float = 1.0, scale: float = 1.0, posterior: bool = False):
-    """KSD^2 of the stationary law of ``law`` (a :class:`theory.grid.GridLaw`) against the posterior, on the fine
+    """KSD^2 of the stationary law of ``law`` (a :class:`theory.GridLaw`) against the posterior, on the fine
     and coarse grids: a Result(value, error).
 
     Parameters

@@ -44,15 +44,35 @@ START_REACH = 2.5
 
 
 class Result(NamedTuple):
-    """A value of the law and its error estimate (fine-grid value minus coarse-grid value, plus bounds)."""
+    """A value of the law and its error estimate.
+
+    Parameters
+    ----------
+    value : float or numpy.ndarray
+        The fine grid's value.
+    error : float
+        Its error estimate: the fine-grid value minus the coarse-grid value, plus the bounds of the minibatch laws and
+        the mass at the grid's edge.
+    """
 
     value: float | np.ndarray
     error: float
 
 
 class GridTimeAverage(NamedTuple):
-    """The time average (1/L) sum_{k=b}^{b+L-1} f(theta_k): its mean, variance, MSE about ``target``, and the error
-    estimate of each."""
+    """The time average (1/L) sum_{k=b}^{b+L-1} f(theta_k) of a grid law.
+
+    Parameters
+    ----------
+    mean, variance : float
+        Its mean and variance.
+    mse : float
+        Its mean squared error about ``target``.
+    target : float
+        What the MSE is about.
+    error : tuple of float
+        The error estimates of (mean, variance, mse).
+    """
 
     mean: float
     variance: float
@@ -76,7 +96,26 @@ def _spacing(tol: float) -> float:
 
 
 class GridLaw:
-    """The law of ``sampler`` on the grid route (module docstring); build with :func:`grid_law`."""
+    """The law of ``sampler`` on the grid route (module docstring); build it with :func:`grid_law`.
+
+    Parameters
+    ----------
+    sampler : Sampler
+        The simulator sampler (its estimator and integrator need a law on the route "grid").
+    theta0 : array_like, shape (d,), optional
+        The start (default 0).
+    tol : float
+        The target accuracy in total variation.
+    n_grid : int or tuple of int, optional
+        Nodes per axis of the fine grid (default: adaptive).
+    region : array_like, shape (d, 2), optional
+        (low, high) per coordinate (default: from the posterior).
+
+    Raises
+    ------
+    ParameterError
+        As :func:`grid_law`.
+    """
 
     def __init__(self, sampler, theta0=None, *, tol: float = 1e-8, n_grid=None, region=None) -> None:
         self.sampler = sampler
@@ -242,11 +281,45 @@ class GridLaw:
 
     # ------------------------------------------------------------------ results
     def stationary_expectation(self, f: Callable) -> Result:
-        """E f(theta) under the chain's stationary law (``f``: theta (M, d) -> (M,) or (M, k))."""
+        """E f(theta) under the chain's stationary law.
+
+        Parameters
+        ----------
+        f : callable
+            theta of shape (M, d) -> values of shape (M,) or (M, k), finite at every node of the grid.
+
+        Returns
+        -------
+        Result
+            The expectation, shape () or (k,), and its error estimate.
+
+        Raises
+        ------
+        ParameterError
+            When ``f`` returns the wrong shape or a non-finite value.
+        """
         return self._pair(lambda lv: lv.chain.stationary(self._values(lv, f)))
 
     def expectation(self, f: Callable, k: int) -> Result:
-        """E f(theta_k) after k steps from theta0 (and, for SGHMC, the integrator's momentum law)."""
+        """E f(theta_k) after k steps from theta0 (and, for SGHMC, the integrator's momentum law).
+
+        Parameters
+        ----------
+        f : callable
+            theta of shape (M, d) -> values of shape (M,) or (M, k), finite at every node of the grid.
+        k : int
+            The number of steps, k >= 0.
+
+        Returns
+        -------
+        Result
+            The expectation and its error estimate (exact, error 0, at k = 0).
+
+        Raises
+        ------
+        ParameterError
+            When ``k`` is negative, theta0 lies outside the grid's region, or ``f`` is malformed.
+        """
         k = check_int("k", k, 0)
         self._need_start()
         if k == 0:
@@ -255,12 +328,37 @@ class GridLaw:
                           self._transient)
 
     def posterior_expectation(self, f: Callable) -> Result:
-        """pi(f) of the posterior itself, by cubature on the same grids (the target of the time averages)."""
+        """pi(f) of the posterior itself, by cubature on the same grids (the target of the time averages).
+
+        Parameters
+        ----------
+        f : callable
+            theta of shape (M, d) -> values of shape (M,) or (M, k), finite at every node of the grid.
+
+        Returns
+        -------
+        Result
+            pi(f) and its error estimate.
+
+        Raises
+        ------
+        ParameterError
+            When ``f`` returns the wrong shape or a non-finite value.
+        """
         return self._pair(lambda lv: self._posterior_weights(lv) @ self._values(lv, f))
 
     def stationary_density(self) -> tuple[np.ndarray, np.ndarray, float]:
-        """(points (n, D), density at the points, error): the stationary density of the whole state on the fine
-        grid; the error is the largest difference from the coarse grid's (interpolated) density."""
+        """The stationary density of the whole state on the fine grid.
+
+        Returns
+        -------
+        points : numpy.ndarray
+            The nodes, shape (n, D).
+        density : numpy.ndarray
+            The density at the nodes, shape (n,).
+        error : float
+            The largest difference from the coarse grid's (interpolated) density.
+        """
         lv = self.fine
         dens = lv.chain.m / lv.grid.cell
         other = self.coarse.grid.interpolate(self.coarse.chain.m, lv.grid) / lv.grid.cell
@@ -268,8 +366,36 @@ class GridLaw:
 
     def time_average(self, f: Callable, *, n_steps: int, burn_in: int = 0, target: float | None = None
                      ) -> GridTimeAverage:
-        """Mean, variance and MSE of (1/L) sum_{k=b}^{b+L-1} f(theta_k) (Vollmer et al. eq. 7) from theta0, for any
-        L (closed sums: the cost does not grow with L); ``target`` defaults to pi(f)."""
+        """Mean, variance and MSE of (1/L) sum_{k=b}^{b+L-1} f(theta_k) from theta0, for any L.
+
+        Closed sums: the cost does not grow with L.
+
+        Parameters
+        ----------
+        f : callable
+            theta of shape (M, d) -> values of shape (M,) (scalar-valued).
+        n_steps : int
+            The window length L >= 1.
+        burn_in : int
+            The first step b >= 0 of the window.
+        target : float, optional
+            What the MSE is about (default pi(f), :meth:`posterior_expectation`).
+
+        Returns
+        -------
+        GridTimeAverage
+            The mean, variance and MSE with their error estimates.
+
+        Raises
+        ------
+        ParameterError
+            When ``n_steps`` or ``burn_in`` is out of range, theta0 lies outside the grid's region, or ``f`` is not
+            scalar-valued.
+
+        References
+        ----------
+        Vollmer, Zygalakis & Teh (2016), eq. (7) (the time average).
+        """
         L = check_int("n_steps", n_steps, 1)
         b = check_int("burn_in", burn_in, 0)
         self._need_start()
@@ -288,12 +414,54 @@ class GridLaw:
                            (abs(m - mc) + extra, abs(v - vc) + extra, abs(e - ec) + extra + 2 * abs(m) * tgt.error))
 
     def time_average_mse(self, f: Callable, *, n_steps: int, burn_in: int = 0, target: float | None = None) -> Result:
-        """The MSE of the time average about ``target`` (default pi(f)), with its error estimate."""
+        """The MSE of the time average about ``target`` (default pi(f)), with its error estimate.
+
+        Parameters
+        ----------
+        f : callable
+            theta of shape (M, d) -> values of shape (M,) (scalar-valued).
+        n_steps : int
+            The window length L >= 1.
+        burn_in : int
+            The first step b >= 0 of the window.
+        target : float, optional
+            What the MSE is about (default pi(f), :meth:`posterior_expectation`).
+
+        Returns
+        -------
+        Result
+            The MSE and its error estimate.
+
+        Raises
+        ------
+        ParameterError
+            As :meth:`time_average`.
+        """
         ta = self.time_average(f, n_steps=n_steps, burn_in=burn_in, target=target)
         return Result(ta.mse, ta.error[2])
 
     def first_order_coefficient(self, f: Callable) -> Result:
-        """c1 in pi_h(f) - pi(f) = c1 h + O(h^2) by quadrature on this law's grid (:mod:`.bias`)."""
+        """c1 in pi_h(f) - pi(f) = c1 h + O(h^2) by quadrature on this law's grid (:mod:`theory.grid.bias`).
+
+        Parameters
+        ----------
+        f : callable
+            theta of shape (M, d) -> values of shape (M,) or (M, k), finite at every node of the grid.
+
+        Returns
+        -------
+        Result
+            c1 and its error estimate.
+
+        Raises
+        ------
+        ParameterError
+            As :func:`theory.grid.bias.first_order_coefficient`.
+
+        References
+        ----------
+        Vollmer, Zygalakis & Teh (2016), Section 4 (the leading invariant-measure bias).
+        """
         from .bias import first_order_coefficient
 
         return first_order_coefficient(self, f)

@@ -63,15 +63,40 @@ def axis_phases(w: np.ndarray, k: np.ndarray, last: bool) -> np.ndarray:
 
 
 def phases(W: np.ndarray, axes: tuple[np.ndarray, ...]) -> list[np.ndarray]:
-    """exp(i kappa_j W[..., j]) per axis j for W of shape (P, M, D): the first of shape (P, K_1, M) when D = 2 (else
-    (P, M, K_1)), the second (P, M, K_2) (the layouts :func:`tensor_sum` multiplies)."""
+    """exp(i kappa_j W[..., j]) per axis j, in the layouts :func:`tensor_sum` multiplies.
+
+    Parameters
+    ----------
+    W : numpy.ndarray
+        Shape (P, M, D).
+    axes : tuple of numpy.ndarray
+        The lattice's frequencies per axis, K_1, ..., K_D of them.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The first of shape (P, K_1, M) when D = 2 (else (P, M, K_1)), the second (P, M, K_2).
+    """
     if len(axes) == 1:
         return [axis_phases(W[:, :, 0], axes[0], last=True)]
     return [axis_phases(W[:, :, 0], axes[0], last=False), axis_phases(W[:, :, 1], axes[1], last=True)]
 
 
 def tensor_sum(E: list[np.ndarray], weights: np.ndarray | None = None) -> np.ndarray:
-    """sum_m weights_m prod_j E_j[...] over the data axis m, shape (P, K_1, ..., K_D) (layouts of :func:`phases`)."""
+    """sum_m weights_m prod_j E_j[...] over the data axis m.
+
+    Parameters
+    ----------
+    E : list of numpy.ndarray
+        The phases of :func:`phases`.
+    weights : numpy.ndarray, optional
+        Weights over the data axis, shape (P, M) (default 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (P, K_1, ..., K_D).
+    """
     if len(E) == 1:
         return (E[0] if weights is None else E[0] * weights[..., None]).sum(axis=1)
     first = E[0] if weights is None else E[0] * weights[:, None, :]
@@ -83,7 +108,26 @@ def _log_choose(N: int, k: int | np.ndarray) -> np.ndarray:
 
 
 def truncation_bound(N: int, n: int, M: int) -> float:
-    """The bound on |E_n - E_n^(M)| of the module docstring (exactly 0 when M >= n)."""
+    """The bound on ``|E_n - E_n^(M)|`` of the module docstring (exactly 0 when M >= n).
+
+    Parameters
+    ----------
+    N : int
+        The number of data.
+    n : int
+        The minibatch size (without replacement).
+    M : int
+        The number of power sums kept.
+
+    Returns
+    -------
+    float
+        The bound on the truncation error of Newton's identities with M power sums.
+
+    References
+    ----------
+    New (module docstring; the derivation is in docs/grid_law.md).
+    """
     if M >= n:
         return 0.0
     q = n / (N - n + 1.0)
@@ -101,7 +145,26 @@ def truncation_bound(N: int, n: int, M: int) -> float:
 
 
 def recursion_coefficients(N: int, n: int, M: int) -> np.ndarray:
-    """c[k, m] = (-1)^(m-1) N C(N, k-m) / (k C(N, k)) for 1 <= m <= min(k, M), shape (n + 1, M + 1)."""
+    """c[k, m] = (-1)^(m-1) N C(N, k-m) / (k C(N, k)) for 1 <= m <= min(k, M).
+
+    Parameters
+    ----------
+    N : int
+        The number of data.
+    n : int
+        The minibatch size (without replacement).
+    M : int
+        The number of power sums kept.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (n + 1, M + 1) (0 outside 1 <= m <= min(k, M)).
+
+    References
+    ----------
+    Newton's identities for the elementary symmetric polynomials, in the normalised form of the module docstring.
+    """
     c = np.zeros((n + 1, M + 1))
     for k in range(1, n + 1):
         m = np.arange(1, min(k, M) + 1)
@@ -110,7 +173,26 @@ def recursion_coefficients(N: int, n: int, M: int) -> np.ndarray:
 
 
 def rounding_bound(N: int, n: int, M: int) -> float:
-    """eps (M + 4 + log2 N) n B_n, B the recursion run on the magnitudes of its coefficients (B_0 = 1)."""
+    """eps (M + 4 + log2 N) n B_n, B the recursion run on the magnitudes of its coefficients (B_0 = 1).
+
+    Parameters
+    ----------
+    N : int
+        The number of data.
+    n : int
+        The minibatch size (without replacement).
+    M : int
+        The number of power sums kept.
+
+    Returns
+    -------
+    float
+        The bound on the rounding error of the recursion.
+
+    References
+    ----------
+    New (module docstring; the derivation is in docs/grid_law.md).
+    """
     c = np.abs(recursion_coefficients(N, n, M))
     B = np.zeros(n + 1)
     B[0] = 1.0
@@ -132,6 +214,22 @@ def _newton_plan(N: int, k: int, tol: float) -> tuple[int, float] | None:
 
 def plan(N: int, n: int, replace: bool, tol: float) -> tuple[str, int, float]:
     """(method, M, error bound) for a sum of n of N: 'replace', 'enumerate' or 'newton' with M power sums.
+
+    Parameters
+    ----------
+    N : int
+        The number of data.
+    n : int
+        The minibatch size.
+    replace : bool
+        Whether the minibatch is drawn with replacement.
+    tol : float
+        The largest error bound accepted.
+
+    Returns
+    -------
+    tuple
+        (method, M, error bound).
 
     Raises
     ------

@@ -30,7 +30,17 @@ SCAN_WIDTH = 40.0
 
 @dataclass(frozen=True)
 class Frame:
-    """x = centre + frame z, the posterior's region |z_j| < half_j (see the module docstring)."""
+    """x = centre + frame z, the posterior's region ``|z_j| < half_j`` (see the module docstring).
+
+    Parameters
+    ----------
+    centre : numpy.ndarray
+        c, shape (D,).
+    frame : numpy.ndarray
+        L, shape (D, D), invertible.
+    half : numpy.ndarray
+        The half-widths of the region in z, shape (D,).
+    """
 
     centre: np.ndarray
     frame: np.ndarray

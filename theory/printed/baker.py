@@ -31,8 +31,15 @@ SGHMC_VARIANTS = {(False, -1): "as printed (assignments, -eta grad log p)",
 
 @dataclass(frozen=True)
 class LinearStationary:
-    """The stationary law of theta under a linear recursion X' = A X + c + w: its mean and variance, and the spectral
-    radius of A (below 1: :func:`sghmc_stationary` raises otherwise)."""
+    """The stationary law of theta under a linear recursion X' = A X + c + w, with the spectral radius of A.
+
+    Parameters
+    ----------
+    mean, var : float
+        The stationary mean and variance of theta.
+    radius : float
+        The spectral radius of A (below 1: :func:`sghmc_stationary` raises otherwise).
+    """
 
     mean: float
     var: float
@@ -41,17 +48,50 @@ class LinearStationary:
 
 def sghmc_map(P: float, mu: float, alpha: float, eta: float, s2: float, increments: bool,
               sign: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(A, c, Cov w) of one step of the SGHMC map on X = (theta, nu), target N(mu, 1/P), gradient estimate
-    g = -P (theta - mu) + noise of variance ``s2``, zeta ~ N(0, 2 alpha eta) (beta_hat = 0):
+    """(A, c, Cov w) of one step of the SGHMC map on X = (theta, nu).
+
+    Target N(mu, 1/P), gradient estimate g = -P (theta - mu) + noise of variance ``s2``, zeta ~ N(0, 2 alpha eta)
+    (beta_hat = 0):
 
         theta' = i theta + nu,    nu' = i nu - alpha nu + sign eta g(theta') + zeta,    i = 1 if ``increments``.
 
     ``increments=False, sign=-1`` is Baker et al. Sec. 2.4 as printed; ``True, +1`` is Chen et al. (2014) eq. (15).
 
+    Parameters
+    ----------
+    P : float
+        The target's precision, > 0 (target N(mu, 1/P)).
+    mu : float
+        The target's mean.
+    alpha : float
+        The friction, 0 < alpha < 2.
+    eta : float
+        The step (learning rate), > 0.
+    s2 : float
+        The variance of the gradient estimate's noise, >= 0.
+    increments : bool
+        True: the updates as increments (Chen et al.); False: as assignments (as printed).
+    sign : int
+        +1 or -1, the sign of eta grad log p in the momentum update.
+
+    Returns
+    -------
+    A : numpy.ndarray
+        The (2, 2) matrix of the recursion.
+    c : numpy.ndarray
+        Its constant, shape (2,).
+    W : numpy.ndarray
+        Cov w, (2, 2).
+
     Raises
     ------
     simulate.validation.ParameterError
         For P, eta <= 0, alpha outside (0, 2), s2 < 0 or a sign other than +-1.
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), Sec. 2.4 (as printed); Chen, Fox & Guestrin (2014), eq. (15); the
+    stationary law of each variant is new (module docstring).
     """
     check_positive("P", P)
     check_positive("eta", eta)
@@ -71,13 +111,42 @@ def sghmc_map(P: float, mu: float, alpha: float, eta: float, s2: float, incremen
 
 def sghmc_stationary(P: float, mu: float, alpha: float, eta: float, s2: float, increments: bool,
                      sign: int) -> LinearStationary:
-    """Stationary mean and variance of theta under :func:`sghmc_map` (exact: (I - A) m = c and the discrete Lyapunov
-    equation S = A S A^T + Cov w), with the spectral radius of A.
+    """Stationary mean and variance of theta under :func:`sghmc_map`, with the spectral radius of A.
+
+    Exact: (I - A) m = c and the discrete Lyapunov equation S = A S A^T + Cov w.
+
+    Parameters
+    ----------
+    P : float
+        The target's precision, > 0 (target N(mu, 1/P)).
+    mu : float
+        The target's mean.
+    alpha : float
+        The friction, 0 < alpha < 2.
+    eta : float
+        The step (learning rate), > 0.
+    s2 : float
+        The variance of the gradient estimate's noise, >= 0.
+    increments : bool
+        True: the updates as increments (Chen et al.); False: as assignments (as printed).
+    sign : int
+        +1 or -1, the sign of eta grad log p in the momentum update.
+
+    Returns
+    -------
+    LinearStationary
+        The stationary mean, variance and spectral radius.
 
     Raises
     ------
     simulate.validation.ParameterError
-        When the map has no stationary law (spectral radius >= 1), naming the variant and the radius.
+        When the map has no stationary law (spectral radius >= 1), naming the variant and the radius, or a parameter
+        is out of range (:func:`sghmc_map`).
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), Sec. 2.4 (as printed); Chen, Fox & Guestrin (2014), eq. (15); the
+    stationary law of each variant is new (module docstring).
     """
     A, c, W = sghmc_map(P, mu, alpha, eta, s2, increments, sign)
     radius = float(np.max(np.abs(np.linalg.eigvals(A))))
@@ -90,15 +159,64 @@ def sghmc_stationary(P: float, mu: float, alpha: float, eta: float, s2: float, i
 
 
 def sghmc_radius(P: float, alpha: float, eta: float, increments: bool, sign: int) -> float:
-    """The spectral radius of :func:`sghmc_map`'s A (>= 1: the map diverges)."""
+    """The spectral radius of :func:`sghmc_map`'s A (>= 1: the map diverges).
+
+    Parameters
+    ----------
+    P : float
+        The target's precision, > 0.
+    alpha : float
+        The friction, 0 < alpha < 2.
+    eta : float
+        The step (learning rate), > 0.
+    increments : bool
+        True: the updates as increments (Chen et al.); False: as assignments (as printed).
+    sign : int
+        +1 or -1, the sign of eta grad log p in the momentum update.
+
+    Returns
+    -------
+    float
+        The spectral radius.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For a parameter out of range (:func:`sghmc_map`).
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), Sec. 2.4 (as printed); Chen, Fox & Guestrin (2014), eq. (15); the
+    stationary law of each variant is new (module docstring).
+    """
     A, _, _ = sghmc_map(P, 0.0, alpha, eta, 0.0, increments, sign)
     return float(np.max(np.abs(np.linalg.eigvals(A))))
 
 
 def a21_one_step(eps: float, noise_var_phi: float) -> tuple[float, float]:
-    """The lower bounds on E|phi_1 - phi_bar_1|^2 after one step from a common start: (printed eps^2 E|delta|^2,
-    corrected (eps^2/4) E|delta|^2), ``noise_var_phi`` = E|delta_hat|^2 (the gradient noise in phi-space, Var of the
-    theta-gradient estimate over N)."""
+    """The lower bounds on E|phi_1 - phi_bar_1|^2 after one step from a common start, printed and corrected.
+
+    Parameters
+    ----------
+    eps : float
+        The step size, > 0.
+    noise_var_phi : float
+        E|delta_hat|^2, the gradient noise in phi-space (Var of the theta-gradient estimate over N), >= 0.
+
+    Returns
+    -------
+    tuple of float
+        (printed eps^2 E|delta_hat|^2, corrected (eps^2/4) E|delta_hat|^2).
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        When ``eps`` <= 0 or ``noise_var_phi`` is negative or not finite.
+
+    References
+    ----------
+    Baker, Fearnhead, Fox & Nemeth (2019), App. A.2.1 (printed) and the step (5) (corrected; new, module docstring).
+    """
     eps = check_positive("eps", eps)
     if not (np.isfinite(noise_var_phi) and noise_var_phi >= 0):
         raise ParameterError(f"noise_var_phi must be finite and >= 0, got {noise_var_phi!r}")

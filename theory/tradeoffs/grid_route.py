@@ -35,7 +35,13 @@ class _Average:
 
 
 class GridRouteLaw:
-    """A :class:`theory.grid.GridLaw` seen through the exact engine's interface (module docstring)."""
+    """A :class:`theory.GridLaw` seen through the exact engine's interface (module docstring).
+
+    Parameters
+    ----------
+    law : GridLaw
+        The grid law of the sampler.
+    """
 
     period = 1
 
@@ -45,7 +51,33 @@ class GridRouteLaw:
         self.posterior_mean = np.atleast_1d(np.asarray(law.posterior_expectation(lambda x: x).value, float))
 
     def time_average(self, a=None, *, quadratic=None, n_steps: int, burn_in: int = 0, target=None, centre=None):
-        """Mean, variance and MSE of the time average of a^T theta or (theta - centre)^T B (theta - centre)."""
+        """Mean, variance and MSE of the time average of a^T theta or (theta - centre)^T B (theta - centre).
+
+        Parameters
+        ----------
+        a : array_like, shape (d,), optional
+            A linear observable (give ``a`` or ``quadratic``, not both).
+        quadratic : array_like, shape (d, d), optional
+            The matrix B of a quadratic observable.
+        n_steps : int
+            The window length.
+        burn_in : int
+            The first step of the window.
+        target : float, optional
+            What the MSE is about (default the observable's posterior expectation).
+        centre : array_like, shape (d,), optional
+            The quadratic observable's centre (default 0).
+
+        Returns
+        -------
+        object
+            With attributes ``mean``, ``variance``, ``mse`` and ``target`` (floats), as the exact engine's.
+
+        Raises
+        ------
+        ParameterError
+            When both or neither of ``a`` and ``quadratic`` are given, or the grid law refuses the window.
+        """
         if (a is None) == (quadratic is None):
             raise ParameterError("give a (a linear observable) or quadratic (a matrix B), not both")
         c = np.zeros(self.d) if centre is None else np.asarray(centre, float)
@@ -59,7 +91,18 @@ class GridRouteLaw:
         return _Average(float(ta.mean), float(ta.variance), float(ta.mse), float(ta.target))
 
     def stationary_moments(self, phase=None) -> tuple[np.ndarray, np.ndarray]:
-        """(E theta, Cov theta) under the stationary law."""
+        """(E theta, Cov theta) under the stationary law.
+
+        Parameters
+        ----------
+        phase : None
+            Unused (the grid route's chains have period 1; the exact engine's interface takes a phase).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            The stationary mean (d,) and covariance (d, d).
+        """
         m = np.atleast_1d(np.asarray(self.law.stationary_expectation(lambda x: x).value, float))
         second = np.asarray(self.law.stationary_expectation(
             lambda x: np.einsum("mi,mj->mij", x, x).reshape(x.shape[0], -1)).value, float).reshape(self.d, self.d)
@@ -67,15 +110,51 @@ class GridRouteLaw:
 
 
 def law_for_sampler(sampler, theta0=None):
-    """The exact law the explorer uses: :func:`theory.exact_law` on affine models, the grid law otherwise."""
+    """The exact law the explorer uses: :func:`theory.exact_law` on affine models, the grid law otherwise.
+
+    Parameters
+    ----------
+    sampler : Sampler
+        The sampler.
+    theta0 : array_like, optional
+        The start (default 0).
+
+    Returns
+    -------
+    ExactLaw or GridRouteLaw
+        The law.
+
+    Raises
+    ------
+    ParameterError
+        When the engine or the grid law refuses the sampler (e.g. a model of dimension above 2 without an affine
+        gradient).
+    """
     if hasattr(sampler.model, "affine_parts"):
         return exact_law(sampler, theta0)
     return GridRouteLaw(grid_law(sampler, theta0, tol=GRID_TOL))
 
 
 def linearised(model):
-    """The affine model whose stability edge stands for ``model``'s: the model itself when affine, the Laplace
-    linearisation of a logistic regression."""
+    """The affine model whose stability edge stands for ``model``'s.
+
+    The model itself when affine, the Laplace linearisation of a logistic regression.
+
+    Parameters
+    ----------
+    model : Model
+        An affine model or a logistic regression.
+
+    Returns
+    -------
+    Model
+        The affine model.
+
+    Raises
+    ------
+    ParameterError
+        For a model that is neither.
+    """
     if hasattr(model, "affine_parts"):
         return model
     if isinstance(model, LogisticRegressionModel):
@@ -91,8 +170,17 @@ __all__ = ["GRID_TOL", "GridRouteLaw", "law_for_sampler", "linearised"]
 
 @dataclass(frozen=True)
 class LaplaceGap:
-    """The exact optimum of one sampler on a logistic regression beside the optimum of its Laplace approximation:
-    ``laplace_exact_mse`` is the exact MSE the Laplace optimum (h, n) actually gets."""
+    """The exact optimum of one sampler on a logistic regression beside the optimum of its Laplace approximation.
+
+    Parameters
+    ----------
+    exact : Optimum
+        The exact optimum (h, n) and MSE.
+    laplace : Optimum
+        The Laplace approximation's optimum, by its own (Gaussian) law.
+    laplace_exact_mse : float
+        The exact MSE the Laplace optimum (h, n) actually gets.
+    """
 
     exact: object
     laplace: object
@@ -112,8 +200,37 @@ class LaplaceGap:
 
 def laplace_versus_exact(model: LogisticRegressionModel, budget, objective, sampler: str = "sgld", *, n_values,
                          fractions, theta0=None) -> LaplaceGap:
-    """How far the Laplace answer's optimum (h, n) and MSE are from the exact one, for one sampler of
-    :data:`.samplers.SAMPLERS` on a logistic regression (module docstring)."""
+    """How far the Laplace answer's optimum (h, n) and MSE are from the exact one (module docstring).
+
+    For one sampler of :data:`theory.tradeoffs.SAMPLERS` on a logistic regression.
+
+    Parameters
+    ----------
+    model : LogisticRegressionModel
+        The logistic regression (dimension 1 or 2 for the grid route).
+    budget : Budget
+        The budget.
+    objective : Objective
+        The objective.
+    sampler : str
+        A key of :data:`theory.tradeoffs.SAMPLERS`.
+    n_values : sequence of int
+        The minibatch sizes searched.
+    fractions : sequence of float
+        The step sizes searched, as fractions of the stability edge.
+    theta0 : array_like, optional
+        The start (default 0).
+
+    Returns
+    -------
+    LaplaceGap
+        The two optima and the exact MSE of the Laplace one.
+
+    Raises
+    ------
+    ParameterError
+        When no (h, n) of the grid fits in the budget.
+    """
     from .models import laplace_linearised
     from .samplers import SamplerOptions, sampler_spec
     from .surface import optimum, surfaces, time_average_at

@@ -31,7 +31,7 @@ LAWS = ("last iterate", "average of iterates 1..K")
 #: Starts: "warm" N(x*, I/M) (Dalalyan 2017's), "offset" N(x* + Delta, I/M), "point" the point x* + Delta
 #: (momentum 0 for underdamped chains); Delta = 3 posterior standard deviations in every eigen-direction.
 STARTS = ("warm", "offset", "point")
-#: Provenance statuses (module docstring; "own": a user's own bound, :mod:`verify.bounds`).
+#: Provenance statuses (module docstring; "own": a user's own bound, ``verify.bounds``).
 SOURCE_STATUSES = ("paper", "secondary", "memory", "own")
 
 
@@ -39,16 +39,47 @@ SOURCE_STATUSES = ("paper", "secondary", "memory", "own")
 class Constants:
     """The constants of one atlas point, computed by the workbench (:mod:`theory.atlas.constants`).
 
-    Target and step: ``m``, ``M`` (extreme eigenvalues of the Hessian of f = -log pi), ``p`` (dimension), ``h`` (the
-    sampler's step in workbench units), ``step`` (the papers' step: h/2 for Langevin steps, delta = h for
-    underdamped Langevin MCMC), ``K`` (iterations). Data and gradient noise: ``N``, ``n`` (minibatch size; None for
-    full gradients), ``sigma2`` (Dalalyan & Karagulyan's sigma^2: sup over the steps k < K of E tr Cov(g | theta_k)
-    / p, from the exact noise law along the exact law of the chain; 0 for full gradients), ``delta`` (their bias
-    constant: |E(g | theta) - grad log pi(theta)| <= delta sqrt(p); 0 for unbiased estimators), ``M_datum``
-    (max_i of the largest eigenvalue of the Hessian of the i-th log-likelihood term, with the prior's share 1/N),
-    ``hessian_lipschitz`` (0 on a quadratic f), ``lsi`` (the log-Sobolev constant of pi; m for a Gaussian).
-    Start: ``w0`` = W2(nu_0, pi), ``kl0`` = KL(nu_0 || pi) (inf for a point start), ``dist2`` = E |theta_0 - x*|^2.
-    Underdamped: ``friction`` and ``u`` (inverse mass).
+    Parameters
+    ----------
+    m, M : float
+        The smallest and largest eigenvalues of the Hessian of f = -log pi.
+    p : int
+        The dimension.
+    h : float
+        The sampler's step in workbench units.
+    step : float
+        The papers' step: h/2 for Langevin steps, delta = h for underdamped Langevin MCMC.
+    K : int
+        The number of iterations.
+    w0 : float
+        W2(nu_0, pi), the start's 2-Wasserstein distance to the target.
+    kl0 : float
+        KL(nu_0 || pi) (inf for a point start).
+    dist2 : float
+        ``E |theta_0 - x*|^2``.
+    N : int or None
+        The number of data (None for a target without data).
+    n : int or None
+        The minibatch size (None for full gradients).
+    sigma2 : float
+        Dalalyan & Karagulyan's sigma^2: sup over the steps k < K of E tr Cov(g | theta_k) / p, from the exact noise law
+        along the exact law of the chain (0 for full gradients).
+    delta : float
+        Dalalyan & Karagulyan's bias constant: ``|E(g | theta) - grad log pi(theta)| <= delta sqrt(p)`` (0 for unbiased
+        estimators).
+    M_datum : float or None
+        max_i of the largest eigenvalue of the Hessian of the i-th log-likelihood term, with the prior's share 1/N.
+    hessian_lipschitz : float
+        The Lipschitz constant of the Hessian of f (0 on a quadratic f).
+    lsi : float or None
+        The log-Sobolev constant of pi (m for a Gaussian; None: m).
+    friction, u : float or None
+        Underdamped chains: the friction and the inverse mass (None for Langevin steps).
+
+    References
+    ----------
+    Dalalyan & Karagulyan (2019), Stoch. Proc. Appl. 129(12), 5278-5311, Section 4 (sigma^2 and delta); the other
+    constants are those of each bound's paper (:mod:`theory.bounds.literature`).
     """
 
     m: float
@@ -78,8 +109,22 @@ class Constants:
 
 @dataclass(frozen=True)
 class Source:
-    """Where one constant of a bound was read: ``what`` (the constant or term), ``where`` (the copy: URL or
-    repository, file and commit), ``status`` in :data:`SOURCE_STATUSES`."""
+    """Where one constant of a bound was read.
+
+    Parameters
+    ----------
+    what : str
+        The constant or term.
+    where : str
+        The copy it was read from: URL or repository, file and commit.
+    status : str
+        One of :data:`SOURCE_STATUSES` (module docstring).
+
+    Raises
+    ------
+    ParameterError
+        When ``status`` is not one of :data:`SOURCE_STATUSES`.
+    """
 
     what: str
     where: str
@@ -97,12 +142,48 @@ def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 @dataclass(frozen=True)
 class Bound:
-    """A non-asymptotic bound as printed: ``value(c)`` bounds the distance ``metric`` between the law ``law`` of
-    ``sampler`` started at ``start`` and the target, at the point of constants ``c``; ``outside(c)`` is None when the
-    point satisfies the bound's assumptions and otherwise says which one it breaks (such a point is shown and not
-    counted). ``key`` names it ("paper.theorem"), ``reference`` is the citation with the theorem, ``formula`` and
-    ``assumptions`` its text, ``sources`` the provenance of its constants, ``minibatch`` the minibatch sizes the
-    atlas evaluates it at (bounds with a batch size)."""
+    """A non-asymptotic bound as printed, evaluated at the atlas's points.
+
+    ``value(c)`` bounds the distance ``metric`` between the law ``law`` of ``sampler`` started at ``start`` and the
+    target, at the point of constants ``c``; ``outside(c)`` is None when the point satisfies the bound's assumptions and
+    otherwise says which one it breaks (such a point is shown and not counted).
+
+    Parameters
+    ----------
+    key : str
+        Its name, "paper.theorem" (non-empty).
+    title : str
+        The title shown in the atlas.
+    reference : str
+        The citation, with the theorem.
+    metric : str
+        The distance it bounds, one of :data:`METRICS`.
+    sampler : str
+        The sampler it is about, one of :data:`BOUND_SAMPLERS`.
+    law : str
+        The law it bounds, one of :data:`LAWS`.
+    start : str
+        The start, one of :data:`STARTS`.
+    formula, assumptions : str
+        Its text.
+    value : callable
+        ``value(c: Constants) -> float``, the bound at a point.
+    outside : callable
+        ``outside(c: Constants) -> str | None``, the assumption the point breaks, or None.
+    sources : tuple of Source
+        The provenance of its constants.
+    minibatch : tuple of int
+        The minibatch sizes the atlas evaluates it at (bounds with a batch size).
+    problems : tuple of str or None
+        The atlas problems it is evaluated on; None: every problem the sampler runs on.
+    notes : tuple of str
+        Remarks shown with it.
+
+    Raises
+    ------
+    ParameterError
+        When ``key`` is empty, a choice is not one of its allowed values, or ``value`` or ``outside`` is not callable.
+    """
 
     key: str
     title: str
@@ -137,12 +218,38 @@ class Bound:
 
 
 def step_at_most(c: Constants, limit: float, text: str) -> str | None:
-    """'step = ... > limit (text)' when the papers' step exceeds ``limit``, else None."""
+    """The assumption "the papers' step is at most ``limit``" at ``c``.
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point.
+    limit : float
+        The largest step allowed (a relative slack of 1e-12 is allowed for rounding).
+    text : str
+        How the limit is written in the paper ("1/M").
+
+    Returns
+    -------
+    str or None
+        None when ``c.step <= limit``, else "step ... > text = limit".
+    """
     return None if c.step <= limit * (1.0 + 1e-12) else f"step {c.step:.4g} > {text} = {limit:.4g}"
 
 
 def finite_or_inf(x: float) -> float:
-    """x as a float, +inf on overflow (a bound that overflows is vacuous, not an error)."""
+    """x as a float, +inf on overflow (a bound that overflows is vacuous, not an error).
+
+    Parameters
+    ----------
+    x : float
+        A number, possibly too large for a float (a Python int).
+
+    Returns
+    -------
+    float
+        ``float(x)``, or +inf where that overflows.
+    """
     try:
         return float(x)
     except OverflowError:

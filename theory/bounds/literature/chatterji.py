@@ -24,7 +24,22 @@ _MEMORY = "no copy found: the paper's text could not be read (stored copies hold
 
 
 def chatterji_w2_bound(c: Constants) -> float:
-    """The right-hand side (module docstring)."""
+    """The right-hand side of the W2 bound of SAGA-LD and SVRG-LD (module docstring).
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    float
+        The bound on W2(nu_K, pi) at ``c`` (+inf where a term overflows: the bound is vacuous there).
+
+    References
+    ----------
+    Chatterji, Flammarion, Ma, Bartlett & Jordan (2018), ICML, PMLR 80, Theorems 4.1 (SAGA-LD) and 4.2 (SVRG-LD).
+    """
     g = c.step
     return (5.0 * finite_or_inf(math.exp(-c.m * g * c.K / 4.0)) * c.w0 + 2.0 * g * c.hessian_lipschitz * c.p / c.m
             + 2.0 * g * c.M**1.5 * math.sqrt(c.p) / c.m
@@ -32,7 +47,22 @@ def chatterji_w2_bound(c: Constants) -> float:
 
 
 def chatterji_outside(c: Constants) -> str | None:
-    """h_p <= b / (8 N M~)."""
+    """The assumption of the bound at ``c``: h_p <= b / (8 N M~).
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    str or None
+        None when the point satisfies it, else the assumption it breaks (with the numbers).
+
+    References
+    ----------
+    Chatterji, Flammarion, Ma, Bartlett & Jordan (2018), ICML, PMLR 80, Theorems 4.1 (SAGA-LD) and 4.2 (SVRG-LD).
+    """
     return step_at_most(c, c.n / (8.0 * c.N * c.M_datum), "b/(8 N M~)")
 
 

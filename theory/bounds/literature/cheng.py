@@ -29,12 +29,44 @@ def _r2(c: Constants) -> float:
 
 
 def cheng_w2_bound(c: Constants) -> float:
-    """eps(delta) (module docstring)."""
+    """eps(delta) = 104 kappa delta (p/m + D^2)^(1/2) (module docstring).
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    float
+        The bound on W2 between the joint law of (x_K, v_K) and p*(x, v) at ``c`` (+inf where a term overflows: the
+        bound is vacuous there).
+
+    References
+    ----------
+    Cheng, Chatterji, Bartlett & Jordan (2018), COLT, PMLR 75, 300-323, Theorem 1.
+    """
     return 104.0 * c.kappa * c.step * math.sqrt(_r2(c))
 
 
 def cheng_outside(c: Constants) -> str | None:
-    """friction 2, u = 1/M, v_0 = 0 (the atlas's choice) and K >= (kappa/delta) log(24 (p/m + D^2)/eps)."""
+    """The assumption of the bound at ``c``: friction 2, u = 1/M, v_0 = 0 (the atlas's choice) and K >= (kappa/delta)
+    log(24 (p/m + D^2)/eps).
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    str or None
+        None when the point satisfies it, else the assumption it breaks (with the numbers).
+
+    References
+    ----------
+    Cheng, Chatterji, Bartlett & Jordan (2018), COLT, PMLR 75, 300-323, Theorem 1.
+    """
     if c.friction is not None and (abs(c.friction - 2.0) > 1e-12 or abs(c.u * c.M - 1.0) > 1e-9):
         return "the theorem takes friction 2 and inverse mass u = 1/M"
     eps = cheng_w2_bound(c)

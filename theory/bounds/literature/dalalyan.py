@@ -27,7 +27,22 @@ def _alpha(c: Constants) -> float:
 
 
 def dalalyan_tv_bound(c: Constants) -> float:
-    """The right-hand side of Theorem 2 (module docstring)."""
+    """The right-hand side of Theorem 2 (module docstring).
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    float
+        The bound on TV(nu_K, pi) at ``c`` (+inf where a term overflows: the bound is vacuous there).
+
+    References
+    ----------
+    Dalalyan (2017), J. R. Stat. Soc. B 79(3), 651-676, Theorem 2.
+    """
     a = _alpha(c)
     T = c.K * c.step
     first = 0.5 * finite_or_inf(math.exp(min(0.25 * c.p * math.log(c.M / c.m) - 0.5 * T * c.m, 700.0)))
@@ -35,7 +50,22 @@ def dalalyan_tv_bound(c: Constants) -> float:
 
 
 def dalalyan_outside(c: Constants) -> str | None:
-    """gamma <= 1/M and alpha = min(1/(gamma M), K) >= 1."""
+    """The assumption of the bound at ``c``: gamma <= 1/M and alpha = min(1/(gamma M), K) >= 1.
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    str or None
+        None when the point satisfies it, else the assumption it breaks (with the numbers).
+
+    References
+    ----------
+    Dalalyan (2017), J. R. Stat. Soc. B 79(3), 651-676, Theorem 2.
+    """
     return step_at_most(c, 1.0 / c.M, "1/M") or (None if _alpha(c) >= 1.0 else "alpha = min(1/(gamma M), K) < 1")
 
 

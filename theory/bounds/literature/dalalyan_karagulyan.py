@@ -35,7 +35,22 @@ C165 = 1.65
 
 
 def dk_w2_bound(c: Constants) -> float:
-    """Theorem 1, the branch of the step (module docstring)."""
+    """Theorem 1, the branch of the step (module docstring).
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    float
+        The bound on W2(nu_K, pi) at ``c`` (+inf where a term overflows: the bound is vacuous there).
+
+    References
+    ----------
+    Dalalyan & Karagulyan (2019), Stoch. Proc. Appl. 129(12), 5278-5311, Theorem 1.
+    """
     g = c.step
     if g <= 2.0 / (c.m + c.M):
         return finite_or_inf((1.0 - c.m * g) ** c.K * c.w0) + C165 * c.kappa * math.sqrt(g * c.p)
@@ -43,7 +58,22 @@ def dk_w2_bound(c: Constants) -> float:
 
 
 def dk_w2_outside(c: Constants) -> str | None:
-    """gamma < 2/M."""
+    """The assumption of the bound at ``c``: gamma < 2/M.
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    str or None
+        None when the point satisfies it, else the assumption it breaks (with the numbers).
+
+    References
+    ----------
+    Dalalyan & Karagulyan (2019), Stoch. Proc. Appl. 129(12), 5278-5311, Theorem 1.
+    """
     return None if c.step < 2.0 / c.M else f"step {c.step:.4g} >= 2/M = {2.0 / c.M:.4g}"
 
 
@@ -63,7 +93,22 @@ DK_W2 = Bound(
 
 
 def dk_inaccurate_bound(c: Constants) -> float:
-    """Theorem 4 (module docstring)."""
+    """Theorem 4, inaccurate gradients (module docstring).
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    float
+        The bound on W2(nu_K, pi) at ``c`` (+inf where a term overflows: the bound is vacuous there).
+
+    References
+    ----------
+    Dalalyan & Karagulyan (2019), Stoch. Proc. Appl. 129(12), 5278-5311, Theorem 4.
+    """
     g, s = c.step, math.sqrt(max(c.sigma2, 0.0))
     base = finite_or_inf((1.0 - c.m * g) ** c.K * c.w0) + C165 * c.kappa * math.sqrt(g * c.p)
     if math.isinf(s):
@@ -73,7 +118,22 @@ def dk_inaccurate_bound(c: Constants) -> float:
 
 
 def dk_inaccurate_outside(c: Constants) -> str | None:
-    """gamma <= 2/(m + M)."""
+    """The assumption of the bound at ``c``: gamma <= 2/(m + M).
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    str or None
+        None when the point satisfies it, else the assumption it breaks (with the numbers).
+
+    References
+    ----------
+    Dalalyan & Karagulyan (2019), Stoch. Proc. Appl. 129(12), 5278-5311, Theorem 4.
+    """
     return step_at_most(c, 2.0 / (c.m + c.M), "2/(m + M)")
 
 

@@ -20,12 +20,42 @@ _MEMORY = "no copy found: the paper's text could not be read (stored copies hold
 
 
 def dmm_kl_bound(c: Constants) -> float:
-    """The right-hand side (module docstring)."""
+    """The right-hand side W2^2(nu_0, pi) / (2 gamma K) + M p gamma (module docstring).
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    float
+        The bound on KL(nu_bar_K || pi) at ``c`` (+inf where a term overflows: the bound is vacuous there).
+
+    References
+    ----------
+    Durmus, Majewski & Miasojedow (2019), JMLR 20(73), 1-46 (the averaged law of ULA; module docstring).
+    """
     return c.w0**2 / (2.0 * c.step * c.K) + c.M * c.p * c.step
 
 
 def dmm_outside(c: Constants) -> str | None:
-    """gamma <= 1/M."""
+    """The assumption of the bound at ``c``: gamma <= 1/M.
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    str or None
+        None when the point satisfies it, else the assumption it breaks (with the numbers).
+
+    References
+    ----------
+    Durmus, Majewski & Miasojedow (2019), JMLR 20(73), 1-46 (the averaged law of ULA; module docstring).
+    """
     return step_at_most(c, 1.0 / c.M, "1/M")
 
 

@@ -25,7 +25,22 @@ _MEMORY = "no copy found: the paper's text could not be read (stored copies hold
 
 
 def dm_w2_bound(c: Constants) -> float:
-    """The square root of the right-hand side (module docstring)."""
+    """The square root of the right-hand side (module docstring).
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    float
+        The bound on W2(nu_K, pi) at ``c`` (+inf where a term overflows: the bound is vacuous there).
+
+    References
+    ----------
+    Durmus & Moulines (2019), Bernoulli 25(4A), 2854-2882 (constant-step case; module docstring).
+    """
     g, kap = c.step, 2.0 * c.m * c.M / (c.m + c.M)
     transient = 2.0 * finite_or_inf((1.0 - kap * g / 2.0) ** c.K) * (c.dist2 + c.p / c.m)
     bias = 2.0 / kap * c.M**2 * g * (1.0 / kap + g) * (2.0 + c.M**2 * g / c.m + c.M**2 * g**2 / 6.0) * c.p
@@ -33,7 +48,22 @@ def dm_w2_bound(c: Constants) -> float:
 
 
 def dm_outside(c: Constants) -> str | None:
-    """gamma <= 1/(m + M)."""
+    """The assumption of the bound at ``c``: gamma <= 1/(m + M).
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    str or None
+        None when the point satisfies it, else the assumption it breaks (with the numbers).
+
+    References
+    ----------
+    Durmus & Moulines (2019), Bernoulli 25(4A), 2854-2882 (constant-step case; module docstring).
+    """
     return step_at_most(c, 1.0 / (c.m + c.M), "1/(m + M)")
 
 

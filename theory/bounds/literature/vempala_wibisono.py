@@ -22,13 +22,43 @@ _WHERE = ("a restatement of Theorem 1 in a public GitHub research note (code-sea
 
 
 def vw_kl_bound(c: Constants) -> float:
-    """The right-hand side of Theorem 1 (module docstring)."""
+    """The right-hand side of Theorem 1 (module docstring).
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    float
+        The bound on KL(rho_K || pi) at ``c`` (+inf where a term overflows: the bound is vacuous there).
+
+    References
+    ----------
+    Vempala & Wibisono (2019), NeurIPS 32, Theorem 1.
+    """
     a = c.lsi if c.lsi is not None else c.m
     return math.exp(-a * c.step * c.K) * c.kl0 + 8.0 * c.step * c.p * c.M**2 / a
 
 
 def vw_outside(c: Constants) -> str | None:
-    """gamma <= alpha / (4 L^2)."""
+    """The assumption of the bound at ``c``: gamma <= alpha / (4 L^2).
+
+    Parameters
+    ----------
+    c : Constants
+        The constants of the atlas point (:class:`theory.bounds.literature.base.Constants`).
+
+    Returns
+    -------
+    str or None
+        None when the point satisfies it, else the assumption it breaks (with the numbers).
+
+    References
+    ----------
+    Vempala & Wibisono (2019), NeurIPS 32, Theorem 1.
+    """
     a = c.lsi if c.lsi is not None else c.m
     return step_at_most(c, a / (4.0 * c.M**2), "alpha/(4 L^2)")
 
