@@ -32,7 +32,7 @@ verify: $(STAMP)
 
 test: $(CONFORMANCE_STAMP) $(DOCS_STAMP)
 	$(PY) -m ruff check .
-	$(PY) -m pytest $(ARGS)
+	$(PY) -m pytest -n auto --dist loadgroup $(ARGS)
 
 # the reference site, offline, into output/site: docs/ (Markdown) and the API reference from the numpydoc docstrings;
 # every warning is an error (nitpicky: every cross-reference resolves), then every internal link and anchor is checked

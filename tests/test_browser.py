@@ -19,6 +19,9 @@ from theory import tradeoffs as tr
 from verify.explore.grid import PAGE_FRACTIONS, GridSpec, explorer_data
 from verify.explore.page import write_page
 
+# one worker builds the reference site once for every test that opens it (pytest-xdist's --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("site")
+
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "output" / "screenshots"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from _site import build_site, docs_module
 
+# one worker builds the reference site once for every test that opens it (pytest-xdist's --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("site")
+
 # the packages whose ``__all__`` the API reference documents (docs/api/*.rst)
 DOCUMENTED = ("simulate", "theory", "theory.tradeoffs", "verify.api", "verify.conformance")
 
