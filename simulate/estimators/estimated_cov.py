@@ -74,7 +74,7 @@ def estimated_covariance(per_datum: np.ndarray, n_data: int, replace: bool) -> n
     """Remark 7 estimate of Cov(g) from the (n, M, d) per-datum gradients of one minibatch, shape (M, d, d).
 
     Covhat = c * s^2 with s^2 the sample covariance (ddof = 1) over the n rows and c from
-    :func:`covariance_factor` (Vollmer et al. 2016, Remark 7, corrected scaling).
+    :func:`~simulate.estimators.estimated_cov.covariance_factor` (Vollmer et al. 2016, Remark 7, corrected scaling).
 
     Parameters
     ----------

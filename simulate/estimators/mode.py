@@ -1,7 +1,7 @@
 """theta_hat for SGLD-CV: a posterior-mode estimate by stochastic optimisation (Baker, Fearnhead, Fox & Nemeth 2019,
 Algorithm 1, step 1), as the sgmcmc R package finds it.
 
-:func:`sgd_mode`: minibatch SGD on -log posterior, theta <- theta + gamma g_minibatch(theta) (TensorFlow
+:func:`~simulate.sgd_mode`: minibatch SGD on -log posterior, theta <- theta + gamma g_minibatch(theta) (TensorFlow
 GradientDescentOptimizer, constant step, ``nItersOpt`` = 10^4 iterations in the package), here with Polyak-Ruppert
 averaging of the second half of the iterates and then full-gradient steps (new: the averaged iterate alone is within
 O(sqrt(N/(n n_iter))) posterior standard deviations of the mode, which grows with N; the full-gradient steps bring it
@@ -22,7 +22,7 @@ from .minibatch import Minibatch
 
 @dataclass(frozen=True)
 class ModeEstimate:
-    """Result of :func:`sgd_mode`: theta_hat (d,), the settings used, the full-gradient steps taken after SGD and the
+    """Result of :func:`~simulate.sgd_mode`: theta_hat (d,), the settings used, the full-gradient steps taken after SGD and the
     per-datum gradients spent in all.
 
     Parameters

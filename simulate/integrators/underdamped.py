@@ -39,7 +39,7 @@ from .sghmc import SGHMC, SGHMCState
 @dataclass(frozen=True)
 class ExplicitEulerSGHMC(SGHMC):
     """SGHMC in the explicit-Euler order (module docstring): theta' = theta + v, then
-    v' = (1 - alpha) v + h g(theta) + sqrt(2 alpha h T) xi; momentum options as :class:`SGHMC`."""
+    v' = (1 - alpha) v + h g(theta) + sqrt(2 alpha h T) xi; momentum options as :class:`simulate.SGHMC`."""
 
     name = "sghmc_euler"
 
@@ -52,7 +52,7 @@ class ExplicitEulerSGHMC(SGHMC):
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float,
                state: SGHMCState, rng: np.random.Generator | None) -> tuple[np.ndarray, SGHMCState]:
         """theta <- theta + v, then v <- (1 - alpha) v + h g + noise xi (numpy: in place); refresh as
-        :class:`SGHMC`. Returns (theta, state)."""
+        :class:`simulate.SGHMC`. Returns (theta, state)."""
         if not isinstance(state, SGHMCState):
             raise ParameterError("ExplicitEulerSGHMC needs its momentum: build the state with Sampler.init")
         v = state.v
