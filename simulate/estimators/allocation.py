@@ -20,7 +20,7 @@ from scipy.optimize import brentq
 from ..validation import ParameterError, check_finite_array, check_int
 from .strata import Strata
 
-#: The allocation rules :func:`allocate` knows by name.
+#: The allocation rules :func:`simulate.allocate` knows by name.
 ALLOCATIONS = ("neyman", "proportional", "uniform")
 
 

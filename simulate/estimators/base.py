@@ -61,7 +61,8 @@ class EstimatorBase:
         Returns
         -------
         bool
-            Whether :meth:`draw` depends on the step number only (not on theta or the state).
+            Whether :meth:`~simulate.GradientEstimator.draw` depends on the step number only (not on theta or the
+            state).
         """
         return True
 
@@ -75,7 +76,7 @@ class EstimatorBase:
         Parameters
         ----------
         state : object
-            The estimator's state after :meth:`apply`.
+            The estimator's state after :meth:`~simulate.GradientEstimator.apply`.
 
         Returns
         -------

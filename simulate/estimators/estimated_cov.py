@@ -195,7 +195,7 @@ class EstimatedCovMinibatch(Minibatch):
         state : CovEstimate or None
             The estimator's state.
         idx : numpy.ndarray, shape (n, M)
-            This step's minibatch indices, from :meth:`draw`.
+            This step's minibatch indices, from :meth:`~simulate.GradientEstimator.draw`.
 
         Returns
         -------
@@ -216,7 +216,7 @@ class EstimatedCovMinibatch(Minibatch):
         Parameters
         ----------
         state : CovEstimate
-            The state after :meth:`apply`.
+            The state after :meth:`~simulate.GradientEstimator.apply`.
 
         Returns
         -------
@@ -226,7 +226,7 @@ class EstimatedCovMinibatch(Minibatch):
         Raises
         ------
         ParameterError
-            Before the first :meth:`apply`.
+            Before the first :meth:`~simulate.GradientEstimator.apply`.
         """
         if state is None or state.cov is None:
             raise ParameterError("no covariance estimate yet: step_noise_cov is read after apply")

@@ -22,8 +22,8 @@ from .minibatch import Minibatch
 
 @dataclass(frozen=True)
 class ModeEstimate:
-    """Result of :func:`~simulate.sgd_mode`: theta_hat (d,), the settings used, the full-gradient steps taken after SGD and the
-    per-datum gradients spent in all.
+    """Result of :func:`~simulate.sgd_mode`: theta_hat (d,), the settings used, the full-gradient steps taken after SGD
+    and the per-datum gradients spent in all.
 
     Parameters
     ----------

@@ -107,7 +107,7 @@ class IntegratorBase:
         Returns
         -------
         tuple
-            :data:`EMPTY`.
+            :data:`~simulate.integrators.EMPTY`.
         """
         return EMPTY
 

@@ -79,11 +79,12 @@ class Langevin(IntegratorBase):
         h : float
             The step size.
         noise : float or numpy.ndarray
-            The noise matrix from :meth:`noise_matrix`.
+            The noise matrix from :meth:`~simulate.Integrator.noise_matrix`.
         state : object
             The integrator's state.
         rng : numpy.random.Generator or None
-            The stream, for integrators that draw in their update (:meth:`draws_in_update`); None otherwise.
+            The stream, for integrators that draw in their update (:meth:`~simulate.Integrator.draws_in_update`); None
+            otherwise.
 
         Returns
         -------
@@ -106,7 +107,8 @@ class ModifiedLangevin(IntegratorBase):
     fhat = (1/2) g, so Cov fhat = Cov(g)/4 and the noise matrix is sqrt(h) (I - (h/8) Cov g).
     ``noise_cov`` is the exact covariance of the gradient estimate, (d, d) or per chain (M, d, d).
     (Eq. (9) as printed uses Cov of g; the derivation (53) and the toy model (20) need Cov fhat: see
-    :class:`~simulate.integrators.langevin.PrintedEq9Langevin`.) ``correction`` is the denominator c of the noise matrix sqrt(h) (I - (h/c) Cov g).
+    :class:`~simulate.integrators.langevin.PrintedEq9Langevin`.) ``correction`` is the denominator c of the noise matrix
+    sqrt(h) (I - (h/c) Cov g).
     """
 
     name = "modified_langevin"
@@ -147,11 +149,12 @@ class ModifiedLangevin(IntegratorBase):
         h : float
             The step size.
         noise : numpy.ndarray
-            The noise matrix from :meth:`noise_matrix`, (d, d) or per chain (M, d, d).
+            The noise matrix from :meth:`~simulate.Integrator.noise_matrix`, (d, d) or per chain (M, d, d).
         state : object
             The integrator's state.
         rng : numpy.random.Generator or None
-            The stream, for integrators that draw in their update (:meth:`draws_in_update`); None otherwise.
+            The stream, for integrators that draw in their update (:meth:`~simulate.Integrator.draws_in_update`); None
+            otherwise.
 
         Returns
         -------

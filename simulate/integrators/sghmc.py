@@ -250,11 +250,11 @@ class SGHMC(IntegratorBase):
         h : float
             eta, the learning rate.
         noise : float
-            The noise scale, from :meth:`noise_matrix`.
+            The noise scale, from :meth:`~simulate.Integrator.noise_matrix`.
         state : SGHMCState
             The momentum and the step count.
         rng : numpy.random.Generator or None
-            The stream for the momentum refresh (:meth:`draws_in_update`).
+            The stream for the momentum refresh (:meth:`~simulate.Integrator.draws_in_update`).
 
         Returns
         -------

@@ -37,11 +37,12 @@ class ExpandedMeanLangevin(IntegratorBase):
         h : float
             The step size.
         noise : float
-            sqrt(h), from :meth:`noise_matrix`.
+            sqrt(h), from :meth:`~simulate.Integrator.noise_matrix`.
         state : object
             The integrator's state.
         rng : numpy.random.Generator or None
-            The stream, for integrators that draw in their update (:meth:`draws_in_update`); None otherwise.
+            The stream, for integrators that draw in their update (:meth:`~simulate.Integrator.draws_in_update`); None
+            otherwise.
 
         Returns
         -------

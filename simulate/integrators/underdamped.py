@@ -106,11 +106,11 @@ class ExplicitEulerSGHMC(SGHMC):
         h : float
             The step size.
         noise : float
-            The noise scale, from :meth:`noise_matrix`.
+            The noise scale, from :meth:`~simulate.Integrator.noise_matrix`.
         state : SGHMCState
             The momentum and the step count.
         rng : numpy.random.Generator or None
-            The stream for the momentum refresh (:meth:`draws_in_update`).
+            The stream for the momentum refresh (:meth:`~simulate.Integrator.draws_in_update`).
 
         Returns
         -------
@@ -256,7 +256,7 @@ class BAOAB(IntegratorBase):
         h : float
             The step size.
         noise : float
-            The noise scale, from :meth:`noise_matrix`.
+            The noise scale, from :meth:`~simulate.Integrator.noise_matrix`.
         state : SGHMCState
             The momentum and the step count.
         rng : numpy.random.Generator or None
