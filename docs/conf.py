@@ -7,16 +7,9 @@ at the top level lands in "More" unless a glob above claims it; a page in a new 
 
 from __future__ import annotations
 
-import logging
 import re
 import sys
 from pathlib import Path
-
-from docutils import nodes
-from docutils.utils import get_source_line
-from sphinx.util import logging as sphinx_logging
-
-logger = sphinx_logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the workbench of this checkout, not an installed copy
@@ -59,15 +52,12 @@ numpydoc_show_class_members = False  # autodoc lists the members; numpydoc's own
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 # The numpydoc gate: an object documented on the site is validated when the module that holds it (its __module__; for
-# a constant, the module documenting it) is in NUMPYDOC_CHECKED and not in NUMPYDOC_UNCHECKED, whatever path it is
-# documented under (``simulate.sgld`` is held by simulate.samplers): it must have a docstring with a one-line summary,
-# Parameters (all of them; a Protocol's in its members), Returns and no unknown sections. Modules join the list as
-# their docstrings are converted (issue 23 item 5). simulate.estimators and simulate.integrators are being rewritten
-# against an array namespace on another branch (jax-backend); they join when that lands.
+# a constant, the module documenting it) is in NUMPYDOC_CHECKED, whatever path it is documented under
+# (``simulate.sgld`` is held by simulate.samplers): it must have a docstring with a one-line summary, Parameters (all
+# of them; a Protocol's in its members), Returns and no unknown sections.
 numpydoc_validation_checks = {"PR01", "PR02", "RT01", "GL08", "SS01", "GL06", "GL07"}
 NUMPYDOC_CHECKED = ["verify.api", "verify.checks", "verify.registry", "verify.stats", "verify.conformance", "theory",
                     "simulate"]
-NUMPYDOC_UNCHECKED = ["simulate.estimators", "simulate.integrators"]
 # the machinery behind a documented door: public modules the API reference leaves out (docs/_ext/public_api.py): the
 # runtime's internals, and the exact engine's modules but the contract a law returns (its door is theory.exact_law)
 public_api_internal = ["simulate.runtime.dispatch", "simulate.runtime.pipeline", "simulate.runtime.divergence",
@@ -98,7 +88,7 @@ def _validated_paths() -> list[str]:
                     continue
                 code = inspect.isclass(obj) or inspect.isroutine(obj)
                 holder = obj.__module__ if code and isinstance(getattr(obj, "__module__", None), str) else module
-                if holder and _inside(holder, NUMPYDOC_CHECKED) and not _inside(holder, NUMPYDOC_UNCHECKED):
+                if holder and _inside(holder, NUMPYDOC_CHECKED):
                     # a Protocol has no constructor to document: its members only
                     members_only = inspect.isclass(obj) and getattr(obj, "_is_protocol", False)
                     paths.append(re.escape(f"{module}.{name}") + (r"[.]" if members_only else r"([.]|$)"))
@@ -117,7 +107,6 @@ html_show_sourcelink = False
 html_copy_source = False
 html_show_search_summary = False  # the summaries are fetched, which a page opened from a file may not do
 html_static_path: list[str] = []
-
 
 
 def _fill_toctrees(app, docname, source):
@@ -149,42 +138,5 @@ def _fill_toctrees(app, docname, source):
     source[0] = re.sub(r"```\{toctree\}\n(.*?)```", fill, text, flags=re.S)
 
 
-# The transition (issue 23): the docstrings of these modules are not converted to numpydoc yet. An unresolved
-# cross-reference in a docstring they hold is listed at the end of the build and does not fail it (it renders as plain
-# text). Every other warning fails the build, malformed reStructuredText included (it renders wrong). Remove a module
-# as it is converted (and add it to NUMPYDOC_CHECKED), then delete the mechanism.
-TRANSITION_MODULES = ["simulate.estimators", "simulate.integrators"]  # the jax-backend branch rewrites them
-TRANSITION = rf"docstring of ({'|'.join(re.escape(m) for m in TRANSITION_MODULES)})[.]"
-
-
-class _HoldTransitionWarnings(logging.Filter):
-    """Takes the unresolved references of the docstrings TRANSITION names off the warning stream (before Sphinx
-    counts them) and keeps them for the summary at the end of the build."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.held: list[str] = []
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        where = record.__dict__.get("location")
-        if isinstance(where, nodes.Node):
-            where = get_source_line(where)[0]
-        if getattr(record, "type", None) == "ref" and where and re.search(TRANSITION, str(where)):
-            self.held.append(f"{where}: {record.getMessage()}")
-            return False
-        return True
-
-
-def _report_held(app, exception, held=None) -> None:
-    if held:
-        logger.info("%d unresolved references held for the transition (TRANSITION in docs/conf.py):\n  %s",
-                    len(set(held)), "\n  ".join(sorted(set(held))))
-
-
 def setup(app):
     app.connect("source-read", _fill_toctrees)
-    hold = _HoldTransitionWarnings()
-    for handler in logging.getLogger("sphinx").handlers:
-        if isinstance(handler, sphinx_logging.WarningStreamHandler):
-            handler.filters.insert(0, hold)
-    app.connect("build-finished", lambda app, exc: _report_held(app, exc, hold.held))

@@ -45,9 +45,7 @@ def test_every_public_name_has_an_entry(site):
 @pytest.mark.slow
 def test_every_public_module_of_simulate_and_theory_is_on_the_site(site):
     """Each public name of each public module (docs/_ext/public_api.py; conf.public_api_internal leaves out the
-    machinery behind a documented door) has an entry under some path that holds it. simulate.estimators and
-    simulate.integrators are documented through simulate's ``__all__`` only while the jax-backend branch rewrites
-    them."""
+    machinery behind a documented door) has an entry under some path that holds it."""
     conf = docs_module("conf")
     public_api = importlib.import_module("public_api")  # docs/_ext, on sys.path once conf is loaded
     ids = set()
@@ -56,8 +54,6 @@ def test_every_public_module_of_simulate_and_theory_is_on_the_site(site):
     modules = [m for pkg in ("simulate", "theory") for m in public_api.public_modules(pkg, conf.public_api_internal)]
     missing = []
     for module in modules:
-        if conf._inside(module, ("simulate.estimators", "simulate.integrators")):
-            continue
         mod = importlib.import_module(module)
         for name, _kind in public_api.module_names(module, set(), set()):
             obj = getattr(mod, name)

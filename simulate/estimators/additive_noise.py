@@ -29,6 +29,22 @@ class AdditiveNoise(EstimatorBase):
     models); or a constant symmetric positive semi-definite (d, d) matrix Sigma (any dimension d).
     ``noise_cov(model, theta)`` is (1, 1) for a constant V, (d, d) for a matrix, and (M, 1, 1) otherwise
     (ModifiedLangevin accepts all three). In the paper's notation Var fhat = V/4 (fhat = g/2).
+
+    Parameters
+    ----------
+    variance : float, sympy.Expr, callable or numpy.ndarray
+        A number V >= 0, a sympy expression in theta, a callable V(theta (M, 1)) -> (M, 1) (1-D models), or a constant
+        symmetric positive semi-definite (d, d) matrix Sigma.
+
+    Raises
+    ------
+    ParameterError
+        For a negative or non-finite constant V, or a matrix that is not finite, square, symmetric and positive
+        semi-definite.
+
+    References
+    ----------
+    New (the workbench's own); it is the noise model of Vollmer et al. (2016), Sections 3-4 (1-D potentials).
     """
 
     variance: float | sp.Expr | Callable
@@ -78,7 +94,23 @@ class AdditiveNoise(EstimatorBase):
                              "covariance")
 
     def variance_at(self, theta_arr: np.ndarray) -> np.ndarray:
-        """V(theta), shape (M, 1) (or a (1, 1) array for a constant V)."""
+        """V(theta), shape (M, 1) (or a (1, 1) array for a constant V).
+
+        Parameters
+        ----------
+        theta_arr : numpy.ndarray, shape (M, 1)
+            The chains' points.
+
+        Returns
+        -------
+        numpy.ndarray
+            V(theta), (M, 1); a (1, 1) array for a constant V.
+
+        Raises
+        ------
+        ParameterError
+            For a covariance-matrix noise, or where V(theta) is negative or not finite.
+        """
         if self._cov is not None:
             raise ParameterError("variance_at is for a scalar variance V; this AdditiveNoise has a covariance "
                                  "matrix (noise_cov)")
@@ -90,7 +122,18 @@ class AdditiveNoise(EstimatorBase):
         return v
 
     def check(self, model: Model) -> None:
-        """The model must be 1-D (d-dimensional for a (d, d) covariance matrix)."""
+        """The model must be 1-D (d-dimensional for a (d, d) covariance matrix).
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+
+        Raises
+        ------
+        ParameterError
+            When the model's dimension is not 1 (not d for a (d, d) covariance matrix).
+        """
         if self._cov is not None:
             d = self._cov.shape[0]
             if model.dim != d:
@@ -101,11 +144,47 @@ class AdditiveNoise(EstimatorBase):
             raise ParameterError(f"AdditiveNoise needs a 1-D model (dim = 1), got dim = {model.dim}")
 
     def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator) -> np.ndarray:
-        """z ~ N(0, 1), shape (M, 1)."""
+        """z ~ N(0, 1), shape (M, 1).
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+        n_chains : int
+            M, the number of chains.
+        step : int
+            The step (0 = the first estimate after init).
+        rng : numpy.random.Generator
+            The stream (advanced).
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d)
+            Standard normal draws z.
+        """
         return rng.standard_normal((n_chains, model.dim))
 
     def apply(self, model: Model, theta_arr: np.ndarray, state: None, z: np.ndarray) -> tuple[np.ndarray, None]:
-        """(grad log pi(theta) + sqrt(V(theta)) z, state) (z is overwritten)."""
+        """(grad log pi(theta) + sqrt(V(theta)) z, state) (z is overwritten).
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+        theta_arr : numpy.ndarray, shape (M, d)
+            The chains' points.
+        state : None
+            No state.
+        z : numpy.ndarray, shape (M, d)
+            This step's draws, from :meth:`draw` (overwritten).
+
+        Returns
+        -------
+        g : numpy.ndarray, shape (M, d)
+            grad log pi(theta) + sqrt(V(theta)) z.
+        state : None
+            The state, unchanged.
+        """
         g = model.grad_log_post(theta_arr)
         if self._cov is not None:
             g += z @ self._root.T
@@ -118,7 +197,25 @@ class AdditiveNoise(EstimatorBase):
         return g, state
 
     def noise_cov(self, model: Model, theta_arr: np.ndarray | None = None) -> np.ndarray:
-        """Exact Cov(g | theta): (1, 1) for a constant V, (d, d) for a covariance matrix, else (M, 1, 1)."""
+        """Exact Cov(g | theta): (1, 1) for a constant V, (d, d) for a covariance matrix, else (M, 1, 1).
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+        theta_arr : numpy.ndarray, shape (M, 1), optional
+            The points; needed only for a theta-dependent V.
+
+        Returns
+        -------
+        numpy.ndarray
+            (1, 1) for a constant V, (d, d) for a covariance matrix, else (M, 1, 1).
+
+        Raises
+        ------
+        ParameterError
+            For a theta-dependent V without theta.
+        """
         if self._cov is not None:
             return self._cov.copy()
         if self._const is not None:
@@ -128,7 +225,18 @@ class AdditiveNoise(EstimatorBase):
         return self.variance_at(theta_arr)[:, :, None]
 
     def grads_per_step(self, model: Model) -> float:
-        """One gradient evaluation per chain-step."""
+        """One gradient evaluation per chain-step.
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+
+        Returns
+        -------
+        float
+            1.0.
+        """
         return 1.0
 
 

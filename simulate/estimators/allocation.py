@@ -20,6 +20,7 @@ from scipy.optimize import brentq
 from ..validation import ParameterError, check_finite_array, check_int
 from .strata import Strata
 
+#: The allocation rules :func:`simulate.allocate` knows by name.
 ALLOCATIONS = ("neyman", "proportional", "uniform")
 
 
@@ -27,6 +28,30 @@ def continuous_allocation(weights, sizes, b: float) -> np.ndarray:
     """Capped proportional allocation b_i* = clip(lambda w_i, 1, n_i) with sum_i b_i* = b (KKT of eq. 14 with bounds).
 
     Zero weights get b_i* = 1. Requires k <= b <= N.
+
+    Parameters
+    ----------
+    weights : array_like, shape (k,)
+        The weights w_i >= 0.
+    sizes : array_like, shape (k,)
+        The cluster sizes n_i >= 1.
+    b : float
+        The total, k <= b <= N.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        b_i*, with 1 <= b_i* <= n_i and sum b_i* = b.
+
+    Raises
+    ------
+    ParameterError
+        For negative weights, sizes below 1 or of another shape, or b outside [k, N].
+
+    References
+    ----------
+    Fu & Zhang (2017), Theorem 3.2, eq. (14) (for Neyman weights, the exact minimiser of the variance under the bounds;
+    the capping is new).
     """
     w = check_finite_array("weights", weights, ndim=(1,))
     n = np.asarray(sizes, dtype=np.float64)
@@ -60,7 +85,32 @@ def continuous_allocation(weights, sizes, b: float) -> np.ndarray:
 
 
 def round_allocation(target, sizes, b: int) -> np.ndarray:
-    """Largest-remainder rounding of a continuous allocation with 1 <= target_i <= n_i, sum target = b."""
+    """Largest-remainder rounding of a continuous allocation with 1 <= target_i <= n_i, sum target = b.
+
+    Parameters
+    ----------
+    target : array_like, shape (k,)
+        A continuous allocation, 1 <= target_i <= n_i.
+    sizes : array_like, shape (k,)
+        The cluster sizes n_i.
+    b : int
+        The total, sum target = b.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (k,)
+        b_i, 1 <= b_i <= n_i, sum b_i = b: every target floored, the remaining units to the largest fractional parts
+        (ties: lower index).
+
+    Raises
+    ------
+    ParameterError
+        When the target does not sum to b.
+
+    References
+    ----------
+    New (the paper gives no rounding rule).
+    """
     t = np.asarray(target, dtype=np.float64)
     n = np.asarray(sizes, dtype=np.int64)
     fl = np.floor(t + 1e-9).astype(np.int64)
@@ -77,7 +127,29 @@ def round_allocation(target, sizes, b: int) -> np.ndarray:
 
 
 def allocation_weights(strata: Strata, rule: str) -> np.ndarray:
-    """w_i of the continuous allocation: Theorem 3.2 (n_i sqrt(v_i)), proportional (n_i) or uniform (1)."""
+    """w_i of the continuous allocation: Theorem 3.2 (n_i sqrt(v_i)), proportional (n_i) or uniform (1).
+
+    Parameters
+    ----------
+    strata : Strata
+        The clusters.
+    rule : str
+        One of :data:`ALLOCATIONS`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        The weights w_i.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown rule, or 'neyman' on strata without within-cluster variances.
+
+    References
+    ----------
+    Fu & Zhang (2017), Theorem 3.2 (the Neyman weights).
+    """
     n = strata.sizes.astype(np.float64)
     if rule == "neyman":
         if np.any(np.isnan(strata.within_var)):
@@ -92,7 +164,31 @@ def allocation_weights(strata: Strata, rule: str) -> np.ndarray:
 
 
 def allocate(strata: Strata, b: int, rule: str | Sequence[int] = "neyman") -> np.ndarray:
-    """Integer per-cluster sample sizes b_i (1 <= b_i <= n_i, sum = b) by ``rule`` (see the module docstring)."""
+    """Integer per-cluster sample sizes b_i (1 <= b_i <= n_i, sum = b) by ``rule`` (see the module docstring).
+
+    Parameters
+    ----------
+    strata : Strata
+        The clusters.
+    b : int
+        The total sample size, k <= b <= N.
+    rule : str or sequence of int, default "neyman"
+        "neyman", "proportional", "uniform", or the integer b_i themselves (checked).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (k,)
+        b_i, 1 <= b_i <= n_i, sum b_i = b.
+
+    Raises
+    ------
+    ParameterError
+        For b outside [k, N], an unknown rule, or an integer vector that breaks the bounds.
+
+    References
+    ----------
+    Fu & Zhang (2017), Theorem 3.2, eq. (14); the rounding is new (see the module docstring).
+    """
     n = strata.sizes
     if not isinstance(rule, str):
         bi = np.asarray(rule)

@@ -34,13 +34,38 @@ from .minibatch import Minibatch
 
 
 class CovEstimate(NamedTuple):
-    """Estimator state after a step: the per-chain estimated covariance of that step's gradient, (M, d, d)."""
+    """Estimator state after a step: the per-chain estimated covariance of that step's gradient, (M, d, d).
+
+    Parameters
+    ----------
+    cov : numpy.ndarray or None
+        (M, d, d), Covhat of the last step's gradient; None before the first step.
+    """
 
     cov: np.ndarray | None
 
 
 def covariance_factor(n_data: int, n: int, replace: bool) -> float:
-    """Factor c with Covhat(g) = c * s^2 (ddof = 1): N^2 (N - n)/(N n) without, N^2 / n with replacement (new)."""
+    """Factor c with Covhat(g) = c * s^2 (ddof = 1): N^2 (N - n)/(N n) without, N^2 / n with replacement (new).
+
+    Parameters
+    ----------
+    n_data : int
+        N, the number of data.
+    n : int
+        The minibatch size n.
+    replace : bool
+        Whether the minibatch is drawn with replacement (else a uniform n-subset).
+
+    Returns
+    -------
+    float
+        c.
+
+    References
+    ----------
+    New (the corrected scaling of Vollmer et al. (2016), Remark 7).
+    """
     N = n_data
     return N * N / n if replace else N * (N - n) / n
 
@@ -49,7 +74,30 @@ def estimated_covariance(per_datum: np.ndarray, n_data: int, replace: bool) -> n
     """Remark 7 estimate of Cov(g) from the (n, M, d) per-datum gradients of one minibatch, shape (M, d, d).
 
     Covhat = c * s^2 with s^2 the sample covariance (ddof = 1) over the n rows and c from
-    :func:`covariance_factor` (Vollmer et al. 2016, Remark 7, corrected scaling).
+    :func:`~simulate.estimators.estimated_cov.covariance_factor` (Vollmer et al. 2016, Remark 7, corrected scaling).
+
+    Parameters
+    ----------
+    per_datum : numpy.ndarray, shape (n, M, d)
+        The per-datum gradients of one minibatch, n >= 2.
+    n_data : int
+        N, the number of data.
+    replace : bool
+        Whether the minibatch is drawn with replacement (else a uniform n-subset).
+
+    Returns
+    -------
+    numpy.ndarray, shape (M, d, d)
+        Covhat per chain.
+
+    Raises
+    ------
+    ParameterError
+        For n < 2.
+
+    References
+    ----------
+    Vollmer et al. (2016), Remark 7 (scaling corrected; new).
     """
     n = per_datum.shape[0]
     if n < 2:
@@ -70,6 +118,24 @@ class EstimatedCovMinibatch(Minibatch):
     step), so runs with the same seed are coupled: same minibatches and same injected noise as SGLD / exact mSGLD.
     ``cov_multiplier`` scales Covhat before it reaches the integrator: 1 (default) is eq. (54); 4 reproduces eq. (9)
     as printed, sqrt(h) (I - (h/2) Covhat(g)) (the paper's erratum: Cov of g where Cov fhat belongs).
+
+    Parameters
+    ----------
+    n : int
+        The minibatch size, 2 <= n <= N.
+    replace : bool, default False
+        Draw the minibatch with replacement.
+    cov_multiplier : float, default 1.0
+        Scales Covhat before it reaches the integrator (> 0).
+
+    Raises
+    ------
+    ParameterError
+        For cov_multiplier <= 0.
+
+    References
+    ----------
+    Vollmer et al. (2016), eq. (6), Remark 7, eqs. (9) and (54).
     """
 
     cov_multiplier: float = 1.0
@@ -81,18 +147,63 @@ class EstimatedCovMinibatch(Minibatch):
         object.__setattr__(self, "cov_multiplier", check_positive("cov_multiplier", self.cov_multiplier))
 
     def check(self, model: Model) -> None:
-        """Validate n (2 <= n <= N: a covariance needs two per-datum gradients) and replace."""
+        """Validate n (2 <= n <= N: a covariance needs two per-datum gradients) and replace.
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+
+        Raises
+        ------
+        ParameterError
+            When n is not in 2..N or replace is not a bool.
+        """
         super().check(model)
         check_int("n", self.n, 2, model.n_data)
 
     def init(self, model: Model, n_chains: int, rng: np.random.Generator) -> CovEstimate:
-        """Validate against ``model``; no covariance yet."""
+        """Validate against ``model``; no covariance yet.
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+        n_chains : int
+            M, the number of chains.
+        rng : numpy.random.Generator
+            The stream (advanced).
+
+        Returns
+        -------
+        CovEstimate
+            ``CovEstimate(None)``.
+        """
         self.check(model)
         return CovEstimate(None)
 
     def apply(self, model: Model, theta: np.ndarray, state: CovEstimate | None,
               idx: np.ndarray) -> tuple[np.ndarray, CovEstimate]:
-        """(g (M, d), CovEstimate(Covhat (M, d, d))) from the step's minibatch (eq. 6, Remark 7)."""
+        """(g (M, d), CovEstimate(Covhat (M, d, d))) from the step's minibatch (eq. 6, Remark 7).
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+        theta : numpy.ndarray, shape (M, d)
+            The chains' points.
+        state : CovEstimate or None
+            The estimator's state.
+        idx : numpy.ndarray, shape (n, M)
+            This step's minibatch indices, from :meth:`~simulate.GradientEstimator.draw`.
+
+        Returns
+        -------
+        g : numpy.ndarray, shape (M, d)
+            The minibatch estimate.
+        state : CovEstimate
+            Covhat of this step, (M, d, d).
+        """
         per = model.grad_log_lik(theta, idx)  # (n, M, d)
         g = per.sum(axis=0)
         g *= self.scale(model)
@@ -100,14 +211,47 @@ class EstimatedCovMinibatch(Minibatch):
         return g, CovEstimate(estimated_covariance(per, model.n_data, self.replace))
 
     def step_noise_cov(self, state: CovEstimate) -> np.ndarray:
-        """This step's Covhat times ``cov_multiplier`` (what the integrator's noise matrix uses)."""
+        """This step's Covhat times ``cov_multiplier`` (what the integrator's noise matrix uses).
+
+        Parameters
+        ----------
+        state : CovEstimate
+            The state after :meth:`~simulate.GradientEstimator.apply`.
+
+        Returns
+        -------
+        numpy.ndarray, shape (M, d, d)
+            Covhat times cov_multiplier.
+
+        Raises
+        ------
+        ParameterError
+            Before the first :meth:`~simulate.GradientEstimator.apply`.
+        """
         if state is None or state.cov is None:
             raise ParameterError("no covariance estimate yet: step_noise_cov is read after apply")
         return state.cov if self.cov_multiplier == 1.0 else state.cov * self.cov_multiplier
 
 
 def nonpositive_fraction(cov: np.ndarray, h: float) -> float:
-    """Fraction of chains whose noise matrix I - (h/8) Covhat has an eigenvalue <= 0 (Remark 7 instability, new)."""
+    """Fraction of chains whose noise matrix I - (h/8) Covhat has an eigenvalue <= 0 (Remark 7 instability, new).
+
+    Parameters
+    ----------
+    cov : numpy.ndarray, shape (M, d, d)
+        Covhat per chain.
+    h : float
+        The step size.
+
+    Returns
+    -------
+    float
+        The fraction of chains, in [0, 1].
+
+    References
+    ----------
+    New (the instability of Vollmer et al. (2016), Remark 7 and Sec. 7, Figure 7).
+    """
     lam = np.linalg.eigvalsh(cov)[..., -1]
     return float(np.mean(lam >= 8.0 / h))
 

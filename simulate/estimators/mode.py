@@ -1,7 +1,7 @@
 """theta_hat for SGLD-CV: a posterior-mode estimate by stochastic optimisation (Baker, Fearnhead, Fox & Nemeth 2019,
 Algorithm 1, step 1), as the sgmcmc R package finds it.
 
-:func:`sgd_mode`: minibatch SGD on -log posterior, theta <- theta + gamma g_minibatch(theta) (TensorFlow
+:func:`~simulate.sgd_mode`: minibatch SGD on -log posterior, theta <- theta + gamma g_minibatch(theta) (TensorFlow
 GradientDescentOptimizer, constant step, ``nItersOpt`` = 10^4 iterations in the package), here with Polyak-Ruppert
 averaging of the second half of the iterates and then full-gradient steps (new: the averaged iterate alone is within
 O(sqrt(N/(n n_iter))) posterior standard deviations of the mode, which grows with N; the full-gradient steps bring it
@@ -22,8 +22,24 @@ from .minibatch import Minibatch
 
 @dataclass(frozen=True)
 class ModeEstimate:
-    """Result of :func:`sgd_mode`: theta_hat (d,), the settings used, the full-gradient steps taken after SGD and the
-    per-datum gradients spent in all."""
+    """Result of :func:`~simulate.sgd_mode`: theta_hat (d,), the settings used, the full-gradient steps taken after SGD
+    and the per-datum gradients spent in all.
+
+    Parameters
+    ----------
+    theta_hat : numpy.ndarray, shape (d,)
+        The mode estimate.
+    step : float
+        The SGD step gamma.
+    n : int
+        The SGD minibatch size.
+    n_iter : int
+        The SGD iterations.
+    grads : int
+        Per-datum gradients spent in all.
+    refine_steps : int, default 0
+        Full-gradient steps taken after SGD.
+    """
 
     theta_hat: np.ndarray
     step: float
@@ -47,6 +63,41 @@ def sgd_mode(model: Model, n: int, *, step: float | None = None, n_iter: int = 1
     steps theta <- theta + (1/L) grad log pi(theta) until a step moves less than ``tol`` / sqrt(L) (``tol`` of the
     narrowest posterior s.d.), at most ``refine`` of them (``refine=0``: the paper's plain SGD).
     Cost: n n_iter + N (steps + 1) per-datum gradients.
+
+    Parameters
+    ----------
+    model : Model
+        The model.
+    n : int
+        The minibatch size, 1 <= n <= N.
+    step : float, optional
+        gamma > 0; default 1/L (L = ``model.grad_lipschitz``).
+    n_iter : int, default 10000
+        SGD iterations (>= 2).
+    theta0 : array_like, shape (d,), optional
+        The start (default 0).
+    seed : int, default 0
+        The seed.
+    replace : bool, default False
+        Draw minibatches with replacement.
+    refine : int, default 200
+        At most this many full-gradient steps (0: plain SGD).
+    tol : float, default 1e-3
+        The refinement stops when a step moves less than tol / sqrt(L).
+
+    Returns
+    -------
+    ModeEstimate
+        theta_hat and what it cost.
+
+    Raises
+    ------
+    ParameterError
+        For invalid settings, a step or refinement without a known L, or SGD diverging.
+
+    References
+    ----------
+    Baker et al. (2019), Algorithm 1, step 1; the averaging and the refinement are new.
     """
     n = check_int("n", n, 1, model.n_data)
     n_iter = check_int("n_iter", n_iter, 2)

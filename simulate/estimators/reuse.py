@@ -31,7 +31,15 @@ from .vr import VRMinibatch
 
 
 class ReuseState(NamedTuple):
-    """The inner draws of the current block (None before the first step) and the step counter l."""
+    """The inner draws of the current block (None before the first step) and the step counter l.
+
+    Parameters
+    ----------
+    draws : object
+        The inner draws of the current block (None before the first step).
+    step : int
+        The step counter l.
+    """
 
     draws: Any
     step: int
@@ -39,7 +47,24 @@ class ReuseState(NamedTuple):
 
 @dataclass(frozen=True)
 class Reused(EstimatorBase):
-    """The inner estimator with its minibatch redrawn every ``K`` steps and reused in between (module docstring)."""
+    """The inner estimator with its minibatch redrawn every ``K`` steps and reused in between (module docstring).
+
+    Parameters
+    ----------
+    inner : GradientEstimator
+        A stateless estimator with a draw/apply split (not SAGA, VRMinibatch or another Reused).
+    K : int
+        Steps per minibatch, >= 1 (1: the inner estimator itself).
+
+    Raises
+    ------
+    ParameterError
+        For K < 1 or an inner estimator that keeps a state or is itself Reused.
+
+    References
+    ----------
+    New (the workbench's own).
+    """
 
     inner: GradientEstimator
     K: int
@@ -55,29 +80,121 @@ class Reused(EstimatorBase):
                                  f"Stratified), got {type(self.inner).__name__}")
 
     def check(self, model: Model) -> None:
+        """Check the inner estimator against ``model``.
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+
+        Raises
+        ------
+        ParameterError
+            When the inner estimator does not fit the model.
+        """
         self.inner.check(model)
 
     def draws_ahead(self, model: Model) -> bool:
+        """Whether the inner estimator's draws depend on the step number only.
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+
+        Returns
+        -------
+        bool
+            The inner estimator's answer.
+        """
         return self.inner.draws_ahead(model)
 
     def steps_taken(self, state: ReuseState) -> int:
-        """The step counter l of the state (fresh draws when l mod K = 0)."""
+        """The step counter l of the state (fresh draws when l mod K = 0).
+
+        Parameters
+        ----------
+        state : ReuseState
+            The estimator's state.
+
+        Returns
+        -------
+        int
+            l.
+        """
         return int(state.step)
 
     def init(self, model: Model, n_chains: int, rng: np.random.Generator) -> ReuseState:
-        """No draws yet (the first estimate draws); the inner estimator must keep no state."""
+        """No draws yet (the first estimate draws); the inner estimator must keep no state.
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+        n_chains : int
+            M, the number of chains.
+        rng : numpy.random.Generator
+            The stream (advanced).
+
+        Returns
+        -------
+        ReuseState
+            ``ReuseState(None, 0)``.
+
+        Raises
+        ------
+        ParameterError
+            When the inner estimator keeps a state.
+        """
         if self.inner.init(model, n_chains, rng) is not None:
             raise ParameterError(f"inner estimator {type(self.inner).__name__} keeps a state; Reused needs a "
                                  "stateless one")
         return ReuseState(None, 0)
 
     def draw(self, model: Model, n_chains: int, step: int, rng: np.random.Generator):
-        """Step ``step``'s random numbers: the inner draws when step mod K == 0, else None (reuse)."""
+        """Step ``step``'s random numbers: the inner draws when step mod K == 0, else None (reuse).
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+        n_chains : int
+            M, the number of chains.
+        step : int
+            The step (0 = the first estimate after init).
+        rng : numpy.random.Generator
+            The stream (advanced).
+
+        Returns
+        -------
+        object
+            The inner draws at a block start, else None.
+        """
         return draw_when(rng, step % self.K == 0, lambda: self.inner.draw(model, n_chains, 0, rng))
 
     def draw_support(self, model: Model, n_chains: int, step: int) -> list[tuple[Any, float]]:
         """Every value :meth:`draw` can return at step ``step``: the inner estimator's at a block start, else
-        None (reuse) with probability 1."""
+        None (reuse) with probability 1.
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+        n_chains : int
+            M, the number of chains.
+        step : int
+            The step (0 = the first estimate after init).
+
+        Returns
+        -------
+        list of (object, float)
+            (draw, probability) pairs, the same for all chains; the probabilities sum to 1.
+
+        Raises
+        ------
+        ParameterError
+            When the inner estimator does not list its draws.
+        """
         if step % self.K != 0:
             return [(None, 1.0)]
         if not isinstance(self.inner, SupportsDrawEnumeration):
@@ -86,7 +203,31 @@ class Reused(EstimatorBase):
         return self.inner.draw_support(model, n_chains, 0)
 
     def apply(self, model: Model, theta: np.ndarray, state: ReuseState, draws):
-        """The inner estimate on the block's draws (``draws`` at a block start, else the stored ones)."""
+        """The inner estimate on the block's draws (``draws`` at a block start, else the stored ones).
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+        theta : numpy.ndarray, shape (M, d)
+            The chains' points.
+        state : ReuseState
+            The estimator's state.
+        draws : object
+            This step's draws, from :meth:`draw` (None inside a block).
+
+        Returns
+        -------
+        g : numpy.ndarray, shape (M, d)
+            The inner estimate.
+        state : ReuseState
+            The block's draws and l + 1.
+
+        Raises
+        ------
+        ParameterError
+            For draws handed at the wrong step (fresh draws exactly when l mod K = 0).
+        """
         stored, step = state
         if isinstance(step, int) and (draws is None) != (step % self.K != 0) and \
                 not isinstance(self.inner, FullGradient):
@@ -96,7 +237,25 @@ class Reused(EstimatorBase):
         return self.inner.apply(model, theta, None, use)[0], ReuseState(use, step + 1)
 
     def noise_cov(self, model: Model, theta: np.ndarray | None = None) -> np.ndarray:
-        """The inner estimator's covariance of one estimate given theta (over a fresh draw; mSGLD uses it)."""
+        """The inner estimator's covariance of one estimate given theta (over a fresh draw; mSGLD uses it).
+
+        Parameters
+        ----------
+        model : Model
+            The model.
+        theta : numpy.ndarray, shape (M, d), optional
+            The points.
+
+        Returns
+        -------
+        numpy.ndarray
+            The inner estimator's ``noise_cov``.
+
+        Raises
+        ------
+        ParameterError
+            Where the inner estimator defines none.
+        """
         return self.inner.noise_cov(model, theta)
 
     def grads_per_step(self, model: Model) -> float:

@@ -27,6 +27,23 @@ class Strata:
     ``labels`` (N,): cluster of each datum; ``members``: the indices of each cluster (sorted);
     ``within_var`` (k,): v_i = (1/n_i) sum_{j in C_i} ||x_j - mu_i||^2, the paper's V(C_i) (NaN without features);
     ``seconds``: time spent clustering; ``n_iter``: Lloyd iterations run; ``inertia``: sum_i n_i v_i (WCSS).
+
+    Parameters
+    ----------
+    labels : numpy.ndarray, shape (N,)
+        The cluster of each datum.
+    members : tuple of numpy.ndarray
+        The indices of each cluster, sorted.
+    within_var : numpy.ndarray, shape (k,)
+        v_i (NaN without features).
+    seconds : float, default 0.0
+        Time spent clustering.
+    n_iter : int, default 0
+        Lloyd iterations run.
+
+    References
+    ----------
+    Fu & Zhang (2017), eq. (9) (the partition) and Theorem 3.2 (V(C_i)).
     """
 
     labels: np.ndarray
@@ -54,7 +71,30 @@ class Strata:
 
     @classmethod
     def from_labels(cls, labels, features=None, seconds: float = 0.0, n_iter: int = 0) -> Strata:
-        """Strata from cluster labels 0..k-1 (every label must occur); v_i from ``features`` (N, p) if given."""
+        """Strata from cluster labels 0..k-1 (every label must occur); v_i from ``features`` (N, p) if given.
+
+        Parameters
+        ----------
+        labels : array_like of int, shape (N,)
+            Cluster labels 0..k-1, each used.
+        features : array_like, shape (N,) or (N, p), optional
+            The data whose within-cluster variances v_i are computed.
+        seconds : float, default 0.0
+            Time spent clustering.
+        n_iter : int, default 0
+            Lloyd iterations run.
+
+        Returns
+        -------
+        Strata
+            The partition.
+
+        Raises
+        ------
+        ParameterError
+            For labels that are not a non-empty 1-D integer array, negative, or leave a cluster empty; features not
+            finite or with another row count.
+        """
         lab = np.asarray(labels)
         if lab.ndim != 1 or lab.size == 0 or not np.issubdtype(lab.dtype, np.integer):
             raise ParameterError(f"labels must be a non-empty 1-D integer array, got dtype {lab.dtype}, "
@@ -80,12 +120,49 @@ class Strata:
 
     @classmethod
     def single(cls, n_data: int, features=None) -> Strata:
-        """One cluster holding every datum (k = 1: CP reduces to plain SGLD, digest sec. 5.2 item 3)."""
+        """One cluster holding every datum (k = 1: CP reduces to plain SGLD, digest sec. 5.2 item 3).
+
+        Parameters
+        ----------
+        n_data : int
+            N, the number of data.
+        features : array_like, shape (N,) or (N, p), optional
+            The data (for v_1).
+
+        Returns
+        -------
+        Strata
+            k = 1.
+
+        Raises
+        ------
+        ParameterError
+            For n_data < 1.
+
+        References
+        ----------
+        Fu & Zhang (2017), Sec. 3 (k = 1 is plain SGLD).
+        """
         return cls.from_labels(np.zeros(check_int("n_data", n_data, 1), dtype=np.int64), features)
 
 
 def within_variance(F: np.ndarray) -> float:
-    """v = (1/n) sum_j ||x_j - mean||^2 of the rows of F (the paper's V(C_i), Theorem 3.2)."""
+    """v = (1/n) sum_j ||x_j - mean||^2 of the rows of F (the paper's V(C_i), Theorem 3.2).
+
+    Parameters
+    ----------
+    F : numpy.ndarray, shape (n, p)
+        The rows of one cluster.
+
+    Returns
+    -------
+    float
+        v.
+
+    References
+    ----------
+    Fu & Zhang (2017), Theorem 3.2.
+    """
     c = F - F.mean(axis=0)
     return float(np.einsum("ij,ij->", c, c) / F.shape[0])
 
@@ -95,6 +172,33 @@ def kmeans_strata(features, k: int, *, max_iter: int = 10, seed: int = 0, n_init
 
     scikit-learn ``KMeans(algorithm="lloyd", init="k-means++", tol=0)`` stopped after ``max_iter`` Lloyd
     iterations (early termination, Sec. 3.3; the paper does not give its count), seeded by ``seed``.
+
+    Parameters
+    ----------
+    features : array_like, shape (N,) or (N, p)
+        The data clustered.
+    k : int
+        The number of clusters, 1 <= k <= N.
+    max_iter : int, default 10
+        Lloyd iterations (early termination).
+    seed : int, default 0
+        The seed of k-means++.
+    n_init : int, default 1
+        k-means restarts.
+
+    Returns
+    -------
+    Strata
+        The clusters, with v_i from the features.
+
+    Raises
+    ------
+    ParameterError
+        For invalid settings or fewer than k non-empty clusters.
+
+    References
+    ----------
+    Fu & Zhang (2017), Sec. 3.2-3.3 and Algorithm 1, line 1.
     """
     from sklearn.cluster import KMeans
     from sklearn.exceptions import ConvergenceWarning

@@ -9,7 +9,7 @@ Without replacement (n <= N/2; for n > N/2 the complement of an (N - n)-subset i
   columns with a repeat (a numba kernel: row-pair comparisons vectorised over columns, or a hash set per
   column), and redraw those whole columns until none is left (rejection: given distinct entries, an iid tuple
   is a uniform ordered n-subset). Acceptance >= exp(-1/2). For 16- and 32-bit indices the same draws run as one
-  numba call (:mod:`simulate._fast.draws`, bit for bit the numpy code's numbers; its repeat check: row pairs for
+  numba call (``simulate._fast.draws``, bit for bit the numpy code's numbers; its repeat check: row pairs for
   n <= 40, else a table of stamps or a bitmap).
 * otherwise: sequential draws, each redrawn while it hits an index already taken by its chain (a per-chain
   bitmap, reset after use): the textbook exact sequential scheme, vectorized over chains.
@@ -46,7 +46,18 @@ FUSED_MIN_N = 1
 
 
 def draw_dtype(n_data: int) -> type:
-    """Narrowest integer type for raw index draws (narrow draws and comparisons are cheaper)."""
+    """Narrowest integer type for raw index draws (narrow draws and comparisons are cheaper).
+
+    Parameters
+    ----------
+    n_data : int
+        N, the number of data.
+
+    Returns
+    -------
+    type
+        ``numpy.int16``, ``numpy.int32`` or ``numpy.int64``: the narrowest that holds N.
+    """
     if n_data <= np.iinfo(np.int16).max:
         return np.int16
     if n_data <= np.iinfo(np.int32).max:
@@ -56,7 +67,24 @@ def draw_dtype(n_data: int) -> type:
 
 def with_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
     """n iid uniform indices per chain: ``rng.integers(0, n_data, (n, n_chains), dtype=draw_dtype(n_data))``, drawn
-    by :mod:`simulate._fast.draws` (the same numbers, faster) when the dtype is 16 or 32 bits."""
+    by ``simulate._fast.draws`` (the same numbers, faster) when the dtype is 16 or 32 bits.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The stream (advanced).
+    n_data : int
+        N, the number of data.
+    n : int
+        The minibatch size n.
+    n_chains : int
+        M, the number of chains.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, M)
+        The indices, of dtype ``draw_dtype(N)``.
+    """
     dt = draw_dtype(n_data)
     if dt is np.int64:
         return rng.integers(0, n_data, size=(n, n_chains), dtype=dt)
@@ -64,7 +92,7 @@ def with_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: in
 
 
 def _pairwise_is_cheaper(n: int, n_columns: int, itemsize: int) -> bool:
-    """Cost model of the two exact repeat checks of :func:`simulate._fast.draws.repeat_mask` (nanoseconds, fitted on
+    """Cost model of the two exact repeat checks of ``simulate._fast.draws.repeat_mask`` (nanoseconds, fitted on
     the 2-core development machine): n(n-1)/2 row-pair passes of ~6 ns + 0.0225 ns per column-byte, against
     ~5 ns per entry through a hash set."""
     return n * (n - 1) / 2 * (6.0 + 0.0225 * itemsize * n_columns) < 5.0 * n * n_columns
@@ -102,7 +130,20 @@ def _sequential_bitmap(rng: np.random.Generator, n_data: int, n: int, n_chains: 
 def without_replacement_route(n_data: int, n: int) -> str:
     """Which draw :func:`without_replacement` makes for an n-subset of range(n_data): "all" (n = N, nothing drawn),
     "complement" (2n > N), "sequential" (the bitmap), "fused" (whole-column rejection in one numba call,
-    :func:`simulate._fast.draws.rejection`) or "rejection" (the same draws in numpy, 64-bit indices)."""
+    ``simulate._fast.draws.rejection``) or "rejection" (the same draws in numpy, 64-bit indices).
+
+    Parameters
+    ----------
+    n_data : int
+        N, the number of data.
+    n : int
+        The minibatch size n.
+
+    Returns
+    -------
+    str
+        "all", "complement", "sequential", "fused" or "rejection".
+    """
     if n == n_data:
         return "all"
     if 2 * n > n_data:
@@ -115,7 +156,24 @@ def without_replacement_route(n_data: int, n: int) -> str:
 
 
 def without_replacement(rng: np.random.Generator, n_data: int, n: int, n_chains: int) -> np.ndarray:
-    """A uniformly random n-subset of range(n_data) per chain (exact, vectorized)."""
+    """A uniformly random n-subset of range(n_data) per chain (exact, vectorized).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The stream (advanced).
+    n_data : int
+        N, the number of data.
+    n : int
+        The minibatch size n.
+    n_chains : int
+        M, the number of chains.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, M)
+        Each column a uniformly random n-subset (distinct indices).
+    """
     route = without_replacement_route(n_data, n)
     if route == "all":
         return np.broadcast_to(np.arange(n_data)[:, None], (n_data, n_chains))
@@ -142,7 +200,31 @@ def sample_indices(
     rng: np.random.Generator, n_data: int, n: int, n_chains: int, replace: bool
 ) -> np.ndarray:
     """Minibatch indices (n, M), with or without replacement (another backend's stream, :mod:`simulate.arrays`,
-    draws its own: ``rng.minibatch_indices(n_data, n, n_chains, replace)``)."""
+    draws its own: ``rng.minibatch_indices(n_data, n, n_chains, replace)``).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator or BackendStream
+        The stream (advanced).
+    n_data : int
+        N, the number of data.
+    n : int
+        The minibatch size n.
+    n_chains : int
+        M, the number of chains.
+    replace : bool
+        Whether the minibatch is drawn with replacement (else a uniform n-subset).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, M)
+        The minibatch indices (another backend's stream: its own index array).
+
+    Raises
+    ------
+    ParameterError
+        For sizes out of range.
+    """
     if is_backend_stream(rng):
         return rng.minibatch_indices(n_data, n, n_chains, replace)
     if replace:
@@ -152,14 +234,42 @@ def sample_indices(
 
 def relabel(labels: np.ndarray, idx):
     """``labels[idx]``: indices into a subset (e.g. a stratum's members) as indices of the data set; indices drawn
-    by another backend's stream say how themselves (``idx.relabel(labels)``)."""
+    by another backend's stream say how themselves (``idx.relabel(labels)``).
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        The subset's members as data indices.
+    idx : numpy.ndarray or backend indices
+        Indices into the subset.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``labels[idx]``, the same shape as idx.
+    """
     if isinstance(idx, np.ndarray):
         return labels.take(idx)
     return idx.relabel(labels)
 
 
 def support_size(n_data: int, n: int, replace: bool) -> int:
-    """How many distinct minibatches :func:`index_support` lists: C(N, n) subsets, or C(N + n - 1, n) multisets."""
+    """How many distinct minibatches :func:`index_support` lists: C(N, n) subsets, or C(N + n - 1, n) multisets.
+
+    Parameters
+    ----------
+    n_data : int
+        N, the number of data.
+    n : int
+        The minibatch size n.
+    replace : bool
+        Whether the minibatch is drawn with replacement (else a uniform n-subset).
+
+    Returns
+    -------
+    int
+        C(N, n) without replacement, C(N + n - 1, n) with.
+    """
     return math.comb(n_data + n - 1, n) if replace else math.comb(n_data, n)
 
 
@@ -189,7 +299,7 @@ def index_support(n_data: int, n: int, replace: bool, n_chains: int = 1) -> list
     Raises
     ------
     ParameterError
-        If the sizes are out of range, or there are more than :data:`SUPPORT_MAX` minibatches.
+        If the sizes are out of range, or there are more than ``SUPPORT_MAX`` minibatches.
     """
     check_int("n_data", n_data, 1)
     check_int("n", n, 1, None if replace else n_data)

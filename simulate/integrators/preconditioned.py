@@ -27,10 +27,24 @@ from .base import EMPTY, IntegratorBase
 def spd_root(name: str, G) -> tuple[np.ndarray, np.ndarray]:
     """(G, L) for a symmetric positive definite G given as a (d, d) array, L its lower Cholesky factor (L L^T = G).
 
+    Parameters
+    ----------
+    name : str
+        The parameter's name (for the message).
+    G : array_like, shape (d, d)
+        The matrix.
+
+    Returns
+    -------
+    G : numpy.ndarray, shape (d, d)
+        The matrix as float64.
+    L : numpy.ndarray, shape (d, d)
+        Its lower Cholesky factor.
+
     Raises
     ------
     ParameterError
-        Naming ``name`` when G is not a finite, symmetric, positive definite square matrix.
+        Unless G is finite, square, symmetric and positive definite.
     """
     G = np.array(check_finite_array(name, G, ndim=(2,)), dtype=np.float64)
     if G.shape[0] != G.shape[1]:
@@ -70,20 +84,75 @@ class PreconditionedLangevin(IntegratorBase):
 
     def step_bound(self, lipschitz: float) -> tuple[float, str]:
         """h < 4 / (L lambda_max(G)): the mean map I - (h/2) G P is stable iff h lambda_max(G P) < 4, and
-        lambda_max(G P) <= L lambda_max(G)."""
+        lambda_max(G P) <= L lambda_max(G).
+
+        Parameters
+        ----------
+        lipschitz : float
+            L, the Lipschitz constant of grad log posterior.
+
+        Returns
+        -------
+        h_max : float
+            The sampler refuses h >= h_max (inf: no bound).
+        why : str
+            Where the bound comes from (quoted in the error message).
+        """
         top = float(np.linalg.eigvalsh(self.G)[-1])
         return 4.0 / (lipschitz * top), (
             f"preconditioned Langevin, h < 4 / (L lambda_max(G)) with lambda_max(G) = {top:.4g} and L the Lipschitz "
             "constant of grad log posterior")
 
     def noise_matrix(self, h: float, noise_cov: np.ndarray | None) -> np.ndarray:
-        """sqrt(h) L, (d, d), with L L^T = G."""
+        """sqrt(h) L, (d, d), with L L^T = G.
+
+        Parameters
+        ----------
+        h : float
+            The step size.
+        noise_cov : numpy.ndarray or None
+            Unused.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+            sqrt(h) L.
+        """
         return np.sqrt(h) * self.root
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: np.ndarray,
                state=EMPTY, rng: np.random.Generator | None = None):
         """theta' = theta + (h/2) G g + noise xi (theta (M, d), noise the (d, d) matrix sqrt(h) L; numpy advances
-        theta in place and overwrites grad)."""
+        theta in place and overwrites grad).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            The chains' points (numpy: advanced in place).
+        grad : numpy.ndarray, shape (M, d)
+            The gradient estimate g.
+        xi : numpy.ndarray, shape (M, d)
+            Standard normal noise.
+        h : float
+            The step size.
+        noise : numpy.ndarray, shape (d, d)
+            sqrt(h) L, from :meth:`noise_matrix`.
+        state : object
+            The integrator's state.
+        rng : numpy.random.Generator or None
+            Unused.
+
+        Returns
+        -------
+        theta : numpy.ndarray, shape (M, d)
+            The new points (numpy: the array passed in, advanced).
+        state : object
+            The new integrator state.
+
+        References
+        ----------
+        Li, Chen, Carlson & Carin (2016), Algorithm 1, with the preconditioner G frozen (Gamma = 0).
+        """
         if theta.shape[1:] != self.G.shape[:1]:
             raise ParameterError(f"G is ({self.G.shape[0]}, {self.G.shape[0]}) but the model has dimension "
                                  f"{theta.shape[1]}")

@@ -37,7 +37,19 @@ from .base import IntegratorBase
 
 
 class PSGLDState(NamedTuple):
-    """RMSprop's second moment V (M, d) of every chain and the number of steps taken (shared by all chains)."""
+    """RMSprop's second moment V (M, d) of every chain and the number of steps taken (shared by all chains).
+
+    Parameters
+    ----------
+    V : numpy.ndarray, shape (M, d)
+        RMSprop's second moment of every chain.
+    step : int
+        The steps taken (shared by all chains).
+
+    References
+    ----------
+    Li, Chen, Carlson & Carin (2016), Algorithm 1.
+    """
 
     V: np.ndarray
     step: int
@@ -76,25 +88,115 @@ class AdaptivePreconditionedLangevin(IntegratorBase):
         check_positive("lam", self.lam)
 
     def step_bound(self, lipschitz: float) -> tuple[float, str]:
-        """No bound from L: G adapts (up to 1 / lambda), so h L says nothing about stability."""
+        """No bound from L: G adapts (up to 1 / lambda), so h L says nothing about stability.
+
+        Parameters
+        ----------
+        lipschitz : float
+            L, the Lipschitz constant of grad log posterior.
+
+        Returns
+        -------
+        h_max : float
+            inf.
+        why : str
+            Why there is no bound.
+        """
         return math.inf, "no stability bound: pSGLD's preconditioner adapts to the gradients"
 
     def noise_matrix(self, h: float, noise_cov: np.ndarray | None) -> float:
-        """sqrt(h): the preconditioner's G^{1/2} is applied inside :meth:`update`, where G is known."""
+        """sqrt(h): the preconditioner's G^{1/2} is applied inside :meth:`update`, where G is known.
+
+        Parameters
+        ----------
+        h : float
+            The step size.
+        noise_cov : numpy.ndarray or None
+            Unused.
+
+        Returns
+        -------
+        float
+            sqrt(h).
+        """
         return float(np.sqrt(h))
 
     def init_state(self, theta: np.ndarray, h: float, rng: np.random.Generator) -> PSGLDState:
-        """V_0 = 0 (Algorithm 1); draws nothing."""
+        """V_0 = 0 (Algorithm 1); draws nothing.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            The chains' starting points.
+        h : float
+            The step size.
+        rng : numpy.random.Generator
+            Unused.
+
+        Returns
+        -------
+        PSGLDState
+            V_0 = 0 and step 0.
+
+        References
+        ----------
+        Li, Chen, Carlson & Carin (2016), Algorithm 1.
+        """
         return PSGLDState(np.zeros_like(theta, dtype=np.float64), 0)
 
     def preconditioner(self, V: np.ndarray) -> np.ndarray:
-        """The diagonal of G = diag(1 / (lambda + sqrt(V))), same shape as V."""
+        """The diagonal of G = diag(1 / (lambda + sqrt(V))), same shape as V.
+
+        Parameters
+        ----------
+        V : numpy.ndarray
+            RMSprop's second moment.
+
+        Returns
+        -------
+        numpy.ndarray
+            The diagonal of G.
+
+        References
+        ----------
+        Li, Chen, Carlson & Carin (2016), Algorithm 1.
+        """
         return 1.0 / (self.lam + np.sqrt(V))
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float,
                state: PSGLDState, rng: np.random.Generator | None = None) -> tuple[np.ndarray, PSGLDState]:
         """V <- alpha V + (1 - alpha) (g/N)^2; theta <- theta + (h/2) G g + noise G^{1/2} xi, in place (grad and xi
-        are overwritten); returns (theta, the new state)."""
+        are overwritten); returns (theta, the new state).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            The chains' points (numpy: advanced in place).
+        grad : numpy.ndarray, shape (M, d)
+            The gradient estimate g.
+        xi : numpy.ndarray, shape (M, d)
+            Standard normal noise.
+        h : float
+            The step size.
+        noise : float
+            sqrt(h), from :meth:`noise_matrix`.
+        state : PSGLDState
+            V and the step count.
+        rng : numpy.random.Generator or None
+            Unused.
+
+        Returns
+        -------
+        theta : numpy.ndarray, shape (M, d)
+            The new points.
+        state : PSGLDState
+            The new V and step count.
+
+        References
+        ----------
+        Li, Chen, Carlson & Carin (2016), Algorithm 1 (the Gamma(theta) correction term is dropped, as in the paper's
+        experiments).
+        """
         if not isinstance(state, PSGLDState):
             raise ParameterError("pSGLD needs its second moment V: build the state with Sampler.init")
         V = state.V

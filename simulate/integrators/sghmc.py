@@ -40,7 +40,15 @@ from .base import IntegratorBase, check_temperature, check_variance
 
 
 class SGHMCState(NamedTuple):
-    """Momentum v (M, d) of every chain and the number of steps taken (shared by all chains)."""
+    """Momentum v (M, d) of every chain and the number of steps taken (shared by all chains).
+
+    Parameters
+    ----------
+    v : numpy.ndarray, shape (M, d)
+        The momentum of every chain.
+    step : int
+        The steps taken (shared by all chains).
+    """
 
     v: np.ndarray
     step: int
@@ -49,7 +57,30 @@ class SGHMCState(NamedTuple):
 @dataclass(frozen=True)
 class SGHMC(IntegratorBase):
     """SGHMC integrator (Chen et al. 2014 eq. 15, M = I, beta_hat = 0) with friction ``alpha`` in (0, 1],
-    ``temperature`` T >= 0 and optional momentum variances ``v0_var``, ``refresh_var`` (default eta T)."""
+    ``temperature`` T >= 0 and optional momentum variances ``v0_var``, ``refresh_var`` (default eta T).
+
+    Parameters
+    ----------
+    alpha : float
+        The friction, 0 < alpha <= 1.
+    resample_every : int or None, default None
+        Redraw the momentum after every this many steps (None: never).
+    temperature : float, default 1.0
+        T >= 0.
+    v0_var : float or None, default None
+        The variance per coordinate of v_0 (default eta T).
+    refresh_var : float or None, default None
+        The variance of a redrawn momentum (default eta T).
+
+    Raises
+    ------
+    ParameterError
+        For a parameter out of its range.
+
+    References
+    ----------
+    Chen, Fox & Guestrin (2014), eq. (15) (M = I, beta_hat = 0).
+    """
 
     alpha: float
     resample_every: int | None = None
@@ -70,46 +101,172 @@ class SGHMC(IntegratorBase):
         object.__setattr__(self, "refresh_var", check_variance("refresh_var", self.refresh_var))
 
     def initial_var(self, h: float) -> float:
-        """Variance per coordinate of v_0: ``v0_var``, else eta T."""
+        """Variance per coordinate of v_0: ``v0_var``, else eta T.
+
+        Parameters
+        ----------
+        h : float
+            eta, the learning rate.
+
+        Returns
+        -------
+        float
+            The variance.
+        """
         return h * self.temperature if self.v0_var is None else self.v0_var
 
     def redraw_var(self, h: float) -> float:
-        """Variance per coordinate of a redrawn momentum: ``refresh_var``, else eta T."""
+        """Variance per coordinate of a redrawn momentum: ``refresh_var``, else eta T.
+
+        Parameters
+        ----------
+        h : float
+            eta, the learning rate.
+
+        Returns
+        -------
+        float
+            The variance.
+        """
         return h * self.temperature if self.refresh_var is None else self.refresh_var
 
     @classmethod
     def from_friction(cls, eps: float, friction: float, resample_every: int | None = None) -> tuple[SGHMC, float]:
         """Chen et al. eq. (13) parameters (step eps, friction C, M = I) -> (integrator, eta) with eta = eps^2,
-        alpha = eps C (their eq. 15 substitution)."""
+        alpha = eps C (their eq. 15 substitution).
+
+        Parameters
+        ----------
+        eps : float
+            Chen et al.'s step eps.
+        friction : float
+            Their friction C.
+        resample_every : int or None, optional
+            As for :class:`SGHMC`.
+
+        Returns
+        -------
+        integrator : SGHMC
+            With alpha = eps C.
+        eta : float
+            eps^2, the h to run it with.
+
+        Raises
+        ------
+        ParameterError
+            For an alpha outside (0, 1].
+
+        References
+        ----------
+        Chen et al. (2014), eqs. (13) and (15).
+        """
         eps = check_positive("eps", eps)
         friction = check_positive("friction", friction)
         return cls(eps * friction, resample_every), eps * eps
 
     def step_bound(self, lipschitz: float) -> tuple[float, str]:
-        """Largest stable learning rate: eta < (4 - 2 alpha) / L (Jury criterion on the Gaussian target)."""
+        """Largest stable learning rate: eta < (4 - 2 alpha) / L (Jury criterion on the Gaussian target).
+
+        Parameters
+        ----------
+        lipschitz : float
+            L, the Lipschitz constant of grad log posterior.
+
+        Returns
+        -------
+        h_max : float
+            The sampler refuses h >= h_max (inf: no bound).
+        why : str
+            Where the bound comes from (quoted in the error message).
+
+        References
+        ----------
+        New (the Jury criterion of the linear map on a Gaussian target).
+        """
         return (4.0 - 2.0 * self.alpha) / lipschitz, (
             f"SGHMC stability on a Gaussian target, h < (4 - 2 alpha)/L with alpha = {self.alpha:g} and L the "
             "Lipschitz constant of grad log posterior")
 
     def noise_scale(self, h: float) -> float:
-        """Standard deviation of the injected momentum noise per coordinate: sqrt(2 alpha eta T)."""
+        """Standard deviation of the injected momentum noise per coordinate: sqrt(2 alpha eta T).
+
+        Parameters
+        ----------
+        h : float
+            eta, the learning rate.
+
+        Returns
+        -------
+        float
+            sqrt(2 alpha eta T).
+        """
         return float(np.sqrt(2.0 * self.alpha * h * self.temperature))
 
     def noise_matrix(self, h: float, noise_cov: np.ndarray | None) -> float:
         return self.noise_scale(h)
 
     def init_state(self, theta: np.ndarray, h: float, rng: np.random.Generator) -> SGHMCState:
-        """v_0 ~ N(0, eta T I) (or ``v0_var``), drawn after the estimator's initial random numbers."""
+        """v_0 ~ N(0, eta T I) (or ``v0_var``), drawn after the estimator's initial random numbers.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            The chains' starting points.
+        h : float
+            eta, the learning rate.
+        rng : numpy.random.Generator
+            The stream v_0 is drawn from (advanced).
+
+        Returns
+        -------
+        SGHMCState
+            v_0 and step 0.
+        """
         return SGHMCState(np.sqrt(self.initial_var(h)) * rng.standard_normal(theta.shape), 0)
 
     def draws_in_update(self) -> bool:
-        """The momentum refresh (every ``resample_every`` steps) draws from rng inside the update."""
+        """The momentum refresh (every ``resample_every`` steps) draws from rng inside the update.
+
+        Returns
+        -------
+        bool
+            True when ``resample_every`` is set.
+        """
         return self.resample_every is not None
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float,
                state: SGHMCState, rng: np.random.Generator | None) -> tuple[np.ndarray, SGHMCState]:
         """v <- (1 - alpha) v + h g + noise xi, theta <- theta + v (numpy: in place); the momentum redrawn after
-        every ``resample_every`` steps. Returns (theta, state)."""
+        every ``resample_every`` steps. Returns (theta, state).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            The chains' points (numpy: advanced in place).
+        grad : numpy.ndarray, shape (M, d)
+            The gradient estimate g.
+        xi : numpy.ndarray, shape (M, d)
+            Standard normal noise.
+        h : float
+            eta, the learning rate.
+        noise : float
+            The noise scale, from :meth:`~simulate.Integrator.noise_matrix`.
+        state : SGHMCState
+            The momentum and the step count.
+        rng : numpy.random.Generator or None
+            The stream for the momentum refresh (:meth:`~simulate.Integrator.draws_in_update`).
+
+        Returns
+        -------
+        theta : numpy.ndarray, shape (M, d)
+            The new points (numpy: the array passed in, advanced).
+        state : object
+            The new integrator state.
+
+        References
+        ----------
+        Chen, Fox & Guestrin (2014), eq. (15).
+        """
         if not isinstance(state, SGHMCState):
             raise ParameterError("SGHMC needs its momentum: build the state with Sampler.init (integrator_state)")
         v = state.v

@@ -12,9 +12,9 @@ from .base import EMPTY, IntegratorBase
 
 @dataclass(frozen=True)
 class ExpandedMeanLangevin(IntegratorBase):
-    """Patterson & Teh (2013) SGRLD step on the expanded mean: theta <- |theta + (h/2) g + sqrt(h theta) xi|.
+    """Patterson & Teh (2013) SGRLD step on the expanded mean: theta <- ``|theta + (h/2) g + sqrt(h theta) xi|``.
 
-    ``g`` is beta - theta + (weighted) sum of Gibbs expectations; the mirroring |.| keeps theta >= 0.
+    ``g`` is beta - theta + (weighted) sum of Gibbs expectations; the mirroring ``|.|`` keeps theta >= 0.
     """
 
     name = "sgrld"
@@ -24,7 +24,37 @@ class ExpandedMeanLangevin(IntegratorBase):
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise, state=EMPTY,
                rng: np.random.Generator | None = None):
-        """theta <- |theta + (h/2) grad + noise sqrt(theta) xi| in place; returns (theta, state)."""
+        """theta <- ``|theta + (h/2) grad + noise sqrt(theta) xi|`` in place; returns (theta, state).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            The chains' points on the expanded mean, >= 0 (advanced in place).
+        grad : numpy.ndarray, shape (M, d)
+            The gradient estimate g.
+        xi : numpy.ndarray, shape (M, d)
+            Standard normal noise.
+        h : float
+            The step size.
+        noise : float
+            sqrt(h), from :meth:`~simulate.Integrator.noise_matrix`.
+        state : object
+            The integrator's state.
+        rng : numpy.random.Generator or None
+            The stream, for integrators that draw in their update (:meth:`~simulate.Integrator.draws_in_update`); None
+            otherwise.
+
+        Returns
+        -------
+        theta : numpy.ndarray, shape (M, d)
+            The new points (numpy: the array passed in, advanced).
+        state : object
+            The new integrator state.
+
+        References
+        ----------
+        Patterson & Teh (2013), the SGRLD update on the expanded-mean parameterisation; Fu & Zhang (2017), Sec. 4.3.
+        """
         xi *= np.sqrt(theta)
         xi *= noise
         grad *= 0.5 * h

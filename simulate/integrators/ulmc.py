@@ -42,7 +42,26 @@ from .sghmc import SGHMCState
 
 def ulmc_coefficients(h: float, gamma: float, u: float) -> dict[str, float]:
     """The step's coefficients (module docstring), in floats: eta, the v- and g-coefficients of x' and v', and the
-    noise variances per unit temperature."""
+    noise variances per unit temperature.
+
+    Parameters
+    ----------
+    h : float
+        The step size.
+    gamma : float
+        The friction gamma > 0.
+    u : float
+        The inverse mass u > 0.
+
+    Returns
+    -------
+    dict of str to float
+        The named coefficients.
+
+    References
+    ----------
+    Cheng, Chatterji, Bartlett & Jordan (2018), Algorithm 1 and Lemma 11.
+    """
     eta = math.exp(-gamma * h)
     one = -math.expm1(-gamma * h)  # 1 - eta without cancellation
     one2 = -math.expm1(-2.0 * gamma * h)
@@ -60,7 +79,28 @@ def _stable(h: float, gamma: float, u: float, lam: float) -> bool:
 @dataclass(frozen=True)
 class UnderdampedLangevinMC(IntegratorBase):
     """Cheng et al.'s underdamped Langevin MCMC step (module docstring): friction ``gamma`` > 0, inverse mass
-    ``u`` > 0, ``temperature`` T >= 0, initial momentum N(0, ``v0_var`` I) (default u T)."""
+    ``u`` > 0, ``temperature`` T >= 0, initial momentum N(0, ``v0_var`` I) (default u T).
+
+    Parameters
+    ----------
+    gamma : float, default 2.0
+        The friction, > 0.
+    u : float, default 1.0
+        The inverse mass, > 0.
+    temperature : float, default 1.0
+        T >= 0.
+    v0_var : float or None, default None
+        The variance per coordinate of v_0 (default u T).
+
+    Raises
+    ------
+    ParameterError
+        For a parameter out of its range.
+
+    References
+    ----------
+    Cheng, Chatterji, Bartlett & Jordan (2018), Algorithm 1 and Lemma 11.
+    """
 
     gamma: float = 2.0
     u: float = 1.0
@@ -76,12 +116,40 @@ class UnderdampedLangevinMC(IntegratorBase):
         object.__setattr__(self, "v0_var", check_variance("v0_var", self.v0_var))
 
     def initial_var(self, h: float) -> float:
-        """Variance per coordinate of v_0: ``v0_var``, else u T."""
+        """Variance per coordinate of v_0: ``v0_var``, else u T.
+
+        Parameters
+        ----------
+        h : float
+            The step size.
+
+        Returns
+        -------
+        float
+            The variance.
+        """
         return self.u * self.temperature if self.v0_var is None else self.v0_var
 
     def step_bound(self, lipschitz: float) -> tuple[float, str]:
         """The largest h with a stable exact-gradient map at the precision eigenvalue L (bisection, module
-        docstring)."""
+        docstring).
+
+        Parameters
+        ----------
+        lipschitz : float
+            L, the Lipschitz constant of grad log posterior.
+
+        Returns
+        -------
+        h_max : float
+            The sampler refuses h >= h_max (inf: no bound).
+        why : str
+            Where the bound comes from (quoted in the error message).
+
+        References
+        ----------
+        New (bisection on the exact-gradient map's spectral radius).
+        """
         lo, hi = 0.0, 1.0 / (self.u * lipschitz)
         while _stable(hi, self.gamma, self.u, lipschitz):
             lo, hi = hi, 2.0 * hi
@@ -94,21 +162,84 @@ class UnderdampedLangevinMC(IntegratorBase):
                     f"gradient map at the precision eigenvalue L, gamma = {self.gamma:g}, u = {self.u:g})")
 
     def noise_matrix(self, h: float, noise_cov: np.ndarray | None) -> dict[str, float]:
-        """The step's coefficients at this h (:func:`ulmc_coefficients`)."""
+        """The step's coefficients at this h (:func:`~simulate.integrators.ulmc.ulmc_coefficients`).
+
+        Parameters
+        ----------
+        h : float
+            The step size.
+        noise_cov : numpy.ndarray or None
+            Unused.
+
+        Returns
+        -------
+        dict of str to float
+            The coefficients of :func:`~simulate.integrators.ulmc.ulmc_coefficients`.
+        """
         return ulmc_coefficients(h, self.gamma, self.u)
 
     def init_state(self, theta: np.ndarray, h: float, rng: np.random.Generator) -> SGHMCState:
-        """v_0 ~ N(0, v0_var I), drawn after the estimator's initial random numbers."""
+        """v_0 ~ N(0, v0_var I), drawn after the estimator's initial random numbers.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            The chains' starting points.
+        h : float
+            The step size.
+        rng : numpy.random.Generator
+            The stream v_0 is drawn from (advanced).
+
+        Returns
+        -------
+        SGHMCState
+            v_0 and step 0.
+        """
         return SGHMCState(math.sqrt(self.initial_var(h)) * rng.standard_normal(theta.shape), 0)
 
     def draws_in_update(self) -> bool:
-        """The part of xi_x independent of xi_v is drawn inside the update."""
+        """The part of xi_x independent of xi_v is drawn inside the update.
+
+        Returns
+        -------
+        bool
+            True.
+        """
         return True
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: dict[str, float],
                state: SGHMCState, rng: np.random.Generator | None) -> tuple[np.ndarray, SGHMCState]:
         """x and v advance by the exact frozen-gradient flow (module docstring), in place; returns (theta, state)
-        (:meth:`simulate.contracts.Integrator.update`; numpy only: the JAX backend does not run this integrator)."""
+        (:meth:`simulate.Integrator.update`; numpy only: the JAX backend does not run this integrator).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            The chains' points (numpy: advanced in place).
+        grad : numpy.ndarray, shape (M, d)
+            The gradient estimate g.
+        xi : numpy.ndarray, shape (M, d)
+            Standard normal noise.
+        h : float
+            The step size.
+        noise : dict of str to float
+            The coefficients, from :meth:`noise_matrix`.
+        state : SGHMCState
+            The momentum and the step count.
+        rng : numpy.random.Generator
+            The stream for the part of xi_x independent of xi_v (advanced).
+
+        Returns
+        -------
+        theta : numpy.ndarray, shape (M, d)
+            The new points (numpy: the array passed in, advanced).
+        state : object
+            The new integrator state.
+
+        References
+        ----------
+        Cheng, Chatterji, Bartlett & Jordan (2018), Algorithm 1 and Lemma 11.
+        """
         if not isinstance(state, SGHMCState):
             raise ParameterError("UnderdampedLangevinMC needs its momentum: build the state with Sampler.init")
         if rng is None:

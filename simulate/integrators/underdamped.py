@@ -39,12 +39,53 @@ from .sghmc import SGHMC, SGHMCState
 @dataclass(frozen=True)
 class ExplicitEulerSGHMC(SGHMC):
     """SGHMC in the explicit-Euler order (module docstring): theta' = theta + v, then
-    v' = (1 - alpha) v + h g(theta) + sqrt(2 alpha h T) xi; momentum options as :class:`SGHMC`."""
+    v' = (1 - alpha) v + h g(theta) + sqrt(2 alpha h T) xi; momentum options as :class:`simulate.SGHMC`.
+
+    Parameters
+    ----------
+    alpha : float
+        The friction, 0 < alpha <= 1.
+    resample_every : int or None, default None
+        Redraw the momentum after every this many steps (None: never).
+    temperature : float, default 1.0
+        T >= 0.
+    v0_var : float or None, default None
+        The variance per coordinate of v_0 (default h T).
+    refresh_var : float or None, default None
+        The variance of a redrawn momentum (default h T).
+
+    Raises
+    ------
+    ParameterError
+        For a parameter out of its range.
+
+    References
+    ----------
+    Chen, Fox & Guestrin (2014), eq. (15) in the explicit-Euler order of the peer libraries (new as a named scheme
+    here).
+    """
 
     name = "sghmc_euler"
 
     def step_bound(self, lipschitz: float) -> tuple[float, str]:
-        """h < alpha / L (Jury criterion on the Gaussian target, module docstring)."""
+        """h < alpha / L (Jury criterion on the Gaussian target, module docstring).
+
+        Parameters
+        ----------
+        lipschitz : float
+            L, the Lipschitz constant of grad log posterior.
+
+        Returns
+        -------
+        h_max : float
+            The sampler refuses h >= h_max (inf: no bound).
+        why : str
+            Where the bound comes from (quoted in the error message).
+
+        References
+        ----------
+        New (the Jury criterion on a Gaussian target).
+        """
         return self.alpha / lipschitz, (
             f"explicit-Euler SGHMC stability on a Gaussian target, h < alpha/L with alpha = {self.alpha:g} and L the "
             "Lipschitz constant of grad log posterior")
@@ -52,7 +93,32 @@ class ExplicitEulerSGHMC(SGHMC):
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float,
                state: SGHMCState, rng: np.random.Generator | None) -> tuple[np.ndarray, SGHMCState]:
         """theta <- theta + v, then v <- (1 - alpha) v + h g + noise xi (numpy: in place); refresh as
-        :class:`SGHMC`. Returns (theta, state)."""
+        :class:`simulate.SGHMC`. Returns (theta, state).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            The chains' points (numpy: advanced in place).
+        grad : numpy.ndarray, shape (M, d)
+            The gradient estimate g.
+        xi : numpy.ndarray, shape (M, d)
+            Standard normal noise.
+        h : float
+            The step size.
+        noise : float
+            The noise scale, from :meth:`~simulate.Integrator.noise_matrix`.
+        state : SGHMCState
+            The momentum and the step count.
+        rng : numpy.random.Generator or None
+            The stream for the momentum refresh (:meth:`~simulate.Integrator.draws_in_update`).
+
+        Returns
+        -------
+        theta : numpy.ndarray, shape (M, d)
+            The new points (numpy: the array passed in, advanced).
+        state : object
+            The new integrator state.
+        """
         if not isinstance(state, SGHMCState):
             raise ParameterError("ExplicitEulerSGHMC needs its momentum: build the state with Sampler.init")
         v = state.v
@@ -68,7 +134,26 @@ class ExplicitEulerSGHMC(SGHMC):
 @dataclass(frozen=True)
 class BAOAB(IntegratorBase):
     """BAOAB with a stochastic gradient (module docstring): friction ``alpha`` = gamma dt > 0, ``temperature`` T >= 0,
-    initial momentum N(0, ``v0_var`` I) (default h T, the stationary momentum law)."""
+    initial momentum N(0, ``v0_var`` I) (default h T, the stationary momentum law).
+
+    Parameters
+    ----------
+    alpha : float
+        The friction gamma dt, > 0.
+    temperature : float, default 1.0
+        T >= 0.
+    v0_var : float or None, default None
+        The variance per coordinate of v_0 (default h T).
+
+    Raises
+    ------
+    ParameterError
+        For a parameter out of its range.
+
+    References
+    ----------
+    Leimkuhler & Matthews (2013), the BAOAB splitting, here with a stochastic gradient.
+    """
 
     alpha: float
     temperature: float = 1.0
@@ -87,28 +172,103 @@ class BAOAB(IntegratorBase):
         return math.exp(-self.alpha)
 
     def initial_var(self, h: float) -> float:
-        """Variance per coordinate of v_0: ``v0_var``, else h T."""
+        """Variance per coordinate of v_0: ``v0_var``, else h T.
+
+        Parameters
+        ----------
+        h : float
+            The step size.
+
+        Returns
+        -------
+        float
+            The variance.
+        """
         return h * self.temperature if self.v0_var is None else self.v0_var
 
     def step_bound(self, lipschitz: float) -> tuple[float, str]:
-        """h < 4/L: the exact-gradient BAOAB map on a Gaussian target is stable iff dt omega < 2."""
+        """h < 4/L: the exact-gradient BAOAB map on a Gaussian target is stable iff dt omega < 2.
+
+        Parameters
+        ----------
+        lipschitz : float
+            L, the Lipschitz constant of grad log posterior.
+
+        Returns
+        -------
+        h_max : float
+            The sampler refuses h >= h_max (inf: no bound).
+        why : str
+            Where the bound comes from (quoted in the error message).
+        """
         return 4.0 / lipschitz, "BAOAB stability on a Gaussian target, h < 4/L (dt omega < 2; Leimkuhler & Matthews)"
 
     def noise_scale(self, h: float) -> float:
-        """Standard deviation of the O-step's noise per coordinate: sqrt(h T (1 - c^2))."""
+        """Standard deviation of the O-step's noise per coordinate: sqrt(h T (1 - c^2)).
+
+        Parameters
+        ----------
+        h : float
+            The step size.
+
+        Returns
+        -------
+        float
+            sqrt(h T (1 - c^2)).
+        """
         return float(np.sqrt(h * self.temperature * (1.0 - self.damping**2)))
 
     def noise_matrix(self, h: float, noise_cov: np.ndarray | None) -> float:
         return self.noise_scale(h)
 
     def init_state(self, theta: np.ndarray, h: float, rng: np.random.Generator) -> SGHMCState:
-        """v_0 ~ N(0, v0_var I), drawn after the estimator's initial random numbers."""
+        """v_0 ~ N(0, v0_var I), drawn after the estimator's initial random numbers.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            The chains' starting points.
+        h : float
+            The step size.
+        rng : numpy.random.Generator
+            The stream v_0 is drawn from (advanced).
+
+        Returns
+        -------
+        SGHMCState
+            v_0 and step 0.
+        """
         return SGHMCState(np.sqrt(self.initial_var(h)) * rng.standard_normal(theta.shape), 0)
 
     def update(self, theta: np.ndarray, grad: np.ndarray, xi: np.ndarray, h: float, noise: float,
                state: SGHMCState, rng: np.random.Generator | None) -> tuple[np.ndarray, SGHMCState]:
         """v += (h/2 at step 0, else h) g; theta += v/2; v = c v + noise xi; theta += v/2 (numpy: in place).
-        Returns (theta, state)."""
+        Returns (theta, state).
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (M, d)
+            The chains' points (numpy: advanced in place).
+        grad : numpy.ndarray, shape (M, d)
+            The gradient estimate g.
+        xi : numpy.ndarray, shape (M, d)
+            Standard normal noise.
+        h : float
+            The step size.
+        noise : float
+            The noise scale, from :meth:`~simulate.Integrator.noise_matrix`.
+        state : SGHMCState
+            The momentum and the step count.
+        rng : numpy.random.Generator or None
+            Unused (the O-step's noise is xi).
+
+        Returns
+        -------
+        theta : numpy.ndarray, shape (M, d)
+            The new points (numpy: the array passed in, advanced).
+        state : object
+            The new integrator state.
+        """
         if not isinstance(state, SGHMCState):
             raise ParameterError("BAOAB needs its momentum: build the state with Sampler.init")
         v = state.v

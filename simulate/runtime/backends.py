@@ -83,8 +83,15 @@ class JaxBackend:
 
 @dataclass
 class BackendRecord:
-    """What the runs inside :func:`using_backend` did: the runs that fell back to numpy, as (sampler name, why), and
-    the seconds the backend spent compiling (not part of its rate: they do not grow with the chains)."""
+    """What the runs inside :func:`using_backend` did.
+
+    Parameters
+    ----------
+    fell_back : list of (str, str)
+        The runs that fell back to numpy, as (sampler name, why).
+    compile_seconds : float
+        The seconds the backend spent compiling (not part of its rate: they do not grow with the chains).
+    """
 
     fell_back: list[tuple[str, str]] = field(default_factory=list)
     compile_seconds: float = 0.0
@@ -96,6 +103,16 @@ _DEFAULT: contextvars.ContextVar[tuple[Any, BackendRecord | None, bool]] = conte
 
 def resolve(backend: Any) -> JaxBackend | None:
     """The backend a ``backend=`` argument names: None for numpy, a :class:`JaxBackend` for JAX.
+
+    Parameters
+    ----------
+    backend : str or JaxBackend
+        "numpy", "jax" or a :class:`JaxBackend`.
+
+    Returns
+    -------
+    JaxBackend or None
+        None for numpy; ``backend`` itself, or ``JaxBackend()`` for "jax".
 
     Raises
     ------
@@ -143,12 +160,29 @@ def using_backend(backend: Any, *, fallback: bool = False) -> Iterator[BackendRe
 
 
 def default_backend() -> Any:
-    """The backend of a ``run`` without a ``backend`` argument here ("numpy" outside :func:`using_backend`)."""
+    """The backend of a ``run`` without a ``backend`` argument here ("numpy" outside :func:`using_backend`).
+
+    Returns
+    -------
+    str or JaxBackend
+        What the innermost :func:`using_backend` block named, else "numpy".
+    """
     return _DEFAULT.get()[0]
 
 
 def jax_module():
-    """The JAX backend's package (imported on first use), or BackendNotCovered naming the extra to install."""
+    """The JAX backend's package, imported on first use.
+
+    Returns
+    -------
+    module
+        The private package ``simulate._jax``.
+
+    Raises
+    ------
+    BackendNotCovered
+        Where JAX is not installed or older than 0.8 (the message names the extra to install).
+    """
     try:
         import jax
     except ImportError:
@@ -160,8 +194,30 @@ def jax_module():
 
 
 def run_elsewhere(backend: Any, sampler, n_chains: int, n_steps: int, **kwargs):
-    """The run on the backend ``backend`` names (None: the default of :func:`using_backend`), or None where that is
-    numpy (the caller runs it). Arguments are :func:`simulate.run`'s, already checked."""
+    """The run on the backend ``backend`` names, or None where that is numpy (the caller runs it).
+
+    Parameters
+    ----------
+    backend : str, JaxBackend or None
+        The ``backend=`` argument of :func:`simulate.run`; None: the default of :func:`using_backend` (whose
+        ``fallback`` then applies; an explicit backend never falls back).
+    sampler : simulate.Sampler
+        The sampler.
+    n_chains, n_steps : int
+        The numbers of chains and steps.
+    **kwargs
+        The other arguments of :func:`simulate.run`, already checked.
+
+    Returns
+    -------
+    RunResult or None
+        The backend's result, or None where the run is numpy's (or fell back to it).
+
+    Raises
+    ------
+    BackendNotCovered
+        Where the backend does not run this sampler and no fallback applies.
+    """
     default, record, fallback = _DEFAULT.get()
     if backend is None:
         backend = default

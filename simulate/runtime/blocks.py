@@ -127,6 +127,11 @@ class RunResult:
         (M, d): the states theta_K.
     hooks : list
         The step hooks' results, one per block, in block order.
+    backend : str
+        Where the chains ran: "numpy", or "jax (<platform>, <dtype>)".
+    seconds : dict of str to float
+        JAX only: ``{"compile": s, "run": s}``, the seconds spent compiling apart from those spent running (empty
+        for numpy).
     """
 
     seed: int
