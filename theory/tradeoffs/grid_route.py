@@ -115,8 +115,9 @@ def laplace_versus_exact(model: LogisticRegressionModel, budget, objective, samp
     """How far the Laplace answer's optimum (h, n) and MSE are from the exact one, for one sampler of
     :data:`.samplers.SAMPLERS` on a logistic regression (module docstring)."""
     from .models import laplace_linearised
+    from .optimise import optimum
     from .samplers import SamplerOptions, sampler_spec
-    from .surface import optimum, surfaces, time_average_at
+    from .surface import surfaces, time_average_at
 
     spec, opts = sampler_spec(sampler), SamplerOptions()
     lin = laplace_linearised(model)
