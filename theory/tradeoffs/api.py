@@ -121,7 +121,8 @@ class Tradeoff:
         if o is None:
             return [f"{r.spec.label:26s} n/a: {r.error or 'no step fits in the budget'}"]
         s = r.spot
-        sim = "-" if s is None else ("skipped" if s.skipped else f"{s.mse:.4g} ({s.se:.2g}), z = {s.z:+.2f}")
+        sim = "-" if s is None else ("skipped" if s.skipped else f"{s.mse:.4g} ({s.se:.2g}), z = {s.z:+.2f}"
+                                     + (" (capped)" if s.chains < s.asked else ""))
         acc = o.accuracy
         infl, ess = ("-", "-") if acc is None else (f"{acc.inflation:.3g}", f"{acc.ess_per_gradient:.2g}")
         out = [f"{r.spec.label:26s} {o.n:6d} {o.h:10.4g} {o.position:8.3f} {o.n_steps:9d} {o.mse:10.4g} "
