@@ -45,7 +45,8 @@ def explain(opt: Optimum) -> str:
     split = f"(at h*: bias^2 {share:.0%} of the MSE{named}; variance {1 - share:.0%})"
     limit = "bias-limited" if share >= 0.5 else "variance-limited"
     if getattr(opt, "constrained", False):
-        return (f"{limit}: at the variance-inflation limit, h* = {pos:.2g} x the stability edge; a point with a smaller "
+        return (f"{limit}: at the variance-inflation limit, h* = {pos:.2g} x the stability edge; a point with a "
+                f"smaller "
                 f"MSE has a stationary variance beyond the limit, so its samples would misrepresent the posterior "
                 f"{split}")
     if pos >= EDGE_POSITION:

@@ -77,9 +77,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-slow", action="store_true",
                    help="compute SVRG-LD / vrSG-MCMC with quadratic or variance objectives (seconds per point)")
     p.add_argument("--seconds", type=float, default=None,
-                   help="time allowed per sampler in the table (default: 70 s x workers / samplers); rows run "
+                   help="time allowed per sampler in the table (default: 50 s x workers / samplers); rows run "
                         "from the largest n down and the table says which n were left out")
-    p.add_argument("--page-seconds", type=float, default=40.0, help="time allowed for the page's grid (default 40)")
+    p.add_argument("--page-seconds", type=float, default=25.0, help="time allowed for the page's grid (default 25)")
     p.add_argument("--n1", type=int, default=None, help="vrSG-MCMC anchor batch (default min(N, 10 n2))")
     p.add_argument("--m", type=int, default=10, help="epoch length of SVRG-LD and vrSG-MCMC")
     p.add_argument("--alpha", type=float, default=0.1, help="SGHMC friction")
@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         obj = coordinate_objective(args.objective, args.coordinate, spec.dim)
         if not args.no_table:
             t0 = time.perf_counter()
-            seconds = args.seconds or 70.0 * args.workers / len(args.samplers)
+            seconds = args.seconds or 50.0 * args.workers / len(args.samplers)
             question = Tradeoff(spec, budget, obj, options, max_inflation=args.max_inflation)
             stream_table(question, list(args.samplers), args.workers, fractions=fractions,
                          spot_chains=args.spot_chains, max_work=args.spot_work, allow_slow=args.allow_slow,
