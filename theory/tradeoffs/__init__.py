@@ -11,12 +11,15 @@ the grid law (:func:`theory.grid_law`, ``grid_route``) for logistic regression o
 (:func:`logistic_exact`, with :func:`laplace_versus_exact` for the Laplace answer's loss). The affine models are in
 ``models`` (the Gaussian toy, the Gaussian mean model, your linear regression, logistic regression through its
 Laplace approximation, labelled as such), the samplers one line each (``samplers``), the objective and budget
-in ``objective``, the surface, optimum, explanation and single points (:func:`time_average_at`) in
-``surface``, the spot-check in ``spotcheck`` (modules of this package).
+in ``objective``, the surface and single points (:func:`time_average_at`) in ``surface``, the optimum in
+``optimise``, the law's accuracy in ``accuracy``, the explanation in ``explain``, the spot-check in ``spotcheck``
+(modules of this package).
 ``python -m verify.explore`` prints the table and writes the interactive page.
 """
 
-from .api import SamplerResult, Tradeoff, tradeoffs
+from .accuracy import INFLATION_WARN, LawAccuracy, law_accuracy
+from .api import SamplerResult, Tradeoff, answer, tradeoffs
+from .explain import explain
 from .grid_route import LaplaceGap, laplace_versus_exact
 from .models import (
     PRESETS,
@@ -30,26 +33,15 @@ from .models import (
     toy,
 )
 from .objective import Budget, Objective
+from .optimise import Optimum, optimum
 from .samplers import SAMPLERS, SamplerOptions, SamplerSpec, sampler_spec
 from .spotcheck import SpotCheck, spot_check
-from .surface import (
-    FRACTIONS,
-    Optimum,
-    Point,
-    Surface,
-    default_n_values,
-    explain,
-    optimum,
-    stability_edge,
-    surfaces,
-    time_average_at,
-)
+from .surface import FRACTIONS, Point, Surface, default_n_values, stability_edge, surfaces, time_average_at
 
 __all__ = [
-    "FRACTIONS", "PRESETS", "SAMPLERS", "Budget", "LaplaceGap", "ModelSpec", "Objective", "Optimum", "Point",
-    "SamplerOptions",
-    "SamplerResult", "SamplerSpec", "SpotCheck", "Surface", "Tradeoff", "default_n_values", "explain",
-    "gaussian_mean", "laplace_linearised", "laplace_versus_exact", "linear_regression", "logistic_exact",
-    "logistic_laplace", "optimum", "preset",
-    "sampler_spec", "spot_check", "stability_edge", "surfaces", "time_average_at", "toy", "tradeoffs",
+    "FRACTIONS", "INFLATION_WARN", "PRESETS", "SAMPLERS", "Budget", "LaplaceGap", "LawAccuracy", "ModelSpec",
+    "Objective", "Optimum", "Point", "SamplerOptions", "SamplerResult", "SamplerSpec", "SpotCheck", "Surface",
+    "Tradeoff", "answer", "default_n_values", "explain", "gaussian_mean", "laplace_linearised",
+    "laplace_versus_exact", "law_accuracy", "linear_regression", "logistic_exact", "logistic_laplace", "optimum",
+    "preset", "sampler_spec", "spot_check", "stability_edge", "surfaces", "time_average_at", "toy", "tradeoffs",
 ]

@@ -5,6 +5,7 @@ surface, stability edge, explanation and a simulation spot-check (the explorer's
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -13,9 +14,10 @@ from simulate.validation import ParameterError
 
 from .models import ModelSpec
 from .objective import Budget, Objective
+from .optimise import Optimum, optimum
 from .samplers import SAMPLERS, SamplerOptions, SamplerSpec, sampler_spec
 from .spotcheck import MAX_WORK, SpotCheck, spot_check
-from .surface import FRACTIONS, Optimum, Surface, default_n_values, optimum, surfaces
+from .surface import FRACTIONS, Surface, default_n_values, surfaces
 
 
 @dataclass
@@ -36,6 +38,11 @@ class SamplerResult:
         Why there is no optimum (the engine's reason, a slow case not asked for, or a budget that buys no step).
     settings : str
         The sampler's fixed settings in words.
+    notes : list of str
+        What the answer leaves out (minibatch sizes not evaluated before the deadline, grid points the engine found
+        unstable below the certified edge).
+    seconds : float
+        Time taken.
     """
 
     spec: SamplerSpec
@@ -44,6 +51,8 @@ class SamplerResult:
     spot: SpotCheck | None = None
     error: str | None = None
     settings: str = ""
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
 
 
 @dataclass
@@ -62,6 +71,8 @@ class Tradeoff:
         The settings held fixed.
     results : dict of str to SamplerResult
         One answer per sampler key, in the order asked.
+    max_inflation : float
+        The largest stationary variance inflation an optimum may have (inf: any).
     """
 
     model: ModelSpec
@@ -69,12 +80,64 @@ class Tradeoff:
     objective: Objective
     options: SamplerOptions
     results: dict[str, SamplerResult] = field(default_factory=dict)
+    max_inflation: float = math.inf
 
     @property
     def best(self) -> SamplerResult | None:
         """The sampler with the smallest exact MSE at its optimum."""
         ok = [r for r in self.results.values() if r.optimum is not None]
         return min(ok, key=lambda r: r.optimum.mse) if ok else None
+
+    def header(self) -> list[str]:
+        """The table's header lines (model, budget, objective, column names).
+
+        Returns
+        -------
+        list of str
+            The lines.
+        """
+        N = self.model.n_data
+        head = (f"{'sampler':26s} {'n*':>6s} {'h*':>10s} {'h*/edge':>8s} {'L':>9s} {'MSE':>10s} {'bias^2':>10s} "
+                f"{'variance':>10s} {'var x':>7s} {'ESS/grad':>9s}  simulation (s.e.), z")
+        return [f"model: {self.model.describe()}", f"budget: {self.budget.describe(N)}",
+                f"objective: {self.objective.label}" + (
+                    f", among the h whose stationary variance is within {self.max_inflation:g}x the posterior's"
+                    if math.isfinite(self.max_inflation) else ""), "", head, "-" * len(head)]
+
+    def row(self, r: SamplerResult) -> list[str]:
+        """One sampler's lines of the table: its optimum, then why, its law's accuracy and any warning.
+
+        Parameters
+        ----------
+        r : SamplerResult
+            The sampler's answer.
+
+        Returns
+        -------
+        list of str
+            The lines (one line saying why when the sampler has no optimum).
+        """
+        o = r.optimum
+        if o is None:
+            return [f"{r.spec.label:26s} n/a: {r.error or 'no step fits in the budget'}"]
+        s = r.spot
+        sim = "-" if s is None else ("skipped" if s.skipped else f"{s.mse:.4g} ({s.se:.2g}), z = {s.z:+.2f}"
+                                     + (" (capped)" if s.chains < s.asked else ""))
+        acc = o.accuracy
+        infl, ess = ("-", "-") if acc is None else (f"{acc.inflation:.3g}", f"{acc.ess_per_gradient:.2g}")
+        out = [f"{r.spec.label:26s} {o.n:6d} {o.h:10.4g} {o.position:8.3f} {o.n_steps:9d} {o.mse:10.4g} "
+               f"{o.bias2:10.4g} {o.variance:10.4g} {infl:>7s} {ess:>9s}  {sim}",
+               f"{'':26s} {o.explanation}" + (f" [{r.settings}]" if r.settings else "")]
+        if not o.refined:
+            out.append(f"{'':26s} (h* is the grid's point, as on the page; not refined)")
+        if acc is not None:
+            out.append(f"{'':26s} {acc.describe()}")
+            if acc.warning():
+                out.append(f"{'':26s} {acc.warning()}")
+        out += [f"{'':26s} note: {t}" for t in r.notes]
+        if s is not None:
+            out.append(f"{'':26s} {s.describe()}")
+        return out
 
     def table(self) -> str:
         """The console table: one row per sampler with its optimum, stability edge, spot-check and explanation.
@@ -84,29 +147,27 @@ class Tradeoff:
         str
             The table, then the best sampler and the model's approximation (if any).
         """
-        N = self.model.n_data
-        lines = [f"model: {self.model.describe()}", f"budget: {self.budget.describe(N)}",
-                 f"objective: {self.objective.label}", ""]
-        head = (f"{'sampler':26s} {'n*':>6s} {'h*':>10s} {'h*/edge':>8s} {'L':>9s} {'MSE':>10s} {'bias^2':>10s} "
-                f"{'variance':>10s}  simulation (s.e.), z")
-        lines += [head, "-" * len(head)]
+        lines = self.header()
         for r in self.results.values():
-            o = r.optimum
-            if o is None:
-                lines.append(f"{r.spec.label:26s} n/a: {r.error or 'no step fits in the budget'}")
-                continue
-            sim = "-" if r.spot is None else (r.spot.skipped and "skipped") or (
-                f"{r.spot.mse:.4g} ({r.spot.se:.2g}), z = {r.spot.z:+.2f}")
-            lines.append(f"{r.spec.label:26s} {o.n:6d} {o.h:10.4g} {o.h / o.edge:8.3f} {o.n_steps:9d} {o.mse:10.4g} "
-                         f"{o.bias2:10.4g} {o.variance:10.4g}  {sim}")
-            lines.append(f"{'':26s} {o.explanation}" + (f" [{r.settings}]" if r.settings else ""))
+            lines += self.row(r)
+        return "\n".join(lines + self.footer())
+
+    def footer(self) -> list[str]:
+        """The best sampler and the model's approximation (if any).
+
+        Returns
+        -------
+        list of str
+            The lines.
+        """
+        lines = []
         best = self.best
         if best is not None:
             lines += ["", f"best: {best.spec.label} at n = {best.optimum.n}, h = {best.optimum.h:.4g} "
                           f"(exact MSE {best.optimum.mse:.4g})"]
         if self.model.approximation:
             lines.append(f"note: {self.model.approximation}")
-        return "\n".join(lines)
+        return lines
 
     def to_dict(self) -> dict:
         """A JSON-able summary for pages and tests.
@@ -165,12 +226,12 @@ def _num(v):
 def tradeoffs(model: ModelSpec, budget: Budget, objective: Objective | None = None, samplers=None, *,
               n_values=None, fractions=FRACTIONS, options: SamplerOptions | None = None, theta0=None,
               refine: bool = True, spot_chains: int = 1000, seed: int = 0, max_work: float = MAX_WORK,
-              allow_slow: bool = False) -> Tradeoff:
+              allow_slow: bool = False, max_inflation: float = math.inf, seconds: float | None = None) -> Tradeoff:
     """The exact optimal step size and minibatch size of each sampler under one budget.
 
     For each minibatch size n the engine (``theory.exact_law``) gives the stability edge, then the exact MSE of the
-    time average over a grid of h, its minimum refined in h, the split into bias^2 and variance, a one-line
-    explanation, and a simulation spot-check of the optimum.
+    time average over a grid of h, its minimum refined in h, the split into bias^2 and variance, the stationary law's
+    accuracy, a one-line explanation, and a simulation spot-check of the optimum.
 
     Parameters
     ----------
@@ -197,6 +258,12 @@ def tradeoffs(model: ModelSpec, budget: Budget, objective: Objective | None = No
     allow_slow : bool
         Compute an m-periodic sampler (SVRG-LD, vrSG-MCMC) with a quadratic or variance objective (exact fourth
         moments of m stages: seconds per grid point); otherwise it gets the reason in ``error``.
+    max_inflation : float
+        Only grid points whose stationary variance inflation max_i C_ii / Sigma_ii is at most this may be the optimum
+        (inf: any; :mod:`.accuracy`).
+    seconds : float, optional
+        Time allowed per sampler: its rows run from the largest n down and stop when it is spent (the row's notes
+        say which n were left out); the refinement and the spot-check are skipped when past it.
 
     Returns
     -------
@@ -216,43 +283,88 @@ def tradeoffs(model: ModelSpec, budget: Budget, objective: Objective | None = No
     if not isinstance(model, ModelSpec):
         raise ParameterError(f"model must be a theory.tradeoffs ModelSpec (toy(), linear_regression(...), ...), got "
                              f"{type(model).__name__}")
-    objective = objective or Objective.mean()
-    options = options or SamplerOptions()
+    out = Tradeoff(model, budget, objective or Objective.mean(), options or SamplerOptions(),
+                   max_inflation=max_inflation)
     keys = list(SAMPLERS) if samplers is None else list(samplers)
-    ns = default_n_values(model.n_data) if n_values is None else tuple(n_values)
-    out = Tradeoff(model, budget, objective, options)
     for i, key in enumerate(keys):
-        spec = sampler_spec(key)
-        out.results[key] = res = SamplerResult(spec)
-        slow = slow_reason(spec, objective, options)
-        if slow and not allow_slow:
-            res.error = slow + "; pass allow_slow=True to compute it"
-        elif _optimise(res, out, ns, fractions, theta0, refine) and spot_chains:
-            o = res.optimum
-            res.spot = spot_check(spec.build(model.model, o.h, o.n, options), objective, o.burn_in, o.n_steps,
-                                  o.mse, o.target, chains=spot_chains, seed=seed + 7919 * i, theta0=theta0,
-                                  max_work=max_work)
+        out.results[key] = answer(out, key, n_values=n_values, fractions=fractions, theta0=theta0, refine=refine,
+                                  spot_chains=spot_chains, seed=seed + 7919 * i, max_work=max_work,
+                                  allow_slow=allow_slow, seconds=seconds)
     return out
 
 
-def _optimise(res: SamplerResult, out: Tradeoff, ns, fractions, theta0, refine: bool) -> bool:
-    """Fill ``res`` with its sampler's surface, optimum and settings; False (with the reason in ``res.error``) when
-    the engine has no answer or the budget buys no step."""
-    spec, model, budget, objective, options = res.spec, out.model, out.budget, out.objective, out.options
+def answer(question: Tradeoff, key: str, *, n_values=None, fractions=FRACTIONS, theta0=None, refine: bool = True,
+           spot_chains: int = 1000, seed: int = 0, max_work: float = MAX_WORK, allow_slow: bool = False,
+           seconds: float | None = None) -> SamplerResult:
+    """One sampler's answer to the question of a :class:`Tradeoff` (its model, budget, objective, options and
+    inflation limit): :func:`tradeoffs` for one sampler, which the explorer runs in parallel and streams.
+
+    Parameters
+    ----------
+    question : Tradeoff
+        The model, budget, objective, options and ``max_inflation`` (its results are not read).
+    key : str
+        The sampler's key in :data:`SAMPLERS`.
+    n_values, fractions, theta0, refine, spot_chains, seed, max_work, allow_slow, seconds
+        As :func:`tradeoffs` (``seed``: this sampler's).
+
+    Returns
+    -------
+    SamplerResult
+        The answer, or the reason there is none in ``error`` (never a raw solver error).
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For an unknown sampler key.
+    """
+    t0 = time.time()
+    deadline = None if seconds is None else t0 + seconds
+    spec = sampler_spec(key)
+    res = SamplerResult(spec)
+    model, objective, options = question.model, question.objective, question.options
+    slow = slow_reason(spec, objective, options)
+    ns = default_n_values(model.n_data) if n_values is None else tuple(n_values)
+    if slow and not allow_slow:
+        res.error = slow + "; pass allow_slow=True (--allow-slow) to compute it"
+    elif _optimise(res, question, ns, fractions, theta0, refine, deadline) and spot_chains:
+        o = res.optimum
+        if deadline is not None and time.time() > deadline:
+            res.spot = SpotCheck(0, math.nan, math.nan, o.mse, math.nan, 0.0, skipped="the time allowed was spent")
+        else:
+            res.spot = spot_check(spec.build(model.model, o.h, o.n, options), objective, o.burn_in, o.n_steps,
+                                  o.mse, o.target, chains=spot_chains, seed=seed, theta0=theta0, max_work=max_work)
+    res.seconds = time.time() - t0
+    return res
+
+
+def _optimise(res: SamplerResult, q: Tradeoff, ns, fractions, theta0, refine: bool, deadline) -> bool:
+    """Fill ``res`` with its sampler's surface, optimum, settings and notes; False (with the reason in ``res.error``)
+    when the engine has no answer or the budget buys no step."""
+    spec, model, budget, objective, options = res.spec, q.model, q.budget, q.objective, q.options
     try:
         (surf,) = surfaces(spec, model.model, objective, [budget], ns, fractions=fractions, options=options,
-                           theta0=theta0)
+                           theta0=theta0, deadline=deadline)
         res.surface = surf
+        if surf.skipped_n:
+            res.notes.append(f"n = {', '.join(map(str, surf.skipped_n))} not evaluated: the time allowed was spent "
+                             "(rows run from the largest n; allow more time with --seconds)")
+        if surf.unstable:
+            res.notes.append(f"{surf.unstable} grid point(s) below the certified stability edge were found not "
+                             "mean-square stable by the engine and left out")
         res.optimum = optimum(surf, spec, model.model, objective, budget, options=options, theta0=theta0,
-                              refine=refine)
+                              refine=refine, max_inflation=q.max_inflation, deadline=deadline)
     except ParameterError as e:
         res.error = str(e)
         return False
     if res.optimum is None:
-        res.error = f"the budget buys no step at any n (it is {budget.describe(model.n_data)})"
+        res.error = (f"no (h, n) evaluated fits in the budget ({budget.describe(model.n_data)})"
+                     + (f" with a stationary variance within {q.max_inflation:g}x the posterior's"
+                        if math.isfinite(q.max_inflation) else "")
+                     + ("; no minibatch size was evaluated in the time allowed" if res.surface.n.size == 0 else ""))
         return False
     res.settings = spec.settings(options, model.n_data, res.optimum.n)
     return True
 
 
-__all__ = ["SamplerResult", "Tradeoff", "slow_reason", "tradeoffs"]
+__all__ = ["SamplerResult", "Tradeoff", "answer", "slow_reason", "tradeoffs"]

@@ -232,8 +232,9 @@ def laplace_versus_exact(model: LogisticRegressionModel, budget, objective, samp
         When no (h, n) of the grid fits in the budget.
     """
     from .models import laplace_linearised
+    from .optimise import optimum
     from .samplers import SamplerOptions, sampler_spec
-    from .surface import optimum, surfaces, time_average_at
+    from .surface import surfaces, time_average_at
 
     spec, opts = sampler_spec(sampler), SamplerOptions()
     lin = laplace_linearised(model)

@@ -112,9 +112,36 @@ class Objective:
         """The objective in words, for tables and pages."""
         what = {"mean": "posterior mean", "variance": "posterior variance", "quadratic": "quadratic observable"}
         phi = {"mean": "a^T theta", "variance": "(a^T (theta - mu))^2", "quadratic": "theta^T B theta"}[self.kind]
-        if self.vector is None:
-            phi = {"mean": "theta_1", "variance": "(theta_1 - mu_1)^2", "quadratic": "theta_1^2"}[self.kind]
+        i = self._unit()
+        if i is not None:
+            phi = {"mean": f"theta_{i}", "variance": f"(theta_{i} - mu_{i})^2", "quadratic": f"theta_{i}^2"}[self.kind]
         return f"MSE of the {what[self.kind]} estimate (time average of {phi})"
+
+    def _unit(self) -> int | None:
+        """i (1-based) when phi reads one coordinate theta_i (a = e_i, or B = e_i e_i^T), else None."""
+        if self.vector is None:
+            return 1
+        v = np.asarray(self.vector, dtype=float)
+        v = np.diag(v) if v.ndim == 2 and np.count_nonzero(v) == 1 else v
+        if v.ndim == 1 and np.count_nonzero(v) == 1 and v.max() == 1.0:
+            return int(np.argmax(v)) + 1
+        return None
+
+    def direction(self, d: int) -> np.ndarray:
+        """The linear functional whose effective sample size an optimum reports: a of a mean or variance objective,
+        e_1 for a quadratic one.
+
+        Parameters
+        ----------
+        d : int
+            The dimension.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d,)
+            The functional.
+        """
+        return np.eye(d)[0] if self.kind == "quadratic" else self._a(d)
 
     def _a(self, d: int) -> np.ndarray:
         a = np.eye(d)[0] if self.vector is None else check_finite_array("a", self.vector, ndim=(1,))

@@ -42,7 +42,11 @@ class SpotCheck:
     seconds : float
         Time taken.
     skipped : str, optional
-        Why it was not run (the work cap).
+        Why it was not run (the work cap, or the time allowed).
+    steps : int
+        Steps simulated per chain (burn-in and window).
+    asked : int
+        Chains asked for (``chains`` < ``asked`` when the work cap applied).
     """
 
     chains: int
@@ -52,6 +56,8 @@ class SpotCheck:
     z: float
     seconds: float
     skipped: str | None = None
+    steps: int = 0
+    asked: int = 0
 
     def describe(self) -> str:
         """The spot-check in one line.
@@ -63,8 +69,10 @@ class SpotCheck:
         """
         if self.skipped:
             return f"spot-check skipped: {self.skipped}"
-        return (f"simulated MSE {self.mse:.4g} +- {self.se:.2g} (s.e., {self.chains} chains) vs exact "
-                f"{self.exact:.4g}: z = {self.z:+.2f}")
+        cap = (f"; WARNING: the work cap on chains x steps cut the {self.asked} chains asked to {self.chains}"
+               if self.chains < self.asked else "")
+        return (f"spot-check: {self.chains} chains x {self.steps} steps simulated: MSE {self.mse:.4g} +- {self.se:.2g} "
+                f"(s.e.) vs exact {self.exact:.4g}, z = {self.z:+.2f}{cap}")
 
 
 def spot_check(sampler, objective: Objective, burn_in: int, n_steps: int, exact_mse: float, target: float, *,
@@ -108,7 +116,8 @@ def spot_check(sampler, objective: Objective, burn_in: int, n_steps: int, exact_
     M = int(min(chains, max_work // max(steps, 1)))
     if M < min_chains:
         return SpotCheck(0, math.nan, math.nan, exact_mse, math.nan, 0.0,
-                         skipped=f"{steps} steps x {min_chains} chains exceed the work cap {max_work:.3g}")
+                         skipped=f"{steps} steps x {min_chains} chains exceed the work cap {max_work:.3g}",
+                         steps=steps, asked=chains)
     from theory.linear_gaussian.affine import posterior, read_parts
 
     if hasattr(sampler.model, "affine_parts"):
@@ -124,7 +133,7 @@ def spot_check(sampler, objective: Objective, burn_in: int, n_steps: int, exact_
     e = (res.time_averages["phi"][:, 0] - target) ** 2
     mse, se = float(e.mean()), float(e.std(ddof=1) / math.sqrt(e.size))
     z = (mse - exact_mse) / se if se > 0 else math.nan
-    return SpotCheck(M, mse, se, exact_mse, z, time.perf_counter() - t0)
+    return SpotCheck(M, mse, se, exact_mse, z, time.perf_counter() - t0, steps=steps, asked=chains)
 
 
 __all__ = ["MAX_WORK", "SpotCheck", "spot_check"]

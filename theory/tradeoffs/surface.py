@@ -1,4 +1,4 @@
-"""The exact MSE surface over (n, h) of one sampler under a budget, its optimum, and the one-line explanation.
+"""The exact MSE surface over (n, h) of one sampler under a budget (its optimum: :mod:`.optimise`).
 
 For each minibatch size n the stability edge h_max(n) = ``exact_law(sampler).stability_limit()`` (mean-square
 stability; on the Laplace linearisation for a non-affine model, capped by the simulator's own bound) is computed
@@ -6,17 +6,18 @@ first; h then runs over fractions of it (default :data:`FRACTIONS`, dense near t
 often sit). Every number is an exact law's: at each (n, h) the budget gives the burn-in b and window L
 (:meth:`.objective.Budget.steps`) and the exact law's ``time_average(...)`` (the engine's, or the grid law's for a
 non-affine model, :mod:`.grid_route`) the mean, variance and MSE of the time average. The optimum is the grid's
-minimum, refined in h at that n by bounded Brent minimisation of the exact MSE on log h between the neighbouring grid
-points.
+minimum (among the points whose stationary variance inflation is within a limit, when one is given), refined in h at
+that n by bounded Brent minimisation of the exact MSE on log h between the neighbouring grid points (:mod:`.optimise`).
+Each grid point also carries its stationary law's variance inflation max_i C_ii / Sigma_ii (:mod:`.accuracy`).
 """
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize
 
 from simulate.validation import ParameterError, check_int
 
@@ -78,6 +79,12 @@ class Surface:
         Per-datum gradient evaluations per step.
     target : float
         The posterior expectation estimated.
+    skipped_n : tuple of int
+        Minibatch sizes not evaluated because the deadline passed (the smallest ones: rows run from the largest n).
+    unstable : int
+        Grid points below the certified stability edge that the engine found not mean-square stable (left NaN).
+    inflation : numpy.ndarray, shape (k, J), optional
+        The stationary variance inflation max_i C_ii / Sigma_ii at each point (NaN where not computed).
     """
 
     sampler: str
@@ -91,79 +98,36 @@ class Surface:
     n_steps: np.ndarray
     cost: np.ndarray
     target: float
+    skipped_n: tuple[int, ...] = ()
+    unstable: int = 0
+    inflation: np.ndarray | None = None
 
     @property
     def bias2(self) -> np.ndarray:
         """The squared bias of the time average at every grid point."""
         return (self.mean - self.target) ** 2
 
-    def grid_optimum(self) -> tuple[int, int] | None:
-        """The grid point with the smallest MSE.
+    def grid_optimum(self, max_inflation: float = math.inf) -> tuple[int, int] | None:
+        """The grid point with the smallest MSE (among those whose stationary variance inflation is at most
+        ``max_inflation``).
+
+        Parameters
+        ----------
+        max_inflation : float
+            The largest stationary variance inflation max_i C_ii / Sigma_ii allowed (inf: any).
 
         Returns
         -------
         tuple of int or None
             (row i, column j), or None when no point is feasible.
         """
-        if not np.any(np.isfinite(self.mse)):
+        ok = np.isfinite(self.mse)
+        if math.isfinite(max_inflation) and self.inflation is not None:
+            ok &= ~(self.inflation > max_inflation)  # NaN (no exact posterior: the grid route) is not judged
+        if not np.any(ok):
             return None
-        flat = int(np.nanargmin(np.where(np.isfinite(self.mse), self.mse, np.inf)))
+        flat = int(np.argmin(np.where(ok, self.mse, np.inf)))
         return divmod(flat, self.mse.shape[1])
-
-
-@dataclass(frozen=True)
-class Optimum:
-    """The exact optimum (h, n) of one sampler, with its MSE's decomposition and why it sits where it does.
-
-    Parameters
-    ----------
-    sampler : str
-        The sampler's key.
-    n : int
-        The optimal minibatch size.
-    h : float
-        The optimal step size h*.
-    edge : float
-        The stability edge at n.
-    mse, bias2, variance : float
-        The exact MSE at (h*, n) and its split, MSE = bias2 + variance.
-    mean : float
-        The time average's exact mean.
-    target : float
-        The posterior expectation estimated.
-    burn_in, n_steps : int
-        The window the budget buys.
-    grads_per_step : float
-        The cost per step.
-    startup_bias : float
-        E(time average) - E_stationary(phi).
-    stationary_bias : float
-        E_stationary(phi) - target.
-    slopes : tuple of float
-        (d bias^2, d variance) / d log h at h*.
-    at_grid_bottom : bool
-        Whether h* is the grid's smallest h (extend the grid).
-    explanation : str
-        The one-line explanation (:func:`explain`).
-    """
-
-    sampler: str
-    n: int
-    h: float
-    edge: float
-    mse: float
-    bias2: float
-    variance: float
-    mean: float
-    target: float
-    burn_in: int
-    n_steps: int
-    grads_per_step: float
-    startup_bias: float
-    stationary_bias: float
-    slopes: tuple[float, float]
-    at_grid_bottom: bool
-    explanation: str = ""
 
 
 def stability_edge(spec: SamplerSpec, model, n: int, options: SamplerOptions, rtol: float = EDGE_RTOL) -> float:
@@ -196,7 +160,8 @@ def stability_edge(spec: SamplerSpec, model, n: int, options: SamplerOptions, rt
 
 
 def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budget], n_values, *,
-             fractions=FRACTIONS, options: SamplerOptions | None = None, theta0=None) -> list[Surface]:
+             fractions=FRACTIONS, options: SamplerOptions | None = None, theta0=None,
+             deadline: float | None = None) -> list[Surface]:
     """The exact MSE surfaces of one sampler over (n, h), one per budget (the laws are shared across budgets).
 
     Parameters
@@ -217,6 +182,9 @@ def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budge
         The settings held fixed.
     theta0 : array_like, optional
         The chains' start (default 0).
+    deadline : float, optional
+        A ``time.time()`` after which no further grid point is started; rows run from the largest n (the cheapest)
+        down, and the rows not complete by then are left out and listed in ``Surface.skipped_n``.
 
     Returns
     -------
@@ -237,27 +205,73 @@ def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budge
     if fr.ndim != 1 or fr.size < 2 or not np.all((fr > 0) & (fr < 1)) or np.any(np.diff(fr) <= 0):
         raise ParameterError("fractions must be increasing numbers in (0, 1) (fractions of the stability edge)")
     k, J, B = ns.size, fr.size, len(budgets)
-    edge = np.array([stability_edge(spec, model, int(n), options) for n in ns])
-    h = edge[:, None] * fr[None, :]
+    edge = np.full(k, np.nan)
+    h = np.full((k, J), np.nan)
     stats = np.full((B, 3, k, J), np.nan)
+    infl = np.full((k, J), np.nan)
     windows = np.full((B, 2, k), -1, dtype=np.int64)
     cost = np.zeros(k)
-    target = math.nan
-    for i, n in enumerate(ns):
-        for j in range(J):
-            sampler = spec.build(model, float(h[i, j]), int(n), options)
-            cost[i] = sampler.grads_per_step()
-            law = law_for_sampler(sampler, theta0)
-            for b, budget in enumerate(budgets):
-                win = budget.steps(sampler)
-                if win is None:
-                    continue
-                ta = objective.exact(law, n_steps=win[1], burn_in=win[0])
-                stats[b, :, i, j] = ta.mean, ta.variance, ta.mse
-                windows[b, :, i] = win
-                target = ta.target
+    target, done, unstable = math.nan, np.zeros(k, bool), 0
+    for i in range(k - 1, -1, -1):  # the largest n first: the cheapest rows (shortest windows, fastest mixing)
+        if deadline is not None and time.time() > deadline:
+            break
+        row = _row(spec, model, objective, budgets, int(ns[i]), fr, options, theta0, deadline)
+        if row is None:
+            break
+        edge[i], h[i], stats[:, :, i], windows[:, :, i], cost[i], t, bad, infl[i] = row
+        target = t if math.isfinite(t) else target
+        done[i], unstable = True, unstable + bad
+    skipped = tuple(int(n) for n in ns[~done])
+    ns, edge, h, cost = ns[done], edge[done], h[done], cost[done]
+    stats, windows = stats[:, :, done], windows[:, :, done]
     return [Surface(spec.key, ns, edge, h, stats[b, 0], stats[b, 1], stats[b, 2], windows[b, 0], windows[b, 1], cost,
-                    target) for b in range(B)]
+                    target, skipped, unstable, infl[done]) for b in range(B)]
+
+
+def _row(spec, model, objective, budgets, n, fr, options, theta0, deadline):
+    """One row of :func:`surfaces` (edge, h, stats, windows, cost, target, unstable points), or None when the deadline
+    passes before it is complete. A grid point the engine finds not mean-square stable below the certified edge is
+    left NaN and counted (never a raw error for the whole sampler)."""
+    edge = stability_edge(spec, model, n, options)
+    h = edge * fr
+    stats = np.full((len(budgets), 3, fr.size), np.nan)
+    windows = np.full((len(budgets), 2), -1, dtype=np.int64)
+    infl = np.full(fr.size, np.nan)
+    target, cost, bad = math.nan, 0.0, 0
+    for j in range(fr.size):
+        if deadline is not None and time.time() > deadline:
+            return None
+        sampler = spec.build(model, float(h[j]), n, options)
+        cost = sampler.grads_per_step()
+        law = law_for_sampler(sampler, theta0)
+        infl[j] = _inflation(law)
+        for b, budget in enumerate(budgets):
+            win = budget.steps(sampler)
+            if win is None:
+                continue
+            try:
+                ta = objective.exact(law, n_steps=win[1], burn_in=win[0])
+            except ParameterError as e:
+                if "not mean-square stable" not in str(e):
+                    raise
+                bad += 1
+                break
+            stats[b, :, j] = ta.mean, ta.variance, ta.mse
+            windows[b] = win
+            target = ta.target
+    return edge, h, stats, windows, cost, target, bad, infl
+
+
+def _inflation(law) -> float:
+    """max_i C_ii / Sigma_ii of the stationary law (NaN where there is none, or no exact posterior: grid route)."""
+    cov = getattr(law, "posterior_cov", None)
+    if cov is None:
+        return math.nan
+    try:
+        C = law.stationary_moments("average" if law.period > 1 else None)[1]
+    except ParameterError:
+        return math.nan
+    return float(np.max(np.diag(C) / np.diag(cov)))
 
 
 @dataclass(frozen=True)
@@ -346,131 +360,5 @@ def time_average_at(spec: SamplerSpec, model, objective: Objective, budget: Budg
                  float(ta.target))
 
 
-def _evaluate(spec, model, objective, budget, n, h, options, theta0):
-    sampler = spec.build(model, h, n, options)
-    law = law_for_sampler(sampler, theta0)
-    b, L = budget.steps(sampler)
-    return sampler, law, b, L, objective.exact(law, n_steps=L, burn_in=b)
-
-
-def _refine(surface: Surface, i: int, j: int, f) -> float:
-    """h minimising f(log h) between the grid neighbours of (i, j) (bounded Brent); the grid's h if no better."""
-    J = surface.h.shape[1]
-    lo = surface.h[i, j - 1] if j > 0 else surface.h[i, 0] / 2.0
-    hi = surface.h[i, j + 1] if j < J - 1 else surface.edge[i] * (1.0 - 10 * EDGE_RTOL)
-    res = optimize.minimize_scalar(f, bounds=(math.log(lo), math.log(hi)), method="bounded", options={"xatol": 1e-3})
-    return math.exp(res.x) if res.fun < surface.mse[i, j] else float(surface.h[i, j])
-
-
-def _grid_slopes(surface: Surface, i: int, j: int) -> tuple[float, float]:
-    """(d bias^2, d variance) / d log h at grid point (i, j) from its finite grid neighbours."""
-    J = surface.h.shape[1]
-    lo = j - 1 if j > 0 and np.isfinite(surface.mse[i, j - 1]) else j
-    hi = j + 1 if j < J - 1 and np.isfinite(surface.mse[i, j + 1]) else j
-    if lo == hi:
-        return 0.0, 0.0
-    dlog = math.log(surface.h[i, hi] / surface.h[i, lo])
-    b2, var = surface.bias2[i], surface.variance[i]
-    return float((b2[hi] - b2[lo]) / dlog), float((var[hi] - var[lo]) / dlog)
-
-
-def optimum(surface: Surface, spec: SamplerSpec, model, objective: Objective, budget: Budget, *,
-            options: SamplerOptions | None = None, theta0=None, refine: bool = True) -> Optimum | None:
-    """The optimum of a surface: its grid minimum, refined in h by bounded Brent minimisation of the exact MSE on
-    log h between the neighbouring grid points.
-
-    Parameters
-    ----------
-    surface : Surface
-        The surface.
-    spec : SamplerSpec
-        Its sampler.
-    model : simulate.Model
-        Its model.
-    objective : Objective
-        Its objective.
-    budget : Budget
-        Its budget.
-    options : SamplerOptions, optional
-        The settings held fixed.
-    theta0 : array_like, optional
-        The chains' start (default 0).
-    refine : bool
-        Refine in h; False keeps the grid point, with slopes from its grid neighbours.
-
-    Returns
-    -------
-    Optimum or None
-        The optimum with its explanation, or None when no grid point is feasible.
-    """
-    options = options or SamplerOptions()
-    ij = surface.grid_optimum()
-    if ij is None:
-        return None
-    i, j = ij
-    n = int(surface.n[i])
-
-    def ev(h: float):
-        return _evaluate(spec, model, objective, budget, n, h, options, theta0)
-
-    if refine:
-        h = _refine(surface, i, j, lambda lh: ev(math.exp(lh))[-1].mse)
-        sampler, law, b, L, ta = ev(h)
-        mean, var, mse, target = ta.mean, ta.variance, ta.mse, ta.target
-        up, down = min(h * 1.01, surface.edge[i] * (1 - 10 * EDGE_RTOL)), h / 1.01
-        hi, lo = ev(up)[-1], ev(down)[-1]
-        dlog = math.log(up / down)
-        slopes = (((hi.mean - hi.target) ** 2 - (lo.mean - lo.target) ** 2) / dlog,
-                  (hi.variance - lo.variance) / dlog)
-    else:
-        h = float(surface.h[i, j])
-        sampler = spec.build(model, h, n, options)
-        law = law_for_sampler(sampler, theta0)
-        b, L = int(surface.burn_in[i]), int(surface.n_steps[i])
-        mean, var, mse, target = surface.mean[i, j], surface.variance[i, j], surface.mse[i, j], surface.target
-        slopes = _grid_slopes(surface, i, j)
-    stat = objective.stationary_value(law)
-    opt = Optimum(spec.key, n, h, float(surface.edge[i]), float(mse), float((mean - target) ** 2), float(var),
-                  float(mean), float(target), b, L, sampler.grads_per_step(), float(mean - stat),
-                  float(stat - target), slopes, at_grid_bottom=(j == 0 and h <= surface.h[i, 0]))
-    return Optimum(**{**opt.__dict__, "explanation": explain(opt)})
-
-
-def explain(opt: Optimum) -> str:
-    """Why an optimum sits where it does, in one line.
-
-    Parameters
-    ----------
-    opt : Optimum
-        The optimum.
-
-    Returns
-    -------
-    str
-        What stops h* from growing (bias^2, variance, or mean-square stability), where h* sits relative to the
-        stability edge, and the MSE's split at h*.
-    """
-    share = opt.bias2 / opt.mse if opt.mse > 0 else 0.0
-    pos = opt.h / opt.edge
-    which = "start-up" if abs(opt.startup_bias) >= abs(opt.stationary_bias) else "stationary"
-    split = f"(at h*: bias^2 {share:.0%} of the MSE, mostly {which} bias; variance {1 - share:.0%})"
-    if pos >= 0.9:
-        if share >= 0.5:
-            return (f"bias-limited: the optimum is at the largest stable h (h* = {pos:.3f} x the stability edge "
-                    f"{opt.edge:.4g}): the {which} bias shrinks as h grows, until mean-square stability ends {split}")
-        return (f"variance-limited: the optimum is at the largest stable h (h* = {pos:.3f} x the stability edge "
-                f"{opt.edge:.4g}): the time average's variance shrinks as h grows, until mean-square stability ends "
-                f"{split}")
-    if opt.at_grid_bottom:
-        return (f"bias-limited: the optimum is at the smallest h of the grid (h* = {pos:.2g} x the stability edge): "
-                f"extend the grid to smaller h {split}")
-    dbias, dvar = opt.slopes
-    if dbias >= dvar:
-        return (f"bias-limited: interior optimum h* = {pos:.2g} x the stability edge; beyond it the {which} bias^2 "
-                f"grows faster than the variance falls {split}")
-    return (f"variance-limited: interior optimum h* = {pos:.2g} x the stability edge; beyond it the variance grows "
-            f"faster than bias^2 falls {split}")
-
-
-__all__ = ["FRACTIONS", "Optimum", "Point", "Surface", "default_n_values", "explain", "optimum", "stability_edge",
-           "surfaces", "time_average_at"]
+__all__ = ["EDGE_RTOL", "FRACTIONS", "Point", "Surface", "default_n_values", "stability_edge", "surfaces",
+           "time_average_at"]

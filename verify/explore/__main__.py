@@ -4,15 +4,18 @@ interactive explorer page (one self-contained HTML file).
     python -m verify.explore                                   # the toy, 1e5 gradient evaluations, both pages' grids
     python -m verify.explore --objective quadratic --budget 1e6 --N 1000
     python -m verify.explore --model linreg --data my.csv      # your linear regression (last column: y)
+    python -m verify.explore --model linreg --data my.csv --sigma 0.5 --coordinate 3 --burn-in 0.2
     python -m verify.explore --model logistic                  # logistic regression, Laplace approximation
 
-The table comes from :func:`theory.tradeoffs.tradeoffs` (optimum refined in h, with a simulation spot-check); the
-page from :func:`verify.explore.grid.explorer_data` (a grid over N, budget, n, h, objective and sampler).
+The table comes from :func:`theory.tradeoffs.answer` per sampler, streamed as each finishes (optimum refined in h
+when time allows, with its law's accuracy and a simulation spot-check); the page from
+:func:`verify.explore.grid.explorer_data` (a grid over N, budget, n, h, objective and sampler).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -22,19 +25,23 @@ import numpy as np
 from simulate.models.logistic import LogisticRegressionModel
 from simulate.validation import ParameterError
 from theory.tradeoffs import (
+    FRACTIONS,
+    INFLATION_WARN,
     SAMPLERS,
     Budget,
-    Objective,
     SamplerOptions,
+    Tradeoff,
     linear_regression,
     logistic_laplace,
     preset,
-    tradeoffs,
 )
 from theory.tradeoffs.objective import KINDS, UNITS
+from theory.tradeoffs.spotcheck import MAX_WORK
 
-from .grid import PAGE_BUDGETS, PAGE_N_DATA, PAGE_OBJECTIVES, GridSpec, explorer_data
+from .data import check_design, check_n_grid, default_n_grid, read_csv
+from .grid import PAGE_BUDGETS, PAGE_N_DATA, PAGE_OBJECTIVES, GridSpec, coordinate_objective, explorer_data
 from .page import MAX_BYTES, write_page
+from .table import stream_table
 
 DEFAULT_OUT = Path("output/explore/explorer.html")
 
@@ -45,81 +52,114 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="toy", choices=["toy", "gaussian", "linreg", "logistic"])
     p.add_argument("--data", help="CSV of your data for --model linreg / logistic: features, then y in the last "
                                   "column (labels -1/+1 or 0/1 for logistic); a header line is skipped")
-    p.add_argument("--N", type=int, nargs="+", default=list(PAGE_N_DATA),
-                   help="data sizes of the page's N slider (the table uses the largest)")
+    p.add_argument("--sigma", type=float, default=1.0, help="linreg noise s.d. (default 1: standardise y)")
+    p.add_argument("--sigma0", type=float, default=10.0, help="prior s.d. of every coefficient (default 10)")
+    p.add_argument("--N", type=int, nargs="+", default=None,
+                   help="data sizes of the page's N slider, the table uses the largest (default: 100 300 1000; "
+                        "with --data N/4, N/2, N)")
     p.add_argument("--budget", type=float, default=1e5, help="the table's budget (default 1e5)")
     p.add_argument("--unit", default="gradients", choices=UNITS, help="budget unit")
     p.add_argument("--budgets", type=float, nargs="+", default=list(PAGE_BUDGETS),
                    help="the page's budgets, in per-datum gradient evaluations")
-    p.add_argument("--burn-in", type=float, default=0.0, help="fraction of the steps discarded (default 0)")
+    p.add_argument("--burn-in", type=float, default=None,
+                   help="fraction of the steps discarded, in [0, 1) (default 0; 0.1 with --data)")
     p.add_argument("--objective", default="mean", choices=KINDS, help="the table's objective")
-    p.add_argument("--page-objectives", nargs="+", default=list(PAGE_OBJECTIVES), choices=KINDS)
+    p.add_argument("--coordinate", type=int, default=1,
+                   help="the coordinate i of theta the objective reads (theta_i; 1 <= i <= d; default 1)")
+    p.add_argument("--max-inflation", type=float, default=INFLATION_WARN,
+                   help="only h whose stationary variance is at most this many times the posterior's (every "
+                        f"coordinate) may be an optimum (default {INFLATION_WARN:g}; inf: any)")
+    p.add_argument("--page-objectives", nargs="+", default=None, choices=KINDS,
+                   help="default: mean quadratic (with --data: mean)")
     p.add_argument("--samplers", nargs="+", default=list(SAMPLERS), choices=list(SAMPLERS))
+    p.add_argument("--fractions", type=float, nargs="+", default=None,
+                   help="the h grid, as increasing fractions of each n's stability edge in (0, 1)")
+    p.add_argument("--allow-slow", action="store_true",
+                   help="compute SVRG-LD / vrSG-MCMC with quadratic or variance objectives (seconds per point)")
+    p.add_argument("--seconds", type=float, default=None,
+                   help="time allowed per sampler in the table (default: 50 s x workers / samplers); rows run "
+                        "from the largest n down and the table says which n were left out")
+    p.add_argument("--page-seconds", type=float, default=25.0, help="time allowed for the page's grid (default 25)")
     p.add_argument("--n1", type=int, default=None, help="vrSG-MCMC anchor batch (default min(N, 10 n2))")
     p.add_argument("--m", type=int, default=10, help="epoch length of SVRG-LD and vrSG-MCMC")
     p.add_argument("--alpha", type=float, default=0.1, help="SGHMC friction")
     p.add_argument("--spot-chains", type=int, default=1000, help="chains of each spot-check (0: none)")
-    p.add_argument("--workers", type=int, default=2, help="processes computing the page's grid")
+    p.add_argument("--spot-work", type=float, default=MAX_WORK, help="cap on chains x steps of each spot-check")
+    p.add_argument("--workers", type=int, default=2, help="processes computing the table and the page")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"the page (default {DEFAULT_OUT})")
     p.add_argument("--no-page", action="store_true", help="print the table only")
     p.add_argument("--no-table", action="store_true", help="write the page only")
     return p
 
 
-def _read_csv(path: str) -> np.ndarray:
-    try:
-        text = Path(path).read_text().splitlines()
-    except OSError as e:
-        raise ParameterError(f"--data: cannot read {path!r}: {e}") from None
-    rows = [r for r in text if r.strip()]
-    try:
-        float(rows[0].split(",")[0])
-    except (ValueError, IndexError):
-        rows = rows[1:]
-    try:
-        a = np.array([[float(v) for v in r.split(",")] for r in rows])
-    except ValueError as e:
-        raise ParameterError(f"--data must be numbers separated by commas: {e}") from None
-    if a.ndim != 2 or a.shape[1] < 2 or a.shape[0] < 2:
-        raise ParameterError(f"--data needs >= 2 rows and >= 2 columns (features, then y), got shape {a.shape}")
-    return a
+def _check(args) -> None:
+    """One-line errors naming the option and its valid range."""
+    if args.burn_in is not None and not (math.isfinite(args.burn_in) and 0.0 <= args.burn_in < 1.0):
+        raise ParameterError(f"--burn-in must satisfy 0 <= burn-in < 1 (a fraction of the steps), got {args.burn_in}")
+    for name in ("sigma", "sigma0"):
+        v = getattr(args, name)
+        if not v > 0 or (name == "sigma" and not math.isfinite(v)):
+            raise ParameterError(f"--{name} must satisfy 0 < {name} < inf, got {v}")
+    if not args.max_inflation >= 1.0:
+        raise ParameterError(f"--max-inflation must satisfy 1 <= max-inflation <= inf, got {args.max_inflation}")
+    if args.workers < 1:
+        raise ParameterError(f"--workers must be >= 1, got {args.workers}")
+    if args.seconds is not None and not args.seconds > 0:
+        raise ParameterError(f"--seconds must be > 0, got {args.seconds}")
+    if args.fractions is not None:
+        fr = np.asarray(args.fractions)
+        if fr.size < 2 or not np.all((fr > 0) & (fr < 1)) or np.any(np.diff(fr) <= 0):
+            raise ParameterError("--fractions must be >= 2 increasing numbers in (0, 1) (fractions of the edge)")
 
 
 def model_spec(args):
-    """The ModelSpec of the options, at the largest N."""
-    N = max(args.N)
+    """The ModelSpec of the options, at the largest N (the --N grid is set from the data when not given)."""
     if args.data is None:
-        return preset(args.model, N)
+        args.N = args.N or list(PAGE_N_DATA)
+        if args.model == "linreg":
+            return linear_regression(sigma=args.sigma, sigma0=args.sigma0, N=max(args.N))
+        return preset(args.model, max(args.N))
     if args.model not in ("linreg", "logistic"):
         raise ParameterError("--data applies to --model linreg or logistic")
-    a = _read_csv(args.data)
+    a = read_csv(args.data)
     X, y = a[:, :-1], a[:, -1]
+    check_design(X, args.sigma0)
+    args.N = list(check_n_grid(args.N, X.shape[0]) if args.N else default_n_grid(X.shape[0]))
     if args.model == "linreg":
-        spec = linear_regression(X, y)
+        spec = linear_regression(X, y, sigma=args.sigma, sigma0=args.sigma0)
     else:
-        spec = logistic_laplace(LogisticRegressionModel(X, np.where(y > 0, 1.0, -1.0)))
-    return spec.at(min(N, spec.n_data))
+        spec = logistic_laplace(LogisticRegressionModel(X, np.where(y > 0, 1.0, -1.0), sigma0=args.sigma0))
+    return spec.at(max(args.N))
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
+        _check(args)
         spec = model_spec(args)
+        burn_in = args.burn_in if args.burn_in is not None else (0.1 if args.data else 0.0)
+        fractions = tuple(args.fractions) if args.fractions else FRACTIONS
         options = SamplerOptions(args.n1, args.m, args.alpha)
-        budget = Budget(args.budget, args.unit, args.burn_in)
+        budget = Budget(args.budget, args.unit, burn_in)
+        obj = coordinate_objective(args.objective, args.coordinate, spec.dim)
         if not args.no_table:
             t0 = time.perf_counter()
-            ans = tradeoffs(spec, budget, Objective(args.objective), args.samplers, options=options,
-                            spot_chains=args.spot_chains)
-            print(ans.table())
-            print(f"(table: {time.perf_counter() - t0:.1f} s)\n")
+            seconds = args.seconds or 50.0 * args.workers / len(args.samplers)
+            question = Tradeoff(spec, budget, obj, options, max_inflation=args.max_inflation)
+            stream_table(question, list(args.samplers), args.workers, fractions=fractions,
+                         spot_chains=args.spot_chains, max_work=args.spot_work, allow_slow=args.allow_slow,
+                         seconds=seconds)
+            print(f"(table: {time.perf_counter() - t0:.1f} s; {seconds:.0f} s allowed per sampler)\n", flush=True)
         if not args.no_page:
             t0 = time.perf_counter()
-            grid = GridSpec(spec, tuple(sorted(set(args.N))), tuple(args.budgets), tuple(args.page_objectives),
-                            tuple(args.samplers), options=options, burn_in=args.burn_in)
+            kinds = args.page_objectives or (["mean"] if args.data else list(PAGE_OBJECTIVES))
+            grid = GridSpec(spec, tuple(args.N), tuple(args.budgets), tuple(kinds), tuple(args.samplers),
+                            options=options, burn_in=burn_in, max_inflation=args.max_inflation,
+                            coordinate=args.coordinate, seconds=args.page_seconds)
             path = write_page(explorer_data(grid, workers=args.workers), args.out)
             size = path.stat().st_size
-            print(f"page: {path} ({size / 1e6:.2f} MB, written in {time.perf_counter() - t0:.1f} s)")
+            print(f"page: {path} ({size / 1e6:.2f} MB, written in {time.perf_counter() - t0:.1f} s; it shows each "
+                  "grid optimum unrefined)")
             if size > MAX_BYTES:
                 print(f"warning: the page exceeds {MAX_BYTES / 1e6:.0f} MB; use fewer --N or --budgets",
                       file=sys.stderr)

@@ -41,10 +41,22 @@ PAGE_BUDGETS = (1e3, 1e4, 1e5, 1e6, 1e7)
 PAGE_OBJECTIVES = ("mean", "quadratic")
 
 
+def coordinate_objective(kind: str, i: int, d: int) -> Objective:
+    """The objective ``kind`` reading theta_i (1-based; i = 1 is the objectives' default, e_1)."""
+    if not 1 <= i <= d:
+        raise ParameterError(f"--coordinate must satisfy 1 <= coordinate <= d = {d}, got {i}")
+    if i == 1:
+        return Objective(kind)
+    e = np.eye(d)[i - 1]
+    return Objective.quadratic(np.outer(e, e)) if kind == "quadratic" else Objective(kind, tuple(e.tolist()))
+
+
 @dataclass(frozen=True)
 class GridSpec:
     """What the page precomputes: the model at each N, the budgets (per-datum gradient evaluations), the
-    objectives, samplers, candidate n (each N adds N itself) and h as fractions of each n's stability edge."""
+    objectives, samplers, candidate n (each N adds N itself) and h as fractions of each n's stability edge; the
+    inflation limit of the optima, the coordinate theta_i the objectives read, and the time allowed for the whole grid
+    (None: no limit; else shared equally by the tasks, each task's rows running from the largest n down)."""
 
     model: ModelSpec
     n_data: tuple[int, ...] = PAGE_N_DATA
@@ -56,6 +68,9 @@ class GridSpec:
     options: SamplerOptions = field(default_factory=SamplerOptions)
     theta0: tuple[float, ...] | None = None
     burn_in: float = 0.0
+    max_inflation: float = math.inf
+    coordinate: int = 1
+    seconds: float | None = None
 
     def ns(self, N: int) -> list[int]:
         return sorted({n for n in self.n_values if n <= N} | {N})
@@ -68,10 +83,12 @@ def _round(a) -> list:
     return np.array(out, dtype=object).reshape(arr.shape).tolist()
 
 
-def cell(model: ModelSpec, objective: str, sampler: str, grid: GridSpec) -> dict:
-    """The page's data for one (objective, sampler, N): surfaces per budget, grid optima and their explanations."""
+def cell(model: ModelSpec, objective: str, sampler: str, grid: GridSpec, deadline: float | None = None) -> dict:
+    """The page's data for one (objective, sampler, N): surfaces per budget, grid optima and their explanations
+    (with the warning of :meth:`theory.tradeoffs.LawAccuracy.warning`); rows not done by ``deadline`` are left out
+    and named in the cell's ``note``."""
     spec = sampler_spec(sampler)
-    obj = Objective(objective)
+    obj = coordinate_objective(objective, grid.coordinate, model.dim)
     slow = slow_reason(spec, obj, grid.options)
     if slow:
         return {"error": f"Not precomputed for the page: {slow.removeprefix('slow: ')}. "
@@ -80,31 +97,44 @@ def cell(model: ModelSpec, objective: str, sampler: str, grid: GridSpec) -> dict
     theta0 = None if grid.theta0 is None else np.asarray(grid.theta0, dtype=float)
     try:
         surf = surfaces(spec, model.model, obj, budgets, grid.ns(model.n_data), fractions=grid.fractions,
-                        options=grid.options, theta0=theta0)
+                        options=grid.options, theta0=theta0, deadline=deadline)
     except ParameterError as e:
         return {"error": str(e)}
     s0 = surf[0]
-    out = {"error": None, "n": s0.n.tolist(), "edge": _round(s0.edge), "h": _round(s0.h), "cost": _round(s0.cost),
+    if s0.n.size == 0:
+        return {"error": "Not precomputed for the page: no minibatch size was evaluated in the time allowed "
+                         "(--page-seconds)."}
+    note = []
+    if s0.skipped_n:
+        note.append(f"n = {', '.join(map(str, s0.skipped_n))} not evaluated in the time allowed (--page-seconds)")
+    if s0.unstable:
+        note.append(f"{s0.unstable} grid point(s) below the certified edge found unstable by the engine, left out")
+    out = {"error": None, "note": "; ".join(note), "n": s0.n.tolist(),
+           "edge": _round(s0.edge), "h": _round(s0.h), "cost": _round(s0.cost),
            "target": float(s0.target) if math.isfinite(s0.target) else None,
            "settings": [spec.settings(grid.options, model.n_data, int(n)) for n in s0.n],
            "L": [s.n_steps.tolist() for s in surf], "burn": [s.burn_in.tolist() for s in surf],
            "bias2": [_round(s.bias2) for s in surf], "var": [_round(s.variance) for s in surf],
            "mse": [_round(s.mse) for s in surf], "opt": []}
     for s, budget in zip(surf, budgets, strict=True):
-        o = optimum(s, spec, model.model, obj, budget, options=grid.options, theta0=theta0, refine=False)
+        o = optimum(s, spec, model.model, obj, budget, options=grid.options, theta0=theta0, refine=False,
+                    max_inflation=grid.max_inflation)
         if o is None:
             out["opt"].append(None)
             continue
-        i, j = s.grid_optimum()
-        out["opt"].append({"i": int(i), "j": int(j), "explanation": o.explanation})
+        i, j = s.grid_optimum(grid.max_inflation)
+        warn = "" if o.accuracy is None else o.accuracy.warning()
+        out["opt"].append({"i": int(i), "j": int(j), "explanation": o.explanation + (" " + warn if warn else ""),
+                           "warning": warn})
     out["vollmer"] = regimes.vollmer_overlay(model, obj, sampler, surf)
     return out
 
 
 def _task(args) -> tuple[tuple[int, int, int], dict, float]:
-    key, model, objective, sampler, grid = args
+    key, model, objective, sampler, grid, seconds = args
     t0 = time.perf_counter()
-    return key, cell(model, objective, sampler, grid), time.perf_counter() - t0
+    deadline = None if seconds is None else time.time() + seconds
+    return key, cell(model, objective, sampler, grid, deadline), time.perf_counter() - t0
 
 
 def _models(grid: GridSpec) -> list[ModelSpec]:
@@ -116,7 +146,9 @@ def explorer_data(grid: GridSpec, workers: int = 2) -> dict:
     t0 = time.perf_counter()
     models = _models(grid)
     bare = dataclasses.replace(grid, model=models[0])  # picklable: no rebuild closure
-    tasks = [((o, s, k), models[k], grid.objectives[o], grid.samplers[s], bare)
+    n_tasks = len(grid.objectives) * len(grid.samplers) * len(models)
+    per = None if grid.seconds is None else grid.seconds * max(workers, 1) / n_tasks
+    tasks = [((o, s, k), models[k], grid.objectives[o], grid.samplers[s], bare, per)
              for o in range(len(grid.objectives)) for s in range(len(grid.samplers)) for k in range(len(models))]
     tasks.sort(key=lambda t: -(SAMPLERS[t[3]].periodic * 3 + 1) * t[1].n_data ** 0.1)  # long tasks first
     cells: dict = {}
@@ -148,4 +180,5 @@ def explorer_data(grid: GridSpec, workers: int = 2) -> dict:
 
 
 __all__ = ["PAGE_BUDGETS", "PAGE_FRACTIONS", "PAGE_N", "PAGE_N_DATA", "PAGE_OBJECTIVES", "GridSpec", "cell",
+           "coordinate_objective",
            "explorer_data"]
