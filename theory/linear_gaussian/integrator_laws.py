@@ -248,8 +248,8 @@ def _exp(x):
     return np.exp(x)
 
 
-@law_for(UnderdampedLangevinMC, examples=lambda model, s: [
-    Example("ULMC", UnderdampedLangevinMC(gamma=2.0, u=1.0 / model.grad_lipschitz), "ulmc", 0.5)])
+@law_for(UnderdampedLangevinMC, examples=lambda model, s: [  # unit mass, friction critical for the stiffest direction
+    Example("ULMC", UnderdampedLangevinMC(gamma=2.0 * model.grad_lipschitz ** 0.5, u=1.0), "ulmc", 1.0)])
 def ulmc_law(integ, ctx: Context) -> IntegratorLaw:
     """Underdamped Langevin MCMC (Cheng et al. 2018, Lemma 11): the exact frozen-gradient flow over h, as a
     Gaussian map of (theta, v) with the lemma's covariances."""
