@@ -100,7 +100,9 @@ def tensor_sum(E: list[np.ndarray], weights: np.ndarray | None = None) -> np.nda
     if len(E) == 1:
         return (E[0] if weights is None else E[0] * weights[..., None]).sum(axis=1)
     first = E[0] if weights is None else E[0] * weights[:, None, :]
-    return np.einsum("pkm,pml->pkl", first, E[1], optimize=True)
+    if first.shape[2] == 1:  # one term: an outer product per point (a batched matmul with inner size 1 is slow)
+        return first * E[1]
+    return np.matmul(first, E[1])
 
 
 def _log_choose(N: int, k: int | np.ndarray) -> np.ndarray:
