@@ -37,8 +37,11 @@ class Chain:
         n = T.shape[0]
         self.n = n
         u = np.full(n, 1.0 / n)
-        # B = I - T + u 1^T is invertible; B m = u gives the stationary masses
-        self._lu = sla.lu_factor(np.eye(n) - T + u[:, None])
+        # B = I - T + u 1^T is invertible; B m = u gives the stationary masses (built in place: one n x n array)
+        B = np.negative(T)
+        B += u[:, None]
+        B.flat[:: n + 1] += 1.0
+        self._lu = sla.lu_factor(B, overwrite_a=True, check_finite=False)
         m = sla.lu_solve(self._lu, u)
         self.m = m / m.sum()
         self._u = u
@@ -48,6 +51,7 @@ class Chain:
         self.start = start
         self.delta1 = None if start is None else start - self.m
         self._u_seq: list[np.ndarray] | None = None
+        self._u_done = False
 
     # ------------------------------------------------------------------ operators
     def R(self, v: np.ndarray) -> np.ndarray:
@@ -118,8 +122,8 @@ class Chain:
         return y - Btw * ((w @ y) / (1.0 + w @ Btw))
 
     # ------------------------------------------------------------------ powers
-    def sequence(self, v: np.ndarray, left: bool = False) -> list[np.ndarray]:
-        """[v, R v, R^2 v, ...] (or with R^T) until the terms fall below DECAY of ``|v|_1``.
+    def sequence(self, v: np.ndarray, left: bool = False, upto: int | None = None) -> list[np.ndarray]:
+        """[v, R v, R^2 v, ...] (or with R^T) until the terms fall below DECAY of ``|v|_1`` (or up to R^upto v).
 
         Parameters
         ----------
@@ -127,26 +131,34 @@ class Chain:
             A vector of masses (or of values), shape (n,).
         left : bool
             Apply R^T instead of R.
+        upto : int, optional
+            The highest power the caller reads (default: until the terms decay); the list stops there.
 
         Returns
         -------
         list of numpy.ndarray
-            The powers applied to v, up to the first below DECAY.
+            The powers applied to v, up to the first below DECAY or to R^upto v.
 
         Raises
         ------
         ParameterError
             When the sequence is longer than :data:`J_MAX` (the chain mixes too slowly for the grid route).
         """
-        apply = self.Rt if left else self.R
-        scale = max(np.abs(v).sum(), 1e-300)
         out = [v]
+        self._extend(out, left, max(np.abs(v).sum(), 1e-300), upto)
+        return out
+
+    def _extend(self, out: list[np.ndarray], left: bool, scale: float, upto: int | None) -> bool:
+        """Append powers to ``out`` until they decay (returns True) or ``out`` holds R^upto v (returns False)."""
+        apply = self.Rt if left else self.R
         while np.abs(out[-1]).sum() > DECAY * scale:
+            if upto is not None and len(out) > upto:
+                return False
             if len(out) >= J_MAX:
                 raise ParameterError(f"the chain on the grid has not forgotten its start after {J_MAX} steps (it mixes "
                                      "too slowly for the grid route at this h): use a larger h or fewer steps")
             out.append(apply(out[-1]))
-        return out
+        return True
 
     def power(self, seq: list[np.ndarray], j: int) -> np.ndarray:
         """R^j v from ``sequence(v)`` (0 beyond its end).
@@ -165,13 +177,31 @@ class Chain:
         """
         return seq[j] if j < len(seq) else np.zeros_like(seq[0])
 
-    @property
-    def transient(self) -> list[np.ndarray]:
-        """R^i delta_1, delta_1 = start - m (cached)."""
+    def transient(self, upto: int | None = None) -> list[np.ndarray]:
+        """R^i delta_1, delta_1 = start - m, for i up to ``upto`` at least (default: until they decay); cached and
+        extended on demand, so that a result at step k costs k matrix-vector products, not the mixing time.
+
+        Parameters
+        ----------
+        upto : int, optional
+            The highest power the caller reads.
+
+        Returns
+        -------
+        list of numpy.ndarray
+            The powers computed so far (0 beyond the end when the list ends by decay).
+
+        Raises
+        ------
+        ParameterError
+            When the chain has no start.
+        """
         if self.delta1 is None:
             raise ParameterError("this law has no start (theta0 outside the grid's region)")
         if self._u_seq is None:
-            self._u_seq = self.sequence(self.delta1)
+            self._u_seq = [self.delta1]
+        if not self._u_done and (upto is None or len(self._u_seq) <= upto):
+            self._u_done = self._extend(self._u_seq, False, max(np.abs(self.delta1).sum(), 1e-300), upto)
         return self._u_seq
 
     # ------------------------------------------------------------------ results
@@ -210,7 +240,7 @@ class Chain:
         ParameterError
             When the chain has no start.
         """
-        return f.T @ (self.m + self.power(self.transient, k - 1))
+        return f.T @ (self.m + self.power(self.transient(k - 1), k - 1))
 
     def window_sum(self, i1: int, i2: int) -> np.ndarray:
         """sum_{i=i1}^{i2} R^i delta_1 = (I - R)^-1 (R^i1 - R^(i2+1)) delta_1 (0 for an empty range).
@@ -227,7 +257,7 @@ class Chain:
         """
         if i2 < i1:
             return np.zeros(self.n)
-        u = self.transient
+        u = self.transient(i2 + 1)
         return self.resolvent(self.power(u, i1) - self.power(u, i2 + 1))
 
     def time_average(self, f: np.ndarray, f0: float, n_steps: int, burn_in: int) -> tuple[float, float]:
@@ -278,7 +308,7 @@ class Chain:
         y = ft * self.m
         z1 = self.resolvent(y)
         z2 = self.resolvent(z1)
-        tail = self.power(self.sequence(z2), Lg) if Lg < J_MAX else 0.0 * z2
+        tail = self.power(self.sequence(z2, upto=Lg), Lg) if Lg < J_MAX else 0.0 * z2
         return float(ft @ self.R(Lg * z1 - z2 + tail))
 
     def _transient_pairs(self, ft: np.ndarray, K1: int, K2: int) -> float:
@@ -287,8 +317,8 @@ class Chain:
             return 0.0
         first = float(ft @ self.R(self.resolvent(ft * self.window_sum(K1 - 1, K2 - 2))))
         # minus sum_j a_{K2-j+1}^T (f~ R^(j-1) delta_1), a_s = (R^T)^s (I - R^T)^-1 f~, both sides decaying
-        u = self.transient
-        a = self.sequence(self.resolvent_t(ft), left=True)
+        u = self.transient(K2 - 2)
+        a = self.sequence(self.resolvent_t(ft), left=True, upto=K2 - K1 + 1)
         lo, hi = max(K1, K2 + 2 - len(a)), min(K2 - 1, len(u))
         sandwich = sum(float(a[K2 - j + 1] @ (ft * u[j - 1])) for j in range(lo, hi + 1))
         return first - sandwich

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, wraps
 from typing import NamedTuple
 
 import numpy as np
@@ -24,6 +24,7 @@ from scipy.special import erfc
 
 from simulate.validation import ParameterError, check_finite_array, check_int, check_positive
 
+from ..linear_gaussian.solve import blas_threads_for
 from .chain import Chain
 from .grid import TAPER, Grid
 from .kernels import AffineStep, columns, step_law
@@ -88,6 +89,17 @@ class _Level:
     bound: float
     leak: float
     window: np.ndarray | None = None
+
+
+def _one_blas_thread(method: Callable) -> Callable:
+    """Run ``method`` with one BLAS thread (the engine's policy, :func:`theory.linear_gaussian.solve.blas_threads_for`):
+    the grid's products are many small batched matrix products, dense LUs and matrix-vector products, which two
+    threads made slower on the shared 2-core machine (up to 80x for the minibatch laws' batched products)."""
+    @wraps(method)
+    def wrapped(*args, **kwargs):
+        with blas_threads_for(2):
+            return method(*args, **kwargs)
+    return wrapped
 
 
 def _spacing(tol: float) -> float:
@@ -158,6 +170,7 @@ class GridLaw:
             raise ParameterError(f"n_grid must be an int or {self.D} ints, got {n_grid!r}")
         return tuple(check_int("n_grid", int(v) if isinstance(v, np.integer) else v, 10, MAX_NODES) for v in vals)
 
+    @_one_blas_thread
     def _level(self, grid: Grid, ramp: float | None = None) -> _Level:
         start_ok = ramp is not None and bool(grid.inside(self._x0, ramp + TAPER)[0])
         cols = columns(grid, self.step, self.sampler, grid.points)
@@ -203,6 +216,7 @@ class GridLaw:
             out.append(self._level(Grid(lv.grid.centre, lv.grid.frame, half, sizes), ramp))
         return out[0], out[1]
 
+    @_one_blas_thread
     def _adapt(self, frame: Frame, sizes) -> tuple[_Level, _Level]:
         dz = _spacing(self.tol)
         half = np.asarray(frame.half, float)
@@ -273,6 +287,7 @@ class GridLaw:
             raise ParameterError("f must be finite at every node of the grid")
         return vals
 
+    @_one_blas_thread
     def _pair(self, fn: Callable[[_Level], np.ndarray], levels: tuple[_Level, _Level] | None = None) -> Result:
         fine, coarse = levels or (self.fine, self.coarse)
         v_f, v_c = np.asarray(fn(fine), float), np.asarray(fn(coarse), float)
@@ -364,6 +379,7 @@ class GridLaw:
         other = self.coarse.grid.interpolate(self.coarse.chain.m, lv.grid) / lv.grid.cell
         return lv.grid.points, dens, float(np.abs(dens - other).max())
 
+    @_one_blas_thread
     def time_average(self, f: Callable, *, n_steps: int, burn_in: int = 0, target: float | None = None
                      ) -> GridTimeAverage:
         """Mean, variance and MSE of (1/L) sum_{k=b}^{b+L-1} f(theta_k) from theta0, for any L.

@@ -47,19 +47,27 @@ def _fft_steps(k: np.ndarray) -> float | None:
 
 def axis_phases(w: np.ndarray, k: np.ndarray, last: bool) -> np.ndarray:
     """exp(i k_q w_pm) for w of shape (P, M): shape (P, M, K) if ``last`` else (P, K, M). On numpy's FFT frequency
-    order the powers of exp(i dk w) are taken by repeated multiplication (one exp per datum instead of K)."""
+    order the powers of exp(i dk w) are taken by doubling products (one exp per datum instead of K)."""
     dk = _fft_steps(k)
     if dk is None:
         out = np.exp(1j * w[:, :, None] * k[None, None, :])
         return out if last else np.ascontiguousarray(out.transpose(0, 2, 1))
     n = k.size
-    base = np.exp(1j * dk * w)
-    pos = np.empty((n // 2 + 1,) + w.shape, dtype=complex)
-    pos[0] = 1.0
-    for q in range(1, n // 2 + 1):
-        np.multiply(pos[q - 1], base, out=pos[q])
-    full = np.concatenate([pos[: n // 2], np.conj(pos[n // 2: 0: -1])], axis=0)  # (K, P, M) in FFT order
-    return np.ascontiguousarray(full.transpose(1, 2, 0) if last else full.transpose(1, 0, 2))
+    half = n // 2
+    # exp(i q dk w) for q = 0 .. n/2 by doubling (log2(n) products, written in the caller's layout directly); the
+    # negative frequencies -q are the conjugates of the positive ones
+    out = np.empty(w.shape + (n,) if last else (w.shape[0], n, w.shape[1]), dtype=complex)
+    pos = out if last else np.moveaxis(out, 1, 2)  # a (P, M, n) view
+    pos[..., 0] = 1.0
+    pos[..., 1] = np.exp(1j * dk * w)
+    filled = 2
+    while filled <= half:
+        m = min(filled - 1, half + 1 - filled)
+        np.multiply(pos[..., 1:m + 1], pos[..., filled - 1:filled], out=pos[..., filled:filled + m])
+        filled += m
+    np.conjugate(pos[..., half - 1:0:-1], out=pos[..., half + 1:])
+    pos[..., half] = np.conj(pos[..., half])  # -n/2 dk: the conjugate of +n/2 dk
+    return out
 
 
 def phases(W: np.ndarray, axes: tuple[np.ndarray, ...]) -> list[np.ndarray]:
@@ -100,7 +108,9 @@ def tensor_sum(E: list[np.ndarray], weights: np.ndarray | None = None) -> np.nda
     if len(E) == 1:
         return (E[0] if weights is None else E[0] * weights[..., None]).sum(axis=1)
     first = E[0] if weights is None else E[0] * weights[:, None, :]
-    return np.einsum("pkm,pml->pkl", first, E[1], optimize=True)
+    if first.shape[2] == 1:  # one term: an outer product per point (a batched matmul with inner size 1 is slow)
+        return first * E[1]
+    return np.matmul(first, E[1])
 
 
 def _log_choose(N: int, k: int | np.ndarray) -> np.ndarray:

@@ -126,7 +126,8 @@ def blas_threads(kernel: Kernel):
 
 def blas_threads_for(D: int):
     """One BLAS thread for the engine's products: they are thin (N x d times d x d), and on the shared 2-core
-    development machine two threads made them 10x slower (d = 20 and d = 100 alike); the state size is kept as the
+    development machine two threads made them 10x slower (d = 20 and d = 100 alike; the grid law, theory.grid, uses
+    the same policy for its batched products, LUs and matrix-vector products); the state size is kept as the
     place to change this policy. The library scan behind the limit is done once per process, and a limit already in
     force is not set again (both cost milliseconds)."""
     global _CONTROLLER
