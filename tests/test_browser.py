@@ -184,6 +184,9 @@ def test_reference_site_opens_and_its_api_page_links_to_the_engine(browser, site
     WebDriverWait(d, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "ul.search li"))
     hits = [a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "ul.search li a")]
     assert any(h.split("#")[-1] == "theory.exact_law" for h in hits), hits
+
+
+@pytest.fixture(scope="module")
 def atlas_page(tmp_path_factory) -> Path:
     _browser()
     import dataclasses

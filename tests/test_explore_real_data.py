@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from theory import tradeoffs as tr
-from theory.tradeoffs.explain import EDGE_POSITION, NAMED_BIAS_SHARE
+from theory.tradeoffs.explanation import EDGE_POSITION, NAMED_BIAS_SHARE
 from verify.explore.__main__ import main
 from verify.explore.grid import GridSpec, explorer_data
 

@@ -19,7 +19,7 @@ in ``objective``, the surface and single points (:func:`time_average_at`) in ``s
 
 from .accuracy import INFLATION_WARN, LawAccuracy, law_accuracy
 from .api import SamplerResult, Tradeoff, answer, tradeoffs
-from .explain import explain
+from .explanation import explain
 from .grid_route import LaplaceGap, laplace_versus_exact
 from .models import (
     PRESETS,

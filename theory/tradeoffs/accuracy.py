@@ -7,7 +7,7 @@ stationary law against the posterior, and the effective sample size its budget b
   the law non-Gaussian);
 * KL(stationary || posterior): exact (:func:`theory.distances.kl_gaussian`) where the law is Gaussian, else the lower
   bound over every law with its moments (:func:`theory.distances.kl_lower_from_moments`);
-* the variance inflation max_i C_ii / Sigma_ii and the largest relative error max_i |C_ii / Sigma_ii - 1| of the
+* the variance inflation max_i C_ii / Sigma_ii and the largest relative error ``max_i |C_ii / Sigma_ii - 1|`` of the
   posterior variances (C the stationary covariance, Sigma the posterior's; exact);
 * the effective sample size of the window, ESS = a^T Sigma a / Var(time average of a^T theta) (exact), and per
   gradient evaluation of the budget.
@@ -46,7 +46,7 @@ class LawAccuracy:
     inflation : float
         max_i C_ii / Sigma_ii.
     var_error : float
-        max_i |C_ii / Sigma_ii - 1|.
+        ``max_i |C_ii / Sigma_ii - 1|``.
     worst : int
         The coordinate i (0-based) of ``var_error``.
     ess : float

@@ -13,7 +13,7 @@ import numpy as np
 from scipy import optimize
 
 from .accuracy import LawAccuracy, law_accuracy
-from .explain import explain
+from .explanation import explain
 from .grid_route import law_for_sampler
 from .objective import Budget, Objective
 from .samplers import SamplerOptions, SamplerSpec
@@ -56,7 +56,7 @@ class Optimum:
     at_grid_bottom : bool
         Whether h* is the grid's smallest h (extend the grid).
     explanation : str
-        The one-line explanation (:func:`.explain.explain`).
+        The one-line explanation (:func:`theory.tradeoffs.explain`).
     refined : bool
         Whether h* was refined between grid points (False: the grid's point, as the page shows).
     accuracy : LawAccuracy, optional
