@@ -260,7 +260,7 @@ def tradeoffs(model: ModelSpec, budget: Budget, objective: Objective | None = No
         moments of m stages: seconds per grid point); otherwise it gets the reason in ``error``.
     max_inflation : float
         Only grid points whose stationary variance inflation max_i C_ii / Sigma_ii is at most this may be the optimum
-        (inf: any; :mod:`theory.tradeoffs.accuracy`).
+        (inf: any; :func:`theory.tradeoffs.law_accuracy`).
     seconds : float, optional
         Time allowed per sampler: its rows run from the largest n down and stop when it is spent (the row's notes
         say which n were left out); the refinement and the spot-check are skipped when past it.
