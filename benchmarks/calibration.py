@@ -27,7 +27,7 @@ Usage (the last line of output is machine-readable):
     python benchmarks/calibration.py                                   # 50 seeds, all claims, default chains (slow)
     python benchmarks/calibration.py --seeds 50 --parts 4 --part 1     # part 1 of 4 of each seed, into the store
     python benchmarks/calibration.py --merge                           # judge and summarise what the store holds
-    python benchmarks/calibration.py --seeds 2 --chains 400 --claim vollmer.eq22.mse2_finite_time --store output/calibration-store
+    python benchmarks/calibration.py --seeds 2 --chains 400 --claim vollmer.eq22.mse2_finite_time --store output/cal
 """
 
 from __future__ import annotations
