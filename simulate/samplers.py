@@ -426,6 +426,11 @@ def sghmc(model: Model, h: float, alpha: float, estimator: GradientEstimator | N
     v' = (1 - alpha) v + h g(theta) + sqrt(2 alpha h) xi, theta' = theta + v' (unit mass, beta_hat = 0), the
     momentum starting at N(0, h I). With ``estimator=FullGradient()`` it is full-gradient HMC with friction.
 
+    Here h is the learning rate eta = eps^2 of Chen et al.'s eq. (15), eps the time step of the Hamiltonian dynamics
+    and alpha = eps C (``SGHMC.from_friction`` converts), not the time step h of the Langevin
+    samplers' theta' = theta + (h/2) g + sqrt(h) xi: the same number is not the same discretisation. Compare SGHMC
+    with SGLD at a matched cost (gradient evaluations), each at its own h, as ``theory.tradeoffs.tradeoffs`` does.
+
     Parameters
     ----------
     model : Model

@@ -19,6 +19,12 @@ from .samplers import SAMPLERS, SamplerOptions, SamplerSpec, sampler_spec
 from .spotcheck import MAX_WORK, SpotCheck, spot_check
 from .surface import FRACTIONS, Surface, default_n_values, surfaces
 
+#: What h means per sampler, printed under any table that puts SGHMC beside a Langevin sampler.
+STEP_MEANINGS = ("note: h is not the same discretisation for every row: for the Langevin samplers it is the time "
+                 "step of theta' = theta + (h/2) g + sqrt(h) xi, for SGHMC the learning rate eta = eps^2 of Chen, "
+                 "Fox & Guestrin's eq. (15) (eps its time step, alpha = eps C); rows are compared at the same budget "
+                 "of gradient evaluations (matched cost), each at its own optimal h")
+
 
 @dataclass
 class SamplerResult:
@@ -167,6 +173,9 @@ class Tradeoff:
                           f"(exact MSE {best.optimum.mse:.4g})"]
         if self.model.approximation:
             lines.append(f"note: {self.model.approximation}")
+        keys = {r.spec.key for r in self.results.values()}
+        if "sghmc" in keys and len(keys) > 1:
+            lines.append(STEP_MEANINGS)
         return lines
 
     def to_dict(self) -> dict:
