@@ -206,7 +206,7 @@ def run_engine_claim(name: str, key: str, settings: Settings) -> ClaimResult:
             pair = compute_pair(name, est, integ, settings)
             out.checks += checks_of(pair)
             out.notes += pair.notes
-            if name == "toy" and power_pair(est, integ):
+            if power_pair(name, est, integ):
                 checks, note = power_checks(_sampler(name, est, integ), _theta0(name), DIRECTIONS[name], pair.tag,
                                             settings)
                 out.add(*checks)
