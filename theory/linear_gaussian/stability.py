@@ -32,10 +32,13 @@ from .solve import AssembledSystem, blas_threads, collatz_wielandt, mean_radius,
 
 #: The bracket search doubles h at most this many times, and halves it at most :data:`MAX_HALVINGS` times.
 MAX_DOUBLINGS, MAX_HALVINGS = 40, 60
+#: Bisections by the computed spectral radius where the certificates leave the bracket wider than rtol.
+MAX_NARROWINGS = 60
 
 
 class StabilityBracket(NamedTuple):
-    """lo < h* <= hi with hi - lo <= rtol hi: rho(T(lo)) <= ``rho_lo`` < 1 (Collatz-Wielandt, certified) and
+    """lo < h* <= hi with hi - lo <= rtol hi: rho(T(lo)) <= ``rho_lo`` < 1 (Collatz-Wielandt, certified; or the
+    spectral radius computed, where the bounds could not place lo: :func:`_narrowed`) and
     rho(T(hi)) >= 1, shown by ``certificate``: "collatz-wielandt" (rho >= ``rho_hi`` > 1), "mean" (rho >=
     rho(Phi)^2 = ``rho_hi`` >= 1) or "eigenvalue" (rho = ``rho_hi`` computed); ``solves`` counts the linear solves.
     ``hi`` is inf (certificate "none") when every h up to 2^40 times the sampler's was stable."""
@@ -177,11 +180,32 @@ def _search(law, rtol: float) -> StabilityBracket:
             certificate, rho_hi, extra = _certify_unstable(law, q)
             solves += extra
             if certificate != "none":
-                return StabilityBracket(a.h, q.h, a.rho_hi, rho_hi, certificate, solves)
+                return _narrowed(law, StabilityBracket(a.h, q.h, a.rho_hi, rho_hi, certificate, solves), rtol)
         trials = [_probe(law, a.h * (1.0 + rtol * 2.0 ** (k + 1)))]
         solves += 1
     raise ParameterError(f"h: the mean-square stability limit near h = {a.h:.10g} could not be certified from above "
                          "(no trial up to 2^40 rtol beyond it was shown unstable)")
+
+
+def _narrowed(law, br: StabilityBracket, rtol: float) -> StabilityBracket:
+    """``br`` bisected down to the relative width ``rtol`` (at most :data:`MAX_NARROWINGS` times) where the
+    Collatz-Wielandt bounds left it wider: close to h* (rho(T) within about 1% of 1 on ill-conditioned models) X is
+    too large for them to certify either side, and each midpoint is then placed by the spectral radius computed
+    (:func:`.solve.radius`); ``rho_lo`` is that radius where the stable end was placed so."""
+    for _ in range(MAX_NARROWINGS):
+        if br.hi - br.lo <= rtol * br.hi:
+            break
+        mid = 0.5 * (br.lo + br.hi)
+        p = _probe(law, mid)
+        if p.stable:
+            br = br._replace(lo=mid, rho_lo=p.rho_hi, solves=br.solves + 1)
+            continue
+        certificate, rho, extra = _certify_unstable(law, p)
+        if certificate != "none":
+            br = br._replace(hi=mid, rho_hi=rho, certificate=certificate, solves=br.solves + 1 + extra)
+        else:  # the radius computed is below 1: stable
+            br = br._replace(lo=mid, rho_lo=rho, solves=br.solves + 1 + extra)
+    return br
 
 
 def _certify_unstable(law, b: _Probe) -> tuple[str, float, int]:
@@ -200,4 +224,4 @@ def _certify_unstable(law, b: _Probe) -> tuple[str, float, int]:
     return ("eigenvalue" if rho >= 1.0 else "none"), rho, 1
 
 
-__all__ = ["MAX_DOUBLINGS", "MAX_HALVINGS", "StabilityBracket", "stability_bracket"]
+__all__ = ["MAX_DOUBLINGS", "MAX_HALVINGS", "MAX_NARROWINGS", "StabilityBracket", "stability_bracket"]
