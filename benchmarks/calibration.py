@@ -199,7 +199,7 @@ def summarize(seeds: list[dict], alpha: float) -> dict:
 
 
 # ------------------------------------------------------------------------------------------ the page
-def _histogram_svg(hist: list[int]) -> str:
+def _histogram_svg(hist: list[int], caption: str = "") -> str:
     top, W, H = max(max(hist), 1), 520, 200
     bars = "".join(f'<rect x="{40 + i * 24}" y="{10 + (H - 40) * (1 - c / top):.1f}" width="22" '
                    f'height="{(H - 40) * c / top:.1f}" fill="#1b5fb4"><title>p in [{i / 20:.2f}, {(i + 1) / 20:.2f}):'
@@ -207,10 +207,13 @@ def _histogram_svg(hist: list[int]) -> str:
     flat = 10 + (H - 40) * (1 - sum(hist) / 20 / top)
     axis = "".join(f'<text x="{40 + i * 24 * 4}" y="{H - 12}" font-size="11" text-anchor="middle">{i / 5:.1f}</text>'
                    for i in range(6))
-    return (f'<svg width="{W}" height="{H}" role="img" aria-label="histogram of p-values">{bars}<line x1="40" '
+    top_pad = 20 if caption else 0
+    cap = f'<text x="{40 + 240}" y="14" font-size="12" text-anchor="middle">{caption}</text>' if caption else ""
+    return (f'<svg width="{W}" height="{H + top_pad}" role="img" '
+            f'aria-label="histogram of p-values">{cap}<g transform="translate(0,{top_pad})">{bars}<line x1="40" '
             f'x2="{40 + 20 * 24}" y1="{flat:.1f}" y2="{flat:.1f}" stroke="#c0392b" stroke-dasharray="5 3"/>{axis}'
             f'<text x="{40 + 240}" y="{H}" font-size="12" text-anchor="middle">p-value (pooled two-sided checks '
-            "registered to hold); dashed: uniform</text></svg>")
+            "registered to hold); dashed: uniform</text></g></svg>")
 
 
 def render_html(tot: dict, seeds: list[dict]) -> str:
@@ -263,6 +266,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                     f"{DEFAULT_STORE}); a run of every part starts it afresh, a run of some parts (--part) adds to it")
     ap.add_argument("--merge", action="store_true", help="run nothing: judge and summarise the store")
     ap.add_argument("--json", help="write the per-seed summary and the totals here")
+    ap.add_argument("--svg", help="write the p-value histogram, captioned with the false-failure count, as a "
+                    "standalone SVG here (the README's figure)")
     ap.add_argument("--html", default="output/calibration/report.html",
                     help="write the result as a page (default output/calibration/report.html; '' for none)")
     args = ap.parse_args(argv)
@@ -321,6 +326,14 @@ def report(args: argparse.Namespace, store: Path, seconds: float) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(dict(totals=tot, seeds=[
             {k: v for k, v in s.items() if k != "pvals"} for s in seeds]), indent=1))
+    if args.svg:
+        Path(args.svg).parent.mkdir(parents=True, exist_ok=True)
+        svg = _histogram_svg(tot["p_histogram"], (
+            f"{tot['false_runs']}/{tot['seeds']} runs with a false failure (95% CI [{tot['ci_low']:.3f}, "
+            f"{tot['ci_high']:.3f}]), alpha = {alpha}; {tot['n_checks']} p-values"))
+        Path(args.svg).write_text(svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1),
+                                  encoding="utf-8")
+        print(f"figure: {args.svg}")
     if args.html:
         Path(args.html).parent.mkdir(parents=True, exist_ok=True)
         Path(args.html).write_text(render_html(tot, seeds), encoding="utf-8")

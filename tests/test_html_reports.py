@@ -100,11 +100,14 @@ def test_calibration_page(tmp_path):
     page = tmp_path / "cal.html"
     p = subprocess.run([sys.executable, "benchmarks/calibration.py", "--seeds", "2", "--jobs", "2", "--chains", "400",
                         "--claim", "chen.lemma2.gamma_nonnegative", "--claim", "vollmer.sec2.finite_k_moments",
-                        "--html", str(page)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+                        "--html", str(page), "--svg", str(tmp_path / "cal.svg")],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     html = page.read_text()
     assert "runs with a false failure" in html and "<svg" in html and "http://" not in html
     assert html.count("all as registered") == 2
+    svg = (tmp_path / "cal.svg").read_text()
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and "runs with a false failure" in svg
 
 
 def test_check_figure_shows_whole_labels_inside_the_figure_and_a_legend():
