@@ -73,28 +73,39 @@ def mixed_cluster_datum_check() -> ExactCheck:
         f"L = {L:.4g}; Lemma 3.4 variance {lhs:.4g} <= bound {rhs:.4g}", kind="identity", part="B")
 
 
-def breast_cancer_datum_check(settings: Settings) -> ExactCheck:
-    """Reading B on breast cancer: the bound holds with the data's pairwise L(theta) along a ray, and L saturates."""
+#: The fixed rays theta = s u of the breast-cancer check: u from these seeds (an exact check does not depend on the
+#: run's seed; a seed-dependent ray made it fail at one run seed in two of the calibration, issue 28 item 6).
+DATUM_RAYS = (0, 1, 2, 3, 4)
+#: The ray's scales s; L(s u) has converged to its limit s -> inf when the last two agree to this relative tolerance.
+DATUM_SCALES, DATUM_SATURATION_RTOL = (0.0, 1.0, 10.0, 100.0, 1e3, 1e4), 0.01
+
+
+def breast_cancer_datum_check() -> ExactCheck:
+    """Reading B on breast cancer: the bound holds with the data's pairwise L(theta) along fixed rays, and L(theta)
+    converges along each (the per-datum gradients tend to 0 or y x), so one L serves every theta on the data."""
     Xb, yb = breast_cancer_design()
     xt = np.column_stack([Xb[:, :-1], yb])
     strata = kmeans_strata(xt, 6, max_iter=KMEANS_ITER, seed=KMEANS_SEED)
     bi = allocate(strata, 30, "neyman")
-    rng = np.random.default_rng(settings.seed_for("fidelity2.fz.datum"))
-    u = rng.standard_normal(Xb.shape[1])
-    u /= np.linalg.norm(u)
-    rows, ok = [], True
-    for scale in (0.0, 1.0, 10.0, 100.0, 1000.0):
-        gb = logistic_grads(Xb, yb, scale * u)
-        L_datum, L_feat = pairwise_lipschitz(xt, gb), pairwise_lipschitz(Xb[:, :-1], gb)
-        rows.append((scale, L_datum, L_feat))
-        ok &= stratified_variance(gb, strata.labels, bi, replace=True) <= thm31_bound(xt, strata.labels, bi, L_datum)
-    saturated = rows[-1][1] <= 1.1 * rows[-2][1] and rows[-1][2] <= 1.1 * rows[-2][2]
+    rows, ok, saturated = [], True, True
+    for ray in DATUM_RAYS:
+        u = np.random.default_rng(ray).standard_normal(Xb.shape[1])
+        u /= np.linalg.norm(u)
+        Ls = []
+        for scale in DATUM_SCALES:
+            gb = logistic_grads(Xb, yb, scale * u)
+            Ls.append(pairwise_lipschitz(xt, gb))
+            ok &= stratified_variance(gb, strata.labels, bi, replace=True) <= thm31_bound(xt, strata.labels, bi,
+                                                                                          Ls[-1])
+        saturated &= abs(Ls[-1] - Ls[-2]) <= DATUM_SATURATION_RTOL * Ls[-1]
+        rows.append(Ls)
     return ExactCheck(
-        "x = (features, label), breast cancer, k-means (k = 6) on (features, label): Lemma 3.4 variance <= Theorem "
-        "3.1 bound with the data's pairwise L(theta) along a ray theta = s u, and L(theta) saturates (one L for all "
-        "theta on the data)", bool(ok and saturated),
-        "(||theta||, L datum, L features only): " + ", ".join(f"({s_:g}, {a_:.3g}, {b_:.3g})" for s_, a_, b_ in rows),
-        part="B")
+        f"x = (features, label), breast cancer, k-means (k = 6) on (features, label): Lemma 3.4 variance <= Theorem "
+        f"3.1 bound with the data's pairwise L(theta) along {len(DATUM_RAYS)} fixed rays theta = s u, and L(theta) "
+        "converges along each (one L for all theta on the data)", bool(ok and saturated),
+        "L datum at ||theta|| = " + ", ".join(f"{s_:g}" for s_ in DATUM_SCALES) + ": "
+        + "; ".join("(" + ", ".join(f"{v:.3g}" for v in Ls) + ")" for Ls in rows)
+        + f"; the largest, {max(max(Ls) for Ls in rows):.3g}, serves every theta probed", part="B")
 
 
 @claim("fu_zhang.thm31.assumption_mixed_labels", paper=PAPER, source="Fu & Zhang Assumption 3.1, Theorem 3.1",
@@ -108,13 +119,13 @@ def breast_cancer_datum_check(settings: Settings) -> ExactCheck:
                "on classification data with duplicated (or nearly duplicated) features and different labels. "
                "Counter-example: three copies of (1, 1) with labels (+1, -1, +1) give variance 2 and bound 0, for "
                "every L. Under reading B (x = the datum, features and label), a finite L exists on any finite data "
-               "set, and Theorem 3.1's bound holds. On breast cancer one L of about 3.3 serves every theta (L(theta) "
-               "saturates as the per-datum gradients tend to 0 or y x). The literal 'for all x in R^d' fails for "
-               "logistic regression under either reading (the gradient's Jacobian in x has norm >= ||theta|| "
-               "||x_perp||/4), but Theorems 3.1-3.2 use only the data. The paper does not say whether labels are "
-               "part of x.")
+               "set, and Theorem 3.1's bound holds. On breast cancer one L of about 4.1 serves every theta probed "
+               "on five rays (L(theta) converges as the per-datum gradients tend to 0 or y x). The literal 'for all "
+               "x in R^d' fails for logistic regression under either reading (the gradient's Jacobian in x has "
+               "norm >= ||theta|| ||x_perp||/4), but Theorems 3.1-3.2 use only the data. The paper does not say "
+               "whether labels are part of x.")
 def assumption_mixed_labels(settings: Settings) -> ClaimResult:
-    exact = [*features_reading_checks(), mixed_cluster_datum_check(), breast_cancer_datum_check(settings)]
+    exact = [*features_reading_checks(), mixed_cluster_datum_check(), breast_cancer_datum_check()]
     return ClaimResult(exact=exact, notes=[
         "under reading B the bound with the pairwise L is an identity-level consequence of sum_j ||g_j - gbar||^2 = "
         "(1/2n) sum_jl ||g_j - g_l||^2; what can fail is L being finite and bounded in theta, which the "
