@@ -122,7 +122,7 @@ def window_averages(chains: int, seed: int) -> dict:
     return out
 
 
-def bias_checks(ex: ExactBiases, sims: dict) -> list:
+def stationary_bias_checks(ex: ExactBiases, sims: dict) -> list:
     """z-tests of the exact stationary means, and the ordering of the biases of theta_0 (shown on the chains)."""
     out = []
     for name in SAMPLERS:
@@ -191,7 +191,7 @@ def sgld_msgld_euler_bias(settings: Settings) -> ClaimResult:
     ex = exact_biases()
     sims = window_averages(settings.chains, settings.seed_for("grid.logistic2d.bias"))
     out = ClaimResult(figure=partial(draw_biases, ex=ex, sims=sims))
-    out.add(*bias_checks(ex, sims), *first_order_checks(ex))
+    out.add(*stationary_bias_checks(ex, sims), *first_order_checks(ex))
     out.notes.append(f"h = {ex.h:.4g} (0.5/L), pi(theta) = {np.round(ex.posterior_mean, 6).tolist()} by cubature; "
                      f"grids {ex.sizes}; tol {TOL}")
     for k in SAMPLERS:
