@@ -5,16 +5,18 @@ Samplers: Euler (the full gradient), SGLD and mSGLD with minibatches of n = 10 d
 minibatch law psi^n of docs/grid_law.md; without replacement the 2-D law needs Newton's identities and is slower),
 at h = 0.5/L (L = ``model.grad_lipschitz``). The grid law gives each sampler's stationary mean and the posterior mean
 by cubature on the same grids. The chains of the simulation start from the grid law's own stationary law (its nodes
-drawn with their masses), so under the claim they stay stationary and the mean of their time average over
-[0, WINDOW) is the exact stationary mean; a sampler that is not what its law says drifts away from it within the
-window (about 60 steps relax the slow direction at this h). The draws share one uniform per chain (inverse CDF along
-theta_0), and SGLD and mSGLD run on the same seed (the same minibatches and noise), so their biases are compared on
-paired chains.
+drawn with their masses, the band-limited law's negative ripple, about 1e-6 of mass, clipped and counted in the
+error), so under the claim they stay stationary and the mean of their time average over [0, WINDOW) is the exact
+stationary mean (E f(theta_k) from the nodes is sum_a m_a (K^k f)(x_a), which the grid's quadrature of the kernel
+equates with sum_a m_a f(x_a) to the grid's error); a sampler that is not what its law says drifts away from it
+within the window (about 60 steps relax the slow direction at this h). The draws share one uniform per chain
+(inverse CDF along theta_0), and SGLD and mSGLD run on the same seed (the same minibatches and noise), so their
+biases are compared on paired chains.
 
 The first-order picture (docs/grid_law.md) is compared with the exact laws at h and h/2 (theory against theory):
 Euler's bias / h is close to c1 = Cov_pi(theta, |grad U|^2/8 - Delta U/4) by cubature, SGLD's bias / h is almost
-the same at h and h/2 (a first-order effect of the gradient noise), and mSGLD's excess over Euler halves with h
-(the noise's first-order term cancels, an O(h^2) remainder is left).
+the same at h and h/2 (a first-order effect of the gradient noise), and mSGLD's excess over Euler shrinks 4-fold
+when h halves (the noise's first-order term cancels, an O(h^2) remainder is left).
 """
 
 from __future__ import annotations
