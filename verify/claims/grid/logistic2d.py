@@ -186,7 +186,8 @@ def draw_biases(ax, ex: ExactBiases, sims: dict) -> None:
        source="theory.grid_law, docs/grid_law.md (new); Vollmer, Zygalakis & Teh (2016), eqs. (9)/(54) (mSGLD)",
        family="grid",
        statement="On the 2-D breast-cancer logistic posterior (N = 569) at h = 0.5/L with n = 10, the exact "
-                 "stationary bias of the posterior mean is ordered |SGLD| > |mSGLD| > |Euler|: the gradient noise's "
+                 "stationary bias of the posterior mean of the coefficient of 'mean radius' is ordered |SGLD| > "
+                 "|mSGLD| > |Euler| (and the intercept's likewise in the exact laws): the gradient noise's "
                  "first-order bias dominates SGLD's, mSGLD cancels it to first order (leaving O(h^2)), and the grid "
                  "laws' stationary means agree with simulation of the same sampler objects.")
 def sgld_msgld_euler_bias(settings: Settings) -> ClaimResult:
