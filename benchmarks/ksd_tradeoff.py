@@ -79,6 +79,8 @@ def draw(rows: list[dict], path: Path) -> None:
             ax.plot([r["hL"] for r in rs], [r[k] for r in rs], "o-", label=f"n = {n}")
         ax.plot(best["hL"], best[k], "k*", ms=14, label="argmin")
         ax.set(xscale="log", yscale="log", xlabel="h L", title=title)
+        ax.set_xticks(sorted({r["hL"] for r in rows}), [f"{v:g}" for v in sorted({r["hL"] for r in rows})])
+        ax.minorticks_off()
         ax.title.set_fontsize(9)
     axes[0].legend(fontsize=7)
     fig.suptitle("SGLD on the breast-cancer logistic posterior (N = 569): exact diagnostics from theory.grid_law")
