@@ -7,7 +7,8 @@ import pytest
 import sympy as sp
 
 from simulate import euler, msgld, sgld
-from simulate.models.low_dim_logistic import small_logistic_1d
+from simulate.models.low_dim_logistic import breast_cancer_2d, small_logistic_1d
+from simulate.validation import ParameterError
 from theory.grid import grid_law
 from theory.grid.bias import bias_slope
 
@@ -63,3 +64,22 @@ def test_quadrature_equals_the_slope_of_the_exact_law_with_minibatch_noise():
         assert abs(slope.value - c1[name].value) < 2e-3 * abs(c1[name].value) + 2 * slope.error, name
     assert abs(c1["msgld"].value - c1["euler"].value) < 1e-8 * abs(c1["euler"].value)
     assert abs(c1["sgld"].value - c1["euler"].value) > 0.01 * abs(c1["euler"].value)
+
+
+@pytest.mark.slow
+def test_2d_cubature_equals_the_slope_of_the_exact_law_on_the_breast_cancer_posterior():
+    """2-D: Euler's c1 = Cov_pi(phi, |grad U|^2/8 - Delta U/4) by cubature on the real-data logistic posterior equals
+    the h -> 0 slope of grid_law (quadratic extrapolation from h L = 0.1, 0.2, 0.4), for phi = theta_0 and theta_1^2;
+    mSGLD's c1 is Euler's; SGLD's 2-D noise term needs a weighted Poisson solve and is refused (the slope is its
+    route)."""
+    m = breast_cancer_2d()
+    L = m.grad_lipschitz
+    c1 = []
+    for phi in (lambda t: t[:, 0], lambda t: t[:, 1] ** 2):
+        c1.append(grid_law(euler(m, 0.1 / L), tol=1e-6).first_order_coefficient(phi))
+        slope = bias_slope(lambda h: euler(m, h), phi, [0.1 / L, 0.2 / L, 0.4 / L], tol=1e-6)
+        assert abs(slope.value - c1[-1].value) < 1e-3 * abs(c1[-1].value) + 2 * slope.error
+    c1_m = grid_law(msgld(m, 0.5 / L, 10, True), tol=1e-3).first_order_coefficient(lambda t: t[:, 0])
+    assert abs(c1_m.value - c1[0].value) < 1e-6 * abs(c1[0].value) + c1_m.error + c1[0].error
+    with pytest.raises(ParameterError, match="Poisson"):
+        grid_law(sgld(m, 0.5 / L, 10, True), tol=1e-3).first_order_coefficient(lambda t: t[:, 0])
