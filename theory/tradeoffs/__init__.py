@@ -18,7 +18,7 @@ in ``objective``, the surface and single points (:func:`time_average_at`) in ``s
 """
 
 from .accuracy import INFLATION_WARN, LawAccuracy, law_accuracy
-from .api import SamplerResult, Tradeoff, answer, tradeoffs
+from .api import SamplerResult, Tradeoff, answer, stopped, tradeoffs
 from .explanation import explain
 from .grid_route import LaplaceGap, laplace_versus_exact
 from .models import (
@@ -43,5 +43,6 @@ __all__ = [
     "Objective", "Optimum", "Point", "SamplerOptions", "SamplerResult", "SamplerSpec", "SpotCheck", "Surface",
     "Tradeoff", "answer", "default_n_values", "explain", "gaussian_mean", "laplace_linearised",
     "laplace_versus_exact", "law_accuracy", "linear_regression", "logistic_exact", "logistic_laplace", "optimum",
-    "preset", "sampler_spec", "spot_check", "stability_edge", "surfaces", "time_average_at", "toy", "tradeoffs",
+    "preset", "sampler_spec", "spot_check", "stability_edge", "stopped", "surfaces", "time_average_at", "toy",
+    "tradeoffs",
 ]

@@ -304,7 +304,7 @@ def tradeoffs(model: ModelSpec, budget: Budget, objective: Objective | None = No
 
 def answer(question: Tradeoff, key: str, *, n_values=None, fractions=FRACTIONS, theta0=None, refine: bool = True,
            spot_chains: int = 1000, seed: int = 0, max_work: float = MAX_WORK, allow_slow: bool = False,
-           seconds: float | None = None) -> SamplerResult:
+           seconds: float | None = None, report=None) -> SamplerResult:
     """One sampler's answer to the question of a :class:`Tradeoff` (its model, budget, objective, options and
     inflation limit): :func:`tradeoffs` for one sampler, which the explorer runs in parallel and streams.
 
@@ -316,6 +316,10 @@ def answer(question: Tradeoff, key: str, *, n_values=None, fractions=FRACTIONS, 
         The sampler's key in :data:`SAMPLERS`.
     n_values, fractions, theta0, refine, spot_chains, seed, max_work, allow_slow, seconds
         As :func:`tradeoffs` (``seed``: this sampler's).
+    report : callable, optional
+        Called with the answer so far (a :class:`SamplerResult` with the surface of the finished rows, then with the
+        optimum before the spot-check), so that a caller that stops this computation at a hard time limit keeps what
+        was finished (:mod:`verify.explore.table`).
 
     Returns
     -------
@@ -336,7 +340,9 @@ def answer(question: Tradeoff, key: str, *, n_values=None, fractions=FRACTIONS, 
     ns = default_n_values(model.n_data) if n_values is None else tuple(n_values)
     if slow and not allow_slow:
         res.error = slow + "; pass allow_slow=True (--allow-slow) to compute it"
-    elif _optimise(res, question, ns, fractions, theta0, refine, deadline) and spot_chains:
+    elif _optimise(res, question, ns, fractions, theta0, refine, deadline, report) and spot_chains:
+        if report is not None:
+            report(res)
         o = res.optimum
         if deadline is not None and time.time() > deadline:
             res.spot = SpotCheck(0, math.nan, math.nan, o.mse, math.nan, 0.0, skipped="the time allowed was spent")
@@ -347,21 +353,31 @@ def answer(question: Tradeoff, key: str, *, n_values=None, fractions=FRACTIONS, 
     return res
 
 
-def _optimise(res: SamplerResult, q: Tradeoff, ns, fractions, theta0, refine: bool, deadline) -> bool:
+def _optimise(res: SamplerResult, q: Tradeoff, ns, fractions, theta0, refine: bool, deadline, report=None) -> bool:
     """Fill ``res`` with its sampler's surface, optimum, settings and notes; False (with the reason in ``res.error``)
     when the engine has no answer or the budget buys no step."""
     spec, model, budget, objective, options = res.spec, q.model, q.budget, q.objective, q.options
+    on_row = None if report is None else (lambda s: report(SamplerResult(spec, surface=s[0])))
     try:
-        (surf,) = surfaces(spec, model.model, objective, [budget], ns, fractions=fractions, options=options,
-                           theta0=theta0, deadline=deadline)
-        res.surface = surf
-        if surf.skipped_n:
-            res.notes.append(f"n = {', '.join(map(str, surf.skipped_n))} not evaluated: the time allowed was spent "
-                             "(rows run from the largest n; allow more time with --seconds)")
-        if surf.unstable:
-            res.notes.append(f"{surf.unstable} grid point(s) below the certified stability edge were found not "
-                             "mean-square stable by the engine and left out")
-        res.optimum = optimum(surf, spec, model.model, objective, budget, options=options, theta0=theta0,
+        (res.surface,) = surfaces(spec, model.model, objective, [budget], ns, fractions=fractions, options=options,
+                                  theta0=theta0, deadline=deadline, on_row=on_row)
+    except ParameterError as e:
+        res.error = str(e)
+        return False
+    return _settle(res, q, theta0, refine, deadline, "left out: time limit (rows run from the largest n; allow more "
+                   "time with --seconds)")
+
+
+def _settle(res: SamplerResult, q: Tradeoff, theta0, refine: bool, deadline, why_skipped: str) -> bool:
+    """The notes, optimum and settings of ``res`` from its surface (``_optimise``'s second half)."""
+    spec, model, budget, options, surf = res.spec, q.model, q.budget, q.options, res.surface
+    if surf.skipped_n:
+        res.notes.append(f"n = {', '.join(map(str, surf.skipped_n))} {why_skipped}")
+    if surf.unstable:
+        res.notes.append(f"{surf.unstable} grid point(s) below the certified stability edge were found not "
+                         "mean-square stable by the engine and left out")
+    try:
+        res.optimum = optimum(surf, spec, model.model, q.objective, budget, options=options, theta0=theta0,
                               refine=refine, max_inflation=q.max_inflation, deadline=deadline)
     except ParameterError as e:
         res.error = str(e)
@@ -370,10 +386,59 @@ def _optimise(res: SamplerResult, q: Tradeoff, ns, fractions, theta0, refine: bo
         res.error = (f"no (h, n) evaluated fits in the budget ({budget.describe(model.n_data)})"
                      + (f" with a stationary variance within {q.max_inflation:g}x the posterior's"
                         if math.isfinite(q.max_inflation) else "")
-                     + ("; no minibatch size was evaluated in the time allowed" if res.surface.n.size == 0 else ""))
+                     + ("; no minibatch size was evaluated in the time allowed" if surf.n.size == 0 else ""))
         return False
     res.settings = spec.settings(options, model.n_data, res.optimum.n)
     return True
 
 
-__all__ = ["SamplerResult", "Tradeoff", "answer", "slow_reason", "tradeoffs"]
+def stopped(question: Tradeoff, partial: SamplerResult | None, key: str, seconds: float, *,
+            theta0=None) -> SamplerResult:
+    """The answer of a sampler whose computation (:func:`answer` with ``report``) was stopped at a hard time limit:
+    what it had finished, the rest named as left out for the time limit.
+
+    Every number kept is the engine's exact answer: the optimum found before the stop (its spot-check skipped), or
+    else the unrefined grid optimum of the finished rows of the surface.
+
+    Parameters
+    ----------
+    question : Tradeoff
+        The question asked.
+    partial : SamplerResult or None
+        The last answer so far that :func:`answer` reported (None: not even one row finished).
+    key : str
+        The sampler's key.
+    seconds : float
+        The time limit, for the notes.
+    theta0 : array_like, optional
+        The chains' start, as given to :func:`answer`.
+
+    Returns
+    -------
+    SamplerResult
+        The answer, with ``notes`` (or ``error``) saying what the time limit left out.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For an unknown sampler key.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (7) (the time average whose exact MSE each kept row holds).
+    """
+    why = f"left out: time limit (this sampler's process was stopped at {seconds:.0f} s; --seconds)"
+    res = SamplerResult(sampler_spec(key), seconds=seconds)
+    if partial is None or partial.surface is None or partial.surface.n.size == 0:
+        res.error = f"no minibatch size finished: time limit (this sampler's process was stopped at {seconds:.0f} s)"
+        return res
+    if partial.optimum is not None:
+        partial.spot = SpotCheck(0, math.nan, math.nan, partial.optimum.mse, math.nan, 0.0, skipped="time limit")
+        partial.seconds = seconds
+        return partial
+    res.surface = partial.surface
+    _settle(res, question, theta0, False, None, why)
+    return res
+
+
+__all__ = ["SamplerResult", "Tradeoff", "answer", "slow_reason", "stopped", "tradeoffs"]

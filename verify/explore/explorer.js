@@ -225,8 +225,13 @@ function syncControls(c) {
   $("N").value = S.k;
   $("budget").value = S.b;
 }
+function showNote(c) {  // what this cell leaves out (time limit, points found unstable): the cell's note
+  $("cell-note").textContent = c.note ? `Note: ${c.note}.` : "";
+  $("cell-note").hidden = !c.note;
+}
 function render() {
   const c = cell();
+  showNote(c);
   const N = DATA.N[S.k], T = DATA.budgets[S.b];
   $("N-out").textContent = N;
   $("budget-out").textContent = `${fmt(T)} gradient evaluations (${fmt(T / N)} data passes)`;
