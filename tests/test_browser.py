@@ -118,7 +118,7 @@ def test_explorer_slider_moves_give_the_engine_optimum(browser, explorer):
 
 def test_explorer_shows_each_cells_note(browser, explorer_grid, tmp_path):
     """A cell's ``note`` (rows left out at the time limit, points found unstable) is shown beside its optimum, and
-    only for that cell."""
+    only for that cell; SGHMC's h readout shows the matched Langevin step 2 eta / alpha."""
     import copy
 
     from selenium.webdriver.support.ui import Select
@@ -134,6 +134,11 @@ def test_explorer_shows_each_cells_note(browser, explorer_grid, tmp_path):
     assert shown.is_displayed() and shown.text == f"Note: {note}."
     Select(_by_id(d, "sampler")).select_by_index(1)  # mSGLD: no note
     assert not _by_id(d, "cell-note").is_displayed() and _by_id(d, "cell-note").text == ""
+    assert "Langevin" not in _by_id(d, "h-out").text
+    Select(_by_id(d, "sampler")).select_by_index(4)  # SGHMC: its h is eta, the matched Langevin step beside it
+    eta, h = re.search(r"^([\d.e-]+) = .*matched Langevin step 2 eta/alpha = ([\d.e-]+)\)$",
+                       _by_id(d, "h-out").text).groups()
+    assert float(h) == pytest.approx(2 * float(eta) / 0.1, rel=1e-3)
     assert _console_errors(d) == []
 
 

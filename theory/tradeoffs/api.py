@@ -12,6 +12,8 @@ import numpy as np
 
 from simulate.validation import ParameterError
 
+from .grid_route import linearised
+from .matched import MatchedStep, matched_discretisation
 from .models import ModelSpec
 from .objective import Budget, Objective
 from .optimise import Optimum, optimum
@@ -22,8 +24,11 @@ from .surface import FRACTIONS, Surface, default_n_values, surfaces
 #: What h means per sampler, printed under any table that puts SGHMC beside a Langevin sampler.
 STEP_MEANINGS = ("note: h is not the same discretisation for every row: for the Langevin samplers it is the time "
                  "step of theta' = theta + (h/2) g + sqrt(h) xi, for SGHMC the learning rate eta = eps^2 of Chen, "
-                 "Fox & Guestrin's eq. (15) (eps its time step, alpha = eps C); rows are compared at the same budget "
-                 "of gradient evaluations (matched cost), each at its own optimal h")
+                 "Fox & Guestrin's eq. (15) (eps its time step, alpha = eps C), whose matched Langevin step is "
+                 "h = 2 eta / alpha (the same drift and diffusion per step; exact at alpha = 1, where eq. (15) is "
+                 "SGLD with h = 2 eta: theory.tradeoffs.langevin_equivalent_step); rows are compared at the same "
+                 "budget of gradient evaluations (matched cost), each at its own optimal h, and SGHMC's row compares "
+                 "it with SGLD at its own n and matched h (matched cost and discretisation)")
 
 
 @dataclass
@@ -47,6 +52,8 @@ class SamplerResult:
     notes : list of str
         What the answer leaves out (minibatch sizes not evaluated before the deadline, grid points the engine found
         unstable below the certified edge).
+    matched : MatchedStep, optional
+        SGHMC only: SGLD at its optimum's n and matched step 2 eta* / alpha (:func:`.matched_discretisation`).
     seconds : float
         Time taken.
     """
@@ -59,6 +66,7 @@ class SamplerResult:
     settings: str = ""
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    matched: MatchedStep | None = None
 
 
 @dataclass
@@ -141,6 +149,8 @@ class Tradeoff:
             if acc.warning():
                 out.append(f"{'':26s} {acc.warning()}")
         out += [f"{'':26s} note: {t}" for t in r.notes]
+        if r.matched is not None:
+            out.append(f"{'':26s} {r.matched.describe()}")
         if s is not None:
             out.append(f"{'':26s} {s.describe()}")
         return out
@@ -340,17 +350,31 @@ def answer(question: Tradeoff, key: str, *, n_values=None, fractions=FRACTIONS, 
     ns = default_n_values(model.n_data) if n_values is None else tuple(n_values)
     if slow and not allow_slow:
         res.error = slow + "; pass allow_slow=True (--allow-slow) to compute it"
-    elif _optimise(res, question, ns, fractions, theta0, refine, deadline, report) and spot_chains:
+    elif _optimise(res, question, ns, fractions, theta0, refine, deadline, report):
+        if key == "sghmc" and linearised(model.model) is model.model and (deadline is None or time.time() < deadline):
+            try:
+                res.matched = matched_discretisation(model.model, objective, question.budget, res.optimum, options,
+                                                     theta0)
+            except ParameterError as e:
+                res.notes.append(f"matched discretisation with SGLD not computed: {e}")
         if report is not None:
             report(res)
+        _spot(res, question, spot_chains, seed, theta0, max_work, deadline)
+    res.seconds = time.time() - t0
+    return res
+
+
+def _spot(res: SamplerResult, question: Tradeoff, spot_chains: int, seed: int, theta0, max_work: float,
+          deadline) -> None:
+    """The spot-check of ``res``'s optimum (skipped when the deadline has passed)."""
+    spec, model, objective, options = res.spec, question.model, question.objective, question.options
+    if spot_chains:
         o = res.optimum
         if deadline is not None and time.time() > deadline:
             res.spot = SpotCheck(0, math.nan, math.nan, o.mse, math.nan, 0.0, skipped="the time allowed was spent")
         else:
             res.spot = spot_check(spec.build(model.model, o.h, o.n, options), objective, o.burn_in, o.n_steps,
                                   o.mse, o.target, chains=spot_chains, seed=seed, theta0=theta0, max_work=max_work)
-    res.seconds = time.time() - t0
-    return res
 
 
 def _optimise(res: SamplerResult, q: Tradeoff, ns, fractions, theta0, refine: bool, deadline, report=None) -> bool:

@@ -24,6 +24,7 @@ from theory.tradeoffs import (
     ModelSpec,
     Objective,
     SamplerOptions,
+    langevin_equivalent_step,
     optimum,
     sampler_spec,
     surfaces,
@@ -128,6 +129,9 @@ def cell_data(model: ModelSpec, objective: str, sampler: str, grid: GridSpec, su
            "L": [s.n_steps.tolist() for s in surf], "burn": [s.burn_in.tolist() for s in surf],
            "bias2": [_round(s.bias2) for s in surf], "var": [_round(s.variance) for s in surf],
            "mse": [_round(s.mse) for s in surf], "opt": []}
+    if sampler == "sghmc":  # its h is eta: the matched Langevin step beside it
+        out["h_langevin"] = _round([[langevin_equivalent_step(float(x), grid.options.alpha) for x in row]
+                                    for row in s0.h])
     for s, budget in zip(surf, budgets, strict=True):
         o = optimum(s, spec, model.model, obj, budget, options=grid.options, theta0=theta0, refine=False,
                     max_inflation=grid.max_inflation)
