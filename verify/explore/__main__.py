@@ -40,14 +40,14 @@ from theory.tradeoffs.spotcheck import MAX_WORK
 
 from .data import check_design, check_n_grid, default_n_grid, read_csv
 from .grid import PAGE_BUDGETS, PAGE_N_DATA, PAGE_OBJECTIVES, GridSpec, coordinate_objective, explorer_data
-from .limits import cpu_seconds
+from .limits import cpu_seconds, warm
 from .page import MAX_BYTES, write_page
 from .table import stream_table
 
 DEFAULT_OUT = Path("output/explore/explorer.html")
 #: Seconds the table takes at most by default (the page: ``--page-seconds``); with the start-up, the data's checks
 #: and the page's writing, table and page finish in under 2 minutes (benchmarks/explorer_real_data.py).
-TABLE_SECONDS = 55.0
+TABLE_SECONDS = 60.0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -81,11 +81,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-slow", action="store_true",
                    help="compute SVRG-LD / vrSG-MCMC with quadratic or variance objectives (seconds per point)")
     p.add_argument("--seconds", type=float, default=None,
-                   help="time limit per sampler in the table (default: 55 s x workers / samplers; time a quicker "
+                   help="time limit per sampler in the table (default: 60 s x workers / samplers; time a quicker "
                         "sampler leaves passes on); a sampler's process is stopped at it, its finished rows (from "
                         "the largest n down) kept and the rest named as left out")
-    p.add_argument("--page-seconds", type=float, default=40.0,
-                   help="time limit of the page's grid, shared by its cells as the table's (default 40)")
+    p.add_argument("--page-seconds", type=float, default=45.0,
+                   help="time limit of the page's grid, shared by its cells as the table's (default 45)")
     p.add_argument("--n1", type=int, default=None, help="vrSG-MCMC anchor batch (default min(N, 10 n2))")
     p.add_argument("--m", type=int, default=10, help="epoch length of SVRG-LD and vrSG-MCMC")
     p.add_argument("--alpha", type=float, default=0.1, help="SGHMC friction")
@@ -141,6 +141,7 @@ def model_spec(args):
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
     start = time.perf_counter()
+    warm()  # the workers' forkserver imports the theory while the data are read
     try:
         _check(args)
         spec = model_spec(args)

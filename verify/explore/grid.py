@@ -170,7 +170,7 @@ def explorer_data(grid: GridSpec, workers: int = 2) -> dict:
     keys.sort(key=lambda t: -(SAMPLERS[grid.samplers[t[1]]].periodic * 3 + 1) * models[t[2]].n_data ** 0.1)
     tasks = [((o, s, k), _task, (models[k], grid.objectives[o], grid.samplers[s], bare), None) for o, s, k in keys]
     cells, seconds = {}, {}
-    for oc in run_limited(tasks, workers, ("verify.explore.grid",), grid.seconds, soft=SOFT_SHARE):
+    for oc in run_limited(tasks, workers, grid.seconds, soft=SOFT_SHARE):
         o, s, k = oc.key
         if oc.status == "error":
             raise RuntimeError(f"the page's task {oc.key} failed:\n{oc.value}")

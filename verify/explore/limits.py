@@ -2,10 +2,10 @@
 through a pipe, and is stopped at its limit; the caller keeps the last report.
 
 A task is a module-level function ``fn(*args, allowed, report)``; ``report(x)`` sends ``x`` (the partial answer so
-far) to the parent. At most ``workers`` processes run at once (forkserver: the theory is imported once). A process
-that passes its limit is terminated (its pipe is then discarded, so a message cut off mid-way does no harm) and the
-task's last report comes back as stopped. Each outcome carries its process's CPU seconds (the machine is shared:
-wall time alone says little).
+far) to the parent. At most ``workers`` processes run at once (forkserver: the theory is imported once, by
+:func:`warm`, before any clock starts). A process that passes its limit is terminated (its pipe is then discarded, so
+a message cut off mid-way does no harm) and the task's last report comes back as stopped. Each outcome carries its
+process's CPU seconds (the machine is shared: wall time alone says little).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import math
 import multiprocessing
 import os
 import resource
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -25,6 +26,34 @@ from multiprocessing.connection import wait
 SOFT_SHARE = 0.75
 
 _SPENT = [0.0]  # CPU seconds of every task's process so far (cpu_seconds)
+#: What the forkserver imports once, before it forks the first task (the table's and the page's tasks alike).
+PRELOAD = ("verify.explore.grid", "verify.explore.table")
+_WARMING: list = []  # the thread starting the forkserver (warm)
+
+
+def _context():
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(list(PRELOAD))
+    return ctx
+
+
+def _noop() -> None:
+    return None
+
+
+def _start_server() -> None:
+    proc = _context().Process(target=_noop, daemon=True)
+    proc.start()
+    proc.join()
+
+
+def warm() -> None:
+    """Start the forkserver (importing :data:`PRELOAD`) in the background, so that it is ready, and no task's time
+    limit pays for the imports, when :func:`run_limited` first needs it."""
+    if not _WARMING:
+        t = threading.Thread(target=_start_server, daemon=True)
+        t.start()
+        _WARMING.append(t)
 
 #: Seconds between the checks of the running processes' limits (the longest a stopped task overruns its limit).
 POLL_S = 0.2
@@ -70,7 +99,7 @@ def _child(conn, fn: Callable, args: tuple, seconds: float | None) -> None:
 
 
 def run_limited(tasks: list[tuple[object, Callable, tuple, float | None]], workers: int,
-                preload: tuple[str, ...] = (), total: float | None = None, soft: float = 1.0) -> Iterator[Outcome]:
+                total: float | None = None, soft: float = 1.0) -> Iterator[Outcome]:
     """Run ``tasks`` = [(key, fn, args, seconds)] with at most ``workers`` processes, each stopped after its
     ``seconds`` (None: no limit); yield each :class:`Outcome` as it comes, in order of completion.
 
@@ -85,8 +114,6 @@ def run_limited(tasks: list[tuple[object, Callable, tuple, float | None]], worke
         ``allowed`` = ``soft`` x its limit (None: no limit), the time after which it should start nothing new.
     workers : int
         Processes at once (>= 1; with 1 and no limit at all, the tasks run in this process).
-    preload : tuple of str
-        Modules the forkserver imports once.
     total : float, optional
         Seconds for all the tasks together (None: each task's own limit only).
     soft : float
@@ -102,9 +129,9 @@ def run_limited(tasks: list[tuple[object, Callable, tuple, float | None]], worke
             t0, c0 = time.perf_counter(), _own_cpu()
             yield Outcome(key, "done", fn(*args, None, lambda x: None), time.perf_counter() - t0, _own_cpu() - c0)
         return
-    ctx = multiprocessing.get_context("forkserver")
-    if preload:
-        ctx.set_forkserver_preload(list(preload))
+    warm()
+    _WARMING[0].join()  # the forkserver is up: the clock starts now
+    ctx = _context()
     queue = list(tasks)
     running: dict = {}  # parent connection -> (key, process, start, limit)
     last: dict = {}
@@ -180,4 +207,4 @@ def _cpu_of(pid: int) -> float:
         return math.nan
 
 
-__all__ = ["POLL_S", "SOFT_SHARE", "Outcome", "cpu_seconds", "run_limited"]
+__all__ = ["POLL_S", "PRELOAD", "SOFT_SHARE", "Outcome", "cpu_seconds", "run_limited", "warm"]

@@ -60,7 +60,7 @@ def stream_table(question: Tradeoff, keys: list[str], workers: int = 2, out=None
              for i, k in enumerate(keys)]  # picklable: no closure
     total = None if seconds is None else seconds * len(keys) / max(min(workers, len(keys)), 1)
     t0, results = time.perf_counter(), {}
-    for done, oc in enumerate(run_limited(tasks, workers, ("theory.tradeoffs",), total, soft=SOFT_SHARE), 1):
+    for done, oc in enumerate(run_limited(tasks, workers, total, soft=SOFT_SHARE), 1):
         if oc.status == "error":
             raise RuntimeError(f"the table's task for {oc.key} failed:\n{oc.value}")
         res = oc.value
