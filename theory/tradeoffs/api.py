@@ -53,7 +53,8 @@ class SamplerResult:
         What the answer leaves out (minibatch sizes not evaluated before the deadline, grid points the engine found
         unstable below the certified edge).
     matched : MatchedStep, optional
-        SGHMC only: SGLD at its optimum's n and matched step 2 eta* / alpha (:func:`.matched_discretisation`).
+        SGHMC only: SGLD at its optimum's n and matched step 2 eta* / alpha
+        (``theory.tradeoffs.matched_discretisation``).
     seconds : float
         Time taken.
     """
@@ -329,7 +330,7 @@ def answer(question: Tradeoff, key: str, *, n_values=None, fractions=FRACTIONS, 
     report : callable, optional
         Called with the answer so far (a :class:`SamplerResult` with the surface of the finished rows, then with the
         optimum before the spot-check), so that a caller that stops this computation at a hard time limit keeps what
-        was finished (:mod:`verify.explore.table`).
+        was finished (``verify.explore.table``).
 
     Returns
     -------
@@ -351,14 +352,16 @@ def answer(question: Tradeoff, key: str, *, n_values=None, fractions=FRACTIONS, 
     if slow and not allow_slow:
         res.error = slow + "; pass allow_slow=True (--allow-slow) to compute it"
     elif _optimise(res, question, ns, fractions, theta0, refine, deadline, report):
-        if key == "sghmc" and linearised(model.model) is model.model and (deadline is None or time.time() < deadline):
+        if report is not None:
+            report(res)
+        if key == "sghmc" and linearised(model.model) is model.model:  # two engine calls: also past the deadline
             try:
                 res.matched = matched_discretisation(model.model, objective, question.budget, res.optimum, options,
                                                      theta0)
             except ParameterError as e:
                 res.notes.append(f"matched discretisation with SGLD not computed: {e}")
-        if report is not None:
-            report(res)
+            if report is not None:
+                report(res)
         _spot(res, question, spot_chains, seed, theta0, max_work, deadline)
     res.seconds = time.time() - t0
     return res

@@ -4,7 +4,7 @@ SGHMC's h is its learning rate eta = eps^2 (Chen, Fox & Guestrin eq. (15)), not 
 explorer's rows (each sampler at its own optimal h under one budget: matched cost) say nothing about the two at the
 same discretisation. :func:`matched_discretisation` evaluates SGLD (without replacement) at SGHMC's optimal minibatch
 size n* (the same cost per step, so the same window under the budget) and at the Langevin time step matched to its
-optimal eta*, h = 2 eta* / alpha (:func:`.samplers.langevin_equivalent_step`; docs/explorer.md derives it): the exact
+optimal eta*, h = 2 eta* / alpha (``theory.tradeoffs.langevin_equivalent_step``; docs/explorer.md derives it): the exact
 MSE of both at the same cost and discretisation, or that SGLD has no stationary law there.
 """
 
@@ -98,7 +98,7 @@ def matched_discretisation(model, objective: Objective, budget: Budget, opt: Opt
     References
     ----------
     Chen, Fox & Guestrin (2014), eq. (15); Welling & Teh (2011), eq. (4); Vollmer, Zygalakis & Teh (2016), eq. (7)
-    (the time average's MSE). The matching h = 2 eta / alpha is new (:func:`.samplers.langevin_equivalent_step`).
+    (the time average's MSE). The matching h = 2 eta / alpha is new (``theory.tradeoffs.langevin_equivalent_step``).
     """
     spec = sampler_spec(MATCHED_SAMPLER)
     h = langevin_equivalent_step(opt.h, options.alpha)

@@ -137,7 +137,7 @@ def stability_edge(spec: SamplerSpec, model, n: int, options: SamplerOptions, rt
     """The stability edge h_max(n): the mean-square stability limit of a sampler at minibatch size n.
 
     For the m-periodic samplers (SVRG-LD, vrSG-MCMC) the edge is the certified stable end ``lo`` of a bracket of
-    relative width :data:`PERIODIC_EDGE_RTOL`: the grid's h are fractions of it, all certified stable, and the edge
+    relative width ``PERIODIC_EDGE_RTOL``: the grid's h are fractions of it, all certified stable, and the edge
     is within that width of h*; a tight bracket there costs an eigenvalue certificate of a period's map at a
     spectral radius within ``rtol`` of 1 (tens of seconds at d = 29, against about two for the coarse one).
 
@@ -152,7 +152,7 @@ def stability_edge(spec: SamplerSpec, model, n: int, options: SamplerOptions, rt
     options : SamplerOptions
         The settings held fixed.
     rtol : float
-        The bracket's relative width (the periodic samplers take at least :data:`PERIODIC_EDGE_RTOL`).
+        The bracket's relative width (the periodic samplers take at least ``PERIODIC_EDGE_RTOL``).
 
     Returns
     -------

@@ -40,7 +40,7 @@ from theory.tradeoffs.spotcheck import MAX_WORK
 
 from .data import check_design, check_n_grid, default_n_grid, read_csv
 from .grid import PAGE_BUDGETS, PAGE_N_DATA, PAGE_OBJECTIVES, GridSpec, coordinate_objective, explorer_data
-from .limits import cpu_seconds, warm
+from .limits import cpu_seconds, one_blas_thread, warm
 from .page import MAX_BYTES, write_page
 from .table import stream_table
 
@@ -142,6 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
     start = time.perf_counter()
     warm()  # the workers' forkserver imports the theory while the data are read
+    with one_blas_thread():  # this process's own work (the optima of stopped tasks) runs beside the workers
+        return _run(args, start)
+
+
+def _run(args, start: float) -> int:
     try:
         _check(args)
         spec = model_spec(args)

@@ -88,9 +88,18 @@ class Outcome:
     limit: float | None = None
 
 
+def one_blas_thread():
+    """A context in which BLAS runs one thread: each task has a core of its own (two threads per task on the shared
+    2-core machine made a row of the explorer's table 7x slower; the engine's own policy, ``blas_threads``)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def _child(conn, fn: Callable, args: tuple, seconds: float | None) -> None:
     try:
-        value = fn(*args, seconds, lambda x: conn.send(("report", x, None)))
+        with one_blas_thread():
+            value = fn(*args, seconds, lambda x: conn.send(("report", x, None)))
         conn.send(("done", value, _own_cpu()))
     except BaseException:  # noqa: BLE001 - every failure goes back to the parent as text
         conn.send(("error", traceback.format_exc(), _own_cpu()))
@@ -207,4 +216,4 @@ def _cpu_of(pid: int) -> float:
         return math.nan
 
 
-__all__ = ["POLL_S", "PRELOAD", "SOFT_SHARE", "Outcome", "cpu_seconds", "run_limited", "warm"]
+__all__ = ["POLL_S", "PRELOAD", "SOFT_SHARE", "Outcome", "cpu_seconds", "one_blas_thread", "run_limited", "warm"]
