@@ -409,11 +409,14 @@ def _settle(res: SamplerResult, q: Tradeoff, theta0, refine: bool, deadline, why
     except ParameterError as e:
         res.error = str(e)
         return False
+    if res.optimum is None and surf.n.size == 0:
+        res.error = f"no minibatch size finished: n = {', '.join(map(str, surf.skipped_n))} {why_skipped}"
+        return False
     if res.optimum is None:
         res.error = (f"no (h, n) evaluated fits in the budget ({budget.describe(model.n_data)})"
                      + (f" with a stationary variance within {q.max_inflation:g}x the posterior's"
                         if math.isfinite(q.max_inflation) else "")
-                     + ("; no minibatch size was evaluated in the time allowed" if surf.n.size == 0 else ""))
+                     + (f" (n = {', '.join(map(str, surf.skipped_n))} {why_skipped})" if surf.skipped_n else ""))
         return False
     res.settings = spec.settings(options, model.n_data, res.optimum.n)
     return True
