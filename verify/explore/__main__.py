@@ -63,8 +63,10 @@ def parser() -> argparse.ArgumentParser:
                         "with --data N/4, N/2, N)")
     p.add_argument("--budget", type=float, default=1e5, help="the table's budget (default 1e5)")
     p.add_argument("--unit", default="gradients", choices=UNITS, help="budget unit")
-    p.add_argument("--budgets", type=float, nargs="+", default=list(PAGE_BUDGETS),
-                   help="the page's budgets, in per-datum gradient evaluations")
+    p.add_argument("--budgets", type=float, nargs="+", default=None,
+                   help="the page's budgets, in per-datum gradient evaluations (default 1e3 ... 1e7; with --data the "
+                        "table's budget and the two decades below it: the larger budgets' long windows cost seconds "
+                        "per point at d = 30)")
     p.add_argument("--burn-in", type=float, default=None,
                    help="fraction of the steps discarded, in [0, 1) (default 0; 0.1 with --data)")
     p.add_argument("--objective", default="mean", choices=KINDS, help="the table's objective")
@@ -138,6 +140,17 @@ def model_spec(args):
     return spec.at(max(args.N))
 
 
+def _page_budgets(args, budget: Budget) -> tuple[float, ...]:
+    """The page's budgets: ``--budgets``, else the default grid, or with --data the table's budget (in gradient
+    evaluations) and the two decades below it."""
+    if args.budgets:
+        return tuple(args.budgets)
+    if not args.data:
+        return tuple(PAGE_BUDGETS)
+    top = budget.gradients(max(args.N))
+    return (top / 100.0, top / 10.0, top)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
     start = time.perf_counter()
@@ -167,7 +180,7 @@ def _run(args, start: float) -> int:
         if not args.no_page:
             t0 = time.perf_counter()
             kinds = args.page_objectives or (["mean"] if args.data else list(PAGE_OBJECTIVES))
-            grid = GridSpec(spec, tuple(args.N), tuple(args.budgets), tuple(kinds), tuple(args.samplers),
+            grid = GridSpec(spec, tuple(args.N), _page_budgets(args, budget), tuple(kinds), tuple(args.samplers),
                             options=options, burn_in=burn_in, max_inflation=args.max_inflation,
                             coordinate=args.coordinate, seconds=args.page_seconds)
             path = write_page(explorer_data(grid, workers=args.workers), args.out)
