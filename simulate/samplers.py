@@ -428,8 +428,11 @@ def sghmc(model: Model, h: float, alpha: float, estimator: GradientEstimator | N
 
     Here h is the learning rate eta = eps^2 of Chen et al.'s eq. (15), eps the time step of the Hamiltonian dynamics
     and alpha = eps C (``SGHMC.from_friction`` converts), not the time step h of the Langevin
-    samplers' theta' = theta + (h/2) g + sqrt(h) xi: the same number is not the same discretisation. Compare SGHMC
-    with SGLD at a matched cost (gradient evaluations), each at its own h, as ``theory.tradeoffs.tradeoffs`` does.
+    samplers' theta' = theta + (h/2) g + sqrt(h) xi: the same number is not the same discretisation. The Langevin
+    step matched to eta is 2 eta / alpha (the same drift and diffusion per step over many steps; at alpha = 1 this
+    sampler is exactly ``sgld`` with h = 2 eta): ``theory.tradeoffs.langevin_equivalent_step``. Compare SGHMC with
+    SGLD at a matched cost (gradient evaluations), each at its own h, and at matched discretisation, as
+    ``theory.tradeoffs.tradeoffs`` does.
 
     Parameters
     ----------

@@ -6,6 +6,7 @@ import numpy as np
 
 from theory import exact_law
 from theory import tradeoffs as tr
+from theory.tradeoffs.surface import PERIODIC_EDGE_RTOL
 
 
 def brute_force(N: int, objective: str, sampler: str, budget: float, fractions, n_values):
@@ -14,7 +15,11 @@ def brute_force(N: int, objective: str, sampler: str, budget: float, fractions, 
     spec, opts = tr.SAMPLERS[sampler], tr.SamplerOptions()
     best = (None, None, np.inf)
     for n in spec.n_values(sorted({*n_values, N}), N):
-        edge = exact_law(spec.build(model, 1e-3, n, opts)).stability_limit(rtol=1e-6)
+        if spec.periodic:  # their edge: the stable end of a coarse bracket, searched from h = 1 / L as the explorer's
+            law = exact_law(spec.build(model, 1.0 / model.grad_lipschitz, n, opts))
+            edge = law.stability_bracket(PERIODIC_EDGE_RTOL).lo
+        else:
+            edge = exact_law(spec.build(model, 1e-3, n, opts)).stability_limit(rtol=1e-6)
         for f in fractions:
             s = spec.build(model, edge * f, n, opts)
             win = tr.Budget(budget).steps(s)

@@ -76,10 +76,14 @@ def _optimum(d) -> tuple[int, float, float]:
 
 
 @pytest.fixture(scope="module")
-def explorer(tmp_path_factory) -> Path:
+def explorer_grid(tmp_path_factory) -> dict:
     _browser()
-    data = explorer_data(GridSpec(tr.toy(300), **GRID), workers=1)
-    return write_page(data, tmp_path_factory.mktemp("explorer") / "explorer.html")
+    return explorer_data(GridSpec(tr.toy(300), **GRID), workers=1)
+
+
+@pytest.fixture(scope="module")
+def explorer(explorer_grid, tmp_path_factory) -> Path:
+    return write_page(explorer_grid, tmp_path_factory.mktemp("explorer") / "explorer.html")
 
 
 def test_explorer_slider_moves_give_the_engine_optimum(browser, explorer):
@@ -109,6 +113,32 @@ def test_explorer_slider_moves_give_the_engine_optimum(browser, explorer):
     d.save_screenshot(str(SHOTS / "explorer-smaller-h.png"))
     Select(_by_id(d, "sampler")).select_by_index(3)  # vrSG-MCMC x theta^2: not precomputed, says why
     assert "allow_slow=True" in _by_id(d, "readout").text and _by_id(d, "optimum").text == "n/a"
+    assert _console_errors(d) == []
+
+
+def test_explorer_shows_each_cells_note(browser, explorer_grid, tmp_path):
+    """A cell's ``note`` (rows left out at the time limit, points found unstable) is shown beside its optimum, and
+    only for that cell; SGHMC's h readout shows the matched Langevin step 2 eta / alpha."""
+    import copy
+
+    from selenium.webdriver.support.ui import Select
+
+    data = copy.deepcopy(explorer_grid)
+    note = "n = 1, 3 left out: time limit (this cell's process was stopped at 2.0 s; --page-seconds)"
+    assert all(c.get("note", "") == "" for o in data["cells"] for s in o for c in s if not c["error"])
+    data["cells"][0][0][0]["note"] = note  # mean, SGLD, N = 100: the page's first view
+    d = browser
+    d.get(write_page(data, tmp_path / "explorer-note.html").as_uri())
+    assert _console_errors(d) == []
+    shown = _by_id(d, "cell-note")
+    assert shown.is_displayed() and shown.text == f"Note: {note}."
+    Select(_by_id(d, "sampler")).select_by_index(1)  # mSGLD: no note
+    assert not _by_id(d, "cell-note").is_displayed() and _by_id(d, "cell-note").text == ""
+    assert "Langevin" not in _by_id(d, "h-out").text
+    Select(_by_id(d, "sampler")).select_by_index(4)  # SGHMC: its h is eta, the matched Langevin step beside it
+    eta, h = re.search(r"^([\d.e-]+) = .*matched Langevin step 2 eta/alpha = ([\d.e-]+)\)$",
+                       _by_id(d, "h-out").text).groups()
+    assert float(h) == pytest.approx(2 * float(eta) / 0.1, rel=1e-3)
     assert _console_errors(d) == []
 
 

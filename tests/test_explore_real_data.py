@@ -109,3 +109,38 @@ def test_constant_column_and_flat_prior_on_a_singular_design(tmp_path, capsys):
         rc = main(["--model", "linreg", "--data", str(path), "--no-page", *extra])
         err = capsys.readouterr().err.strip()
         assert rc == 2 and err.count("\n") == 0 and option in err, err
+
+
+def test_hard_time_limit_stops_a_task_and_keeps_its_last_report():
+    """verify.explore.limits: a task past its limit is stopped and its last report kept, a quick one returns, a failing
+    one comes back with its traceback; with ``total`` every task ends within it."""
+    from _limited_tasks import count, fail
+
+    from verify.explore.limits import run_limited
+
+    tasks = [("slow", count, (10**4, 0.02), 0.5), ("quick", count, (3, 0.0), 30.0), ("bad", fail, (), 30.0)]
+    out = {o.key: o for o in run_limited(tasks, 2)}
+    assert out["slow"].status == "stopped" and out["slow"].limit == 0.5 and 0.5 <= out["slow"].seconds < 4.0
+    assert isinstance(out["slow"].value, int) and 0 < out["slow"].value < 10**4 - 1
+    assert out["quick"].status == "done" and out["quick"].value == "done"
+    assert out["bad"].status == "error" and "planted failure" in out["bad"].value
+    shared = list(run_limited([(k, count, (10**4, 0.02), None) for k in range(3)], 2, total=1.0))
+    assert [o.status for o in shared] == ["stopped"] * 3 and all(o.seconds < 1.0 + 1.0 for o in shared)
+
+
+def test_stopped_sampler_keeps_its_finished_rows_exactly():
+    """theory.tradeoffs.stopped: from the report after the first finished row (the largest n), the grid optimum of
+    that row (the engine's exact number, as in the full surface) and the other n named as left out for the time
+    limit; a stop before any row gives a reason, never a number."""
+    q = tr.Tradeoff(tr.toy(300), tr.Budget(1e4), tr.Objective.mean(), tr.SamplerOptions())
+    reports = []
+    full = tr.answer(q, "sgld", n_values=(1, 10, 100), refine=False, spot_chains=0,
+                     report=lambda r: reports.append(r))
+    first = reports[0]
+    assert list(first.surface.n) == [100] and first.surface.skipped_n == (1, 10)
+    res = tr.stopped(q, first, "sgld", 3.0)
+    i = list(full.surface.n).index(100)
+    j = int(np.nanargmin(full.surface.mse[i]))
+    assert res.optimum.n == 100 and res.optimum.mse == full.surface.mse[i, j] and not res.optimum.refined
+    assert res.notes == ["n = 1, 10 left out: time limit (this sampler's process was stopped at 3 s; --seconds)"]
+    assert "time limit" in tr.stopped(q, None, "sgld", 3.0).error

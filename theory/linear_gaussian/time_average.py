@@ -36,6 +36,10 @@ from .symmetric import expand, outer_dual, pack, size
 #: Largest number of coordinates s(n) + n + 1 of the augmented recursion of the matrix route for linear observables
 #: (O((s(n) + n)^3 log L) per window; beyond it, :mod:`.transient`) ...
 EXPLICIT_MAX_DIM = 300
+#: ... (for a chain of period 1 whose law does not assemble its maps for its solves, the route assembles them itself
+#: up to this many coordinates: a few seconds' products at most, against a transient stepped for as long as the chain
+#: takes to mix) ...
+PERIOD1_MAX_DIM = 600
 #: ... and the cost of one transient step beyond its matrix-vector product, in floating-point operations (Python).
 TRANSIENT_STEP_OVERHEAD = 2e5
 
@@ -116,6 +120,7 @@ def _closed_sums(law, a, L: int, b: int, target: float) -> TimeAverage | None:
     matrix = law.explicit and dim <= EXPLICIT_MAX_DIM
     if law.period > 1:
         return None if matrix else _large(law, a, L, b, target)
+    matrix = dim <= (EXPLICIT_MAX_DIM if law.explicit else PERIOD1_MAX_DIM)
     budget = None
     if matrix:
         products = 2.0 * (np.log2(L + 1.0) + np.log2(b + 1.0)) + 4.0

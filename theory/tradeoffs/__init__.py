@@ -18,9 +18,10 @@ in ``objective``, the surface and single points (:func:`time_average_at`) in ``s
 """
 
 from .accuracy import INFLATION_WARN, LawAccuracy, law_accuracy
-from .api import SamplerResult, Tradeoff, answer, tradeoffs
+from .api import SamplerResult, Tradeoff, answer, stopped, tradeoffs
 from .explanation import explain
 from .grid_route import LaplaceGap, laplace_versus_exact
+from .matched import MatchedStep, matched_discretisation
 from .models import (
     PRESETS,
     ModelSpec,
@@ -34,14 +35,15 @@ from .models import (
 )
 from .objective import Budget, Objective
 from .optimise import Optimum, optimum
-from .samplers import SAMPLERS, SamplerOptions, SamplerSpec, sampler_spec
+from .samplers import SAMPLERS, SamplerOptions, SamplerSpec, langevin_equivalent_step, sampler_spec
 from .spotcheck import SpotCheck, spot_check
 from .surface import FRACTIONS, Point, Surface, default_n_values, stability_edge, surfaces, time_average_at
 
 __all__ = [
-    "FRACTIONS", "INFLATION_WARN", "PRESETS", "SAMPLERS", "Budget", "LaplaceGap", "LawAccuracy", "ModelSpec",
-    "Objective", "Optimum", "Point", "SamplerOptions", "SamplerResult", "SamplerSpec", "SpotCheck", "Surface",
-    "Tradeoff", "answer", "default_n_values", "explain", "gaussian_mean", "laplace_linearised",
-    "laplace_versus_exact", "law_accuracy", "linear_regression", "logistic_exact", "logistic_laplace", "optimum",
-    "preset", "sampler_spec", "spot_check", "stability_edge", "surfaces", "time_average_at", "toy", "tradeoffs",
+    "FRACTIONS", "INFLATION_WARN", "PRESETS", "SAMPLERS", "Budget", "LaplaceGap", "LawAccuracy", "MatchedStep",
+    "ModelSpec", "Objective", "Optimum", "Point", "SamplerOptions", "SamplerResult", "SamplerSpec", "SpotCheck",
+    "Surface", "Tradeoff", "answer", "default_n_values", "explain", "gaussian_mean", "langevin_equivalent_step",
+    "laplace_linearised", "laplace_versus_exact", "law_accuracy", "linear_regression", "logistic_exact",
+    "logistic_laplace", "matched_discretisation", "optimum", "preset", "sampler_spec", "spot_check",
+    "stability_edge", "stopped", "surfaces", "time_average_at", "toy", "tradeoffs",
 ]

@@ -12,6 +12,8 @@ import numpy as np
 
 from simulate.validation import ParameterError
 
+from .grid_route import linearised
+from .matched import MatchedStep, matched_discretisation
 from .models import ModelSpec
 from .objective import Budget, Objective
 from .optimise import Optimum, optimum
@@ -22,8 +24,11 @@ from .surface import FRACTIONS, Surface, default_n_values, surfaces
 #: What h means per sampler, printed under any table that puts SGHMC beside a Langevin sampler.
 STEP_MEANINGS = ("note: h is not the same discretisation for every row: for the Langevin samplers it is the time "
                  "step of theta' = theta + (h/2) g + sqrt(h) xi, for SGHMC the learning rate eta = eps^2 of Chen, "
-                 "Fox & Guestrin's eq. (15) (eps its time step, alpha = eps C); rows are compared at the same budget "
-                 "of gradient evaluations (matched cost), each at its own optimal h")
+                 "Fox & Guestrin's eq. (15) (eps its time step, alpha = eps C), whose matched Langevin step is "
+                 "h = 2 eta / alpha (the same drift and diffusion per step; exact at alpha = 1, where eq. (15) is "
+                 "SGLD with h = 2 eta: theory.tradeoffs.langevin_equivalent_step); rows are compared at the same "
+                 "budget of gradient evaluations (matched cost), each at its own optimal h, and SGHMC's row compares "
+                 "it with SGLD at its own n and matched h (matched cost and discretisation)")
 
 
 @dataclass
@@ -47,6 +52,9 @@ class SamplerResult:
     notes : list of str
         What the answer leaves out (minibatch sizes not evaluated before the deadline, grid points the engine found
         unstable below the certified edge).
+    matched : MatchedStep, optional
+        SGHMC only: SGLD at its optimum's n and matched step 2 eta* / alpha
+        (``theory.tradeoffs.matched_discretisation``).
     seconds : float
         Time taken.
     """
@@ -59,6 +67,7 @@ class SamplerResult:
     settings: str = ""
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    matched: MatchedStep | None = None
 
 
 @dataclass
@@ -141,6 +150,8 @@ class Tradeoff:
             if acc.warning():
                 out.append(f"{'':26s} {acc.warning()}")
         out += [f"{'':26s} note: {t}" for t in r.notes]
+        if r.matched is not None:
+            out.append(f"{'':26s} {r.matched.describe()}")
         if s is not None:
             out.append(f"{'':26s} {s.describe()}")
         return out
@@ -304,7 +315,7 @@ def tradeoffs(model: ModelSpec, budget: Budget, objective: Objective | None = No
 
 def answer(question: Tradeoff, key: str, *, n_values=None, fractions=FRACTIONS, theta0=None, refine: bool = True,
            spot_chains: int = 1000, seed: int = 0, max_work: float = MAX_WORK, allow_slow: bool = False,
-           seconds: float | None = None) -> SamplerResult:
+           seconds: float | None = None, report=None) -> SamplerResult:
     """One sampler's answer to the question of a :class:`Tradeoff` (its model, budget, objective, options and
     inflation limit): :func:`tradeoffs` for one sampler, which the explorer runs in parallel and streams.
 
@@ -316,6 +327,10 @@ def answer(question: Tradeoff, key: str, *, n_values=None, fractions=FRACTIONS, 
         The sampler's key in :data:`SAMPLERS`.
     n_values, fractions, theta0, refine, spot_chains, seed, max_work, allow_slow, seconds
         As :func:`tradeoffs` (``seed``: this sampler's).
+    report : callable, optional
+        Called with the answer so far (a :class:`SamplerResult` with the surface of the finished rows, then with the
+        optimum before the spot-check), so that a caller that stops this computation at a hard time limit keeps what
+        was finished (``verify.explore.table``).
 
     Returns
     -------
@@ -336,44 +351,124 @@ def answer(question: Tradeoff, key: str, *, n_values=None, fractions=FRACTIONS, 
     ns = default_n_values(model.n_data) if n_values is None else tuple(n_values)
     if slow and not allow_slow:
         res.error = slow + "; pass allow_slow=True (--allow-slow) to compute it"
-    elif _optimise(res, question, ns, fractions, theta0, refine, deadline) and spot_chains:
+    elif _optimise(res, question, ns, fractions, theta0, refine, deadline, report):
+        if report is not None:
+            report(res)
+        if key == "sghmc" and linearised(model.model) is model.model:  # two engine calls: also past the deadline
+            try:
+                res.matched = matched_discretisation(model.model, objective, question.budget, res.optimum, options,
+                                                     theta0)
+            except ParameterError as e:
+                res.notes.append(f"matched discretisation with SGLD not computed: {e}")
+            if report is not None:
+                report(res)
+        _spot(res, question, spot_chains, seed, theta0, max_work, deadline)
+    res.seconds = time.time() - t0
+    return res
+
+
+def _spot(res: SamplerResult, question: Tradeoff, spot_chains: int, seed: int, theta0, max_work: float,
+          deadline) -> None:
+    """The spot-check of ``res``'s optimum (skipped when the deadline has passed)."""
+    spec, model, objective, options = res.spec, question.model, question.objective, question.options
+    if spot_chains:
         o = res.optimum
         if deadline is not None and time.time() > deadline:
             res.spot = SpotCheck(0, math.nan, math.nan, o.mse, math.nan, 0.0, skipped="the time allowed was spent")
         else:
             res.spot = spot_check(spec.build(model.model, o.h, o.n, options), objective, o.burn_in, o.n_steps,
                                   o.mse, o.target, chains=spot_chains, seed=seed, theta0=theta0, max_work=max_work)
-    res.seconds = time.time() - t0
-    return res
 
 
-def _optimise(res: SamplerResult, q: Tradeoff, ns, fractions, theta0, refine: bool, deadline) -> bool:
+def _optimise(res: SamplerResult, q: Tradeoff, ns, fractions, theta0, refine: bool, deadline, report=None) -> bool:
     """Fill ``res`` with its sampler's surface, optimum, settings and notes; False (with the reason in ``res.error``)
     when the engine has no answer or the budget buys no step."""
     spec, model, budget, objective, options = res.spec, q.model, q.budget, q.objective, q.options
+    on_row = None if report is None else (lambda s: report(SamplerResult(spec, surface=s[0])))
     try:
-        (surf,) = surfaces(spec, model.model, objective, [budget], ns, fractions=fractions, options=options,
-                           theta0=theta0, deadline=deadline)
-        res.surface = surf
-        if surf.skipped_n:
-            res.notes.append(f"n = {', '.join(map(str, surf.skipped_n))} not evaluated: the time allowed was spent "
-                             "(rows run from the largest n; allow more time with --seconds)")
-        if surf.unstable:
-            res.notes.append(f"{surf.unstable} grid point(s) below the certified stability edge were found not "
-                             "mean-square stable by the engine and left out")
-        res.optimum = optimum(surf, spec, model.model, objective, budget, options=options, theta0=theta0,
+        (res.surface,) = surfaces(spec, model.model, objective, [budget], ns, fractions=fractions, options=options,
+                                  theta0=theta0, deadline=deadline, on_row=on_row)
+    except ParameterError as e:
+        res.error = str(e)
+        return False
+    return _settle(res, q, theta0, refine, deadline, "left out: time limit (rows run from the largest n; allow more "
+                   "time with --seconds)")
+
+
+def _settle(res: SamplerResult, q: Tradeoff, theta0, refine: bool, deadline, why_skipped: str) -> bool:
+    """The notes, optimum and settings of ``res`` from its surface (``_optimise``'s second half)."""
+    spec, model, budget, options, surf = res.spec, q.model, q.budget, q.options, res.surface
+    if surf.skipped_n:
+        res.notes.append(f"n = {', '.join(map(str, surf.skipped_n))} {why_skipped}")
+    if surf.unstable:
+        res.notes.append(f"{surf.unstable} grid point(s) below the certified stability edge were found not "
+                         "mean-square stable by the engine and left out")
+    try:
+        res.optimum = optimum(surf, spec, model.model, q.objective, budget, options=options, theta0=theta0,
                               refine=refine, max_inflation=q.max_inflation, deadline=deadline)
     except ParameterError as e:
         res.error = str(e)
+        return False
+    if res.optimum is None and surf.n.size == 0:
+        res.error = f"no minibatch size finished: n = {', '.join(map(str, surf.skipped_n))} {why_skipped}"
         return False
     if res.optimum is None:
         res.error = (f"no (h, n) evaluated fits in the budget ({budget.describe(model.n_data)})"
                      + (f" with a stationary variance within {q.max_inflation:g}x the posterior's"
                         if math.isfinite(q.max_inflation) else "")
-                     + ("; no minibatch size was evaluated in the time allowed" if res.surface.n.size == 0 else ""))
+                     + (f" (n = {', '.join(map(str, surf.skipped_n))} {why_skipped})" if surf.skipped_n else ""))
         return False
     res.settings = spec.settings(options, model.n_data, res.optimum.n)
     return True
 
 
-__all__ = ["SamplerResult", "Tradeoff", "answer", "slow_reason", "tradeoffs"]
+def stopped(question: Tradeoff, partial: SamplerResult | None, key: str, seconds: float, *,
+            theta0=None) -> SamplerResult:
+    """The answer of a sampler whose computation (:func:`answer` with ``report``) was stopped at a hard time limit:
+    what it had finished, the rest named as left out for the time limit.
+
+    Every number kept is the engine's exact answer: the optimum found before the stop (its spot-check skipped), or
+    else the unrefined grid optimum of the finished rows of the surface.
+
+    Parameters
+    ----------
+    question : Tradeoff
+        The question asked.
+    partial : SamplerResult or None
+        The last answer so far that :func:`answer` reported (None: not even one row finished).
+    key : str
+        The sampler's key.
+    seconds : float
+        The time limit, for the notes.
+    theta0 : array_like, optional
+        The chains' start, as given to :func:`answer`.
+
+    Returns
+    -------
+    SamplerResult
+        The answer, with ``notes`` (or ``error``) saying what the time limit left out.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For an unknown sampler key.
+
+    References
+    ----------
+    Vollmer, Zygalakis & Teh (2016), eq. (7) (the time average whose exact MSE each kept row holds).
+    """
+    why = f"left out: time limit (this sampler's process was stopped at {seconds:.0f} s; --seconds)"
+    res = SamplerResult(sampler_spec(key), seconds=seconds)
+    if partial is None or partial.surface is None or partial.surface.n.size == 0:
+        res.error = f"no minibatch size finished: time limit (this sampler's process was stopped at {seconds:.0f} s)"
+        return res
+    if partial.optimum is not None:
+        partial.spot = SpotCheck(0, math.nan, math.nan, partial.optimum.mse, math.nan, 0.0, skipped="time limit")
+        partial.seconds = seconds
+        return partial
+    res.surface = partial.surface
+    _settle(res, question, theta0, False, None, why)
+    return res
+
+
+__all__ = ["SamplerResult", "Tradeoff", "answer", "slow_reason", "stopped", "tradeoffs"]

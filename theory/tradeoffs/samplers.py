@@ -7,7 +7,9 @@ evaluations: n; 2n for SGLD-CV, plus N once for the full gradient at theta_hat; 
 2 n2 + n1/m for vrSG-MCMC).
 
 SGLD-CV is centred at the exact posterior mode (the mean, on these Gaussian posteriors): the mode search's cost is
-not counted, the full gradient at theta_hat (N evaluations) is. SGHMC's ``h`` is its learning rate eta (README).
+not counted, the full gradient at theta_hat (N evaluations) is. SGHMC's ``h`` is its learning rate eta = eps^2 of
+Chen, Fox & Guestrin's eq. (15), not a Langevin time step: :func:`langevin_equivalent_step` converts it (the Langevin
+step h = 2 eta / alpha with the same drift and diffusion per step; docs/explorer.md derives it).
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ class SamplerOptions:
     m : int
         The epoch of SVRG-LD and vrSG-MCMC (anchor refreshed every m steps).
     alpha : float
-        SGHMC's friction per step, 0 < alpha < 1.
+        SGHMC's friction per step, 0 < alpha < 1 (SGHMC's h is its learning rate eta; the Langevin step matched to
+        it is 2 eta / alpha, :func:`langevin_equivalent_step`).
 
     Raises
     ------
@@ -150,6 +153,46 @@ class SamplerSpec:
         return ""
 
 
+def langevin_equivalent_step(eta: float, alpha: float) -> float:
+    """The Langevin time step h matched to SGHMC's learning rate eta at friction alpha: h = 2 eta / alpha.
+
+    SGHMC (Chen, Fox & Guestrin eq. (15), unit mass, beta_hat = 0) is v' = (1 - alpha) v + eta g + sqrt(2 alpha eta) xi,
+    theta' = theta + v'. Under a constant force g its velocity settles at eta g / alpha, so theta drifts by
+    (2 eta / alpha) g / 2 per step, as the Langevin step theta' = theta + (h/2) g + sqrt(h) xi at h = 2 eta / alpha;
+    with g = 0 the velocity is AR(1) with coefficient 1 - alpha and stationary variance 2 eta / (2 - alpha), so theta
+    diffuses by 2 eta / alpha per step over many steps, again h. The two therefore discretise the same overdamped
+    dynamics at the same time per step over times long against 1 / alpha steps; at alpha = 1 eq. (15) is exactly
+    SGLD with h = 2 eta (the momentum is forgotten every step).
+
+    Parameters
+    ----------
+    eta : float
+        SGHMC's learning rate eta = eps^2 (> 0; the explorer's and ``simulate.sghmc``'s h).
+    alpha : float
+        SGHMC's friction per step, 0 < alpha <= 1.
+
+    Returns
+    -------
+    float
+        h = 2 eta / alpha, the time step of SGLD / mSGLD / SGLD-CV / SVRG-LD / vrSG-MCMC matched to eta.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        For eta not positive and finite, or alpha outside (0, 1].
+
+    References
+    ----------
+    Chen, Fox & Guestrin (2014), eq. (15) (eta = eps^2 M^-1, alpha = eps M^-1 C) and Section 3.3 (its relation to
+    SGD with momentum); Welling & Teh (2011), eq. (4) (the Langevin step h). The matching is new.
+    """
+    eta = check_positive("eta", eta)
+    a = check_positive("alpha", alpha)
+    if a > 1.0:
+        raise ParameterError(f"alpha must satisfy 0 < alpha <= 1, got {a}")
+    return 2.0 * eta / a
+
+
 def _mode(model) -> np.ndarray:
     if not hasattr(model, "affine_parts"):
         return np.asarray(model.posterior_mode(), float)
@@ -199,4 +242,4 @@ def sampler_spec(key: str) -> SamplerSpec:
     return SAMPLERS[key]
 
 
-__all__ = ["SAMPLERS", "SamplerOptions", "SamplerSpec", "sampler_spec"]
+__all__ = ["SAMPLERS", "SamplerOptions", "SamplerSpec", "langevin_equivalent_step", "sampler_spec"]

@@ -1,9 +1,10 @@
 """The exact MSE surface over (n, h) of one sampler under a budget (its optimum: :mod:`.optimise`).
 
 For each minibatch size n the stability edge h_max(n) = ``exact_law(sampler).stability_limit()`` (mean-square
-stability; on the Laplace linearisation for a non-affine model, capped by the simulator's own bound) is computed
-first; h then runs over fractions of it (default :data:`FRACTIONS`, dense near the edge, where budget-limited optima
-often sit). Every number is an exact law's: at each (n, h) the budget gives the burn-in b and window L
+stability; on the Laplace linearisation for a non-affine model, capped by the simulator's own bound; for the
+m-periodic samplers the certified stable end of a 1% bracket, :func:`stability_edge`) is computed first; h then
+runs over fractions of it (default :data:`FRACTIONS`, dense near the edge, where budget-limited optima often sit).
+Every number is an exact law's: at each (n, h) the budget gives the burn-in b and window L
 (:meth:`.objective.Budget.steps`) and the exact law's ``time_average(...)`` (the engine's, or the grid law's for a
 non-affine model, :mod:`.grid_route`) the mean, variance and MSE of the time average. The optimum is the grid's
 minimum (among the points whose stationary variance inflation is within a limit, when one is given), refined in h at
@@ -31,6 +32,8 @@ FRACTIONS = tuple(np.concatenate([np.geomspace(1e-3, 0.9, 13), [0.95, 0.98, 0.99
 
 #: Relative tolerance of the stability edge's bisection.
 EDGE_RTOL = 1e-6
+#: Relative width of the periodic samplers' edge bracket, whose certified stable end is their edge.
+PERIODIC_EDGE_RTOL = 1e-2
 
 
 def default_n_values(N: int) -> tuple[int, ...]:
@@ -133,6 +136,11 @@ class Surface:
 def stability_edge(spec: SamplerSpec, model, n: int, options: SamplerOptions, rtol: float = EDGE_RTOL) -> float:
     """The stability edge h_max(n): the mean-square stability limit of a sampler at minibatch size n.
 
+    For the m-periodic samplers (SVRG-LD, vrSG-MCMC) the edge is the certified stable end ``lo`` of a bracket of
+    relative width ``PERIODIC_EDGE_RTOL``: the grid's h are fractions of it, all certified stable, and the edge
+    is within that width of h*; a tight bracket there costs an eigenvalue certificate of a period's map at a
+    spectral radius within ``rtol`` of 1 (tens of seconds at d = 29, against about two for the coarse one).
+
     Parameters
     ----------
     spec : SamplerSpec
@@ -144,15 +152,24 @@ def stability_edge(spec: SamplerSpec, model, n: int, options: SamplerOptions, rt
     options : SamplerOptions
         The settings held fixed.
     rtol : float
-        The bisection's relative tolerance.
+        The bracket's relative width (the periodic samplers take at least ``PERIODIC_EDGE_RTOL``).
 
     Returns
     -------
     float
-        h_max(n) (``theory.ExactLaw.stability_limit``).
+        h_max(n): ``theory.ExactLaw.stability_limit`` (the bracket's upper end), or for a periodic sampler the
+        bracket's certified stable lower end.
+
+    References
+    ----------
+    New (the engine's certified stability bracket, ``theory.ExactLaw.stability_bracket``).
     """
     probe = 1.0 / float(getattr(model, "grad_lipschitz", 1.0))
-    edge = exact_law(spec.build(linearised(model), probe, n, options)).stability_limit(rtol=rtol)
+    law = exact_law(spec.build(linearised(model), probe, n, options))
+    if spec.periodic:
+        edge = law.stability_bracket(max(rtol, PERIODIC_EDGE_RTOL)).lo
+    else:
+        edge = law.stability_limit(rtol=rtol)
     if linearised(model) is not model and model.grad_lipschitz:  # the simulator's own bound for the real model
         cap = spec.build(model, probe, n, options).integrator.step_bound(model.grad_lipschitz)[0]
         edge = min(edge, cap * (1.0 - 1e-9))
@@ -161,7 +178,7 @@ def stability_edge(spec: SamplerSpec, model, n: int, options: SamplerOptions, rt
 
 def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budget], n_values, *,
              fractions=FRACTIONS, options: SamplerOptions | None = None, theta0=None,
-             deadline: float | None = None) -> list[Surface]:
+             deadline: float | None = None, on_row=None) -> list[Surface]:
     """The exact MSE surfaces of one sampler over (n, h), one per budget (the laws are shared across budgets).
 
     Parameters
@@ -185,6 +202,9 @@ def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budge
     deadline : float, optional
         A ``time.time()`` after which no further grid point is started; rows run from the largest n (the cheapest)
         down, and the rows not complete by then are left out and listed in ``Surface.skipped_n``.
+    on_row : callable, optional
+        Called after each finished row with the surfaces so far (the rows not yet evaluated in ``skipped_n``), so
+        that a caller which may be stopped keeps what was finished (the explorer's hard time limit).
 
     Returns
     -------
@@ -221,11 +241,17 @@ def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budge
         edge[i], h[i], stats[:, :, i], windows[:, :, i], cost[i], t, bad, infl[i] = row
         target = t if math.isfinite(t) else target
         done[i], unstable = True, unstable + bad
+        if on_row is not None:
+            on_row(_assemble(spec, ns, done, edge, h, stats, windows, cost, target, unstable, infl))
+    return _assemble(spec, ns, done, edge, h, stats, windows, cost, target, unstable, infl)
+
+
+def _assemble(spec, ns, done, edge, h, stats, windows, cost, target, unstable, infl) -> list[Surface]:
+    """The surfaces (one per budget) of the rows ``done``; the others are listed as skipped."""
     skipped = tuple(int(n) for n in ns[~done])
-    ns, edge, h, cost = ns[done], edge[done], h[done], cost[done]
-    stats, windows = stats[:, :, done], windows[:, :, done]
-    return [Surface(spec.key, ns, edge, h, stats[b, 0], stats[b, 1], stats[b, 2], windows[b, 0], windows[b, 1], cost,
-                    target, skipped, unstable, infl[done]) for b in range(B)]
+    return [Surface(spec.key, ns[done], edge[done], h[done], stats[b, 0][done], stats[b, 1][done],
+                    stats[b, 2][done], windows[b, 0][done], windows[b, 1][done], cost[done], target, skipped,
+                    unstable, infl[done]) for b in range(stats.shape[0])]
 
 
 def _row(spec, model, objective, budgets, n, fr, options, theta0, deadline):
@@ -360,5 +386,6 @@ def time_average_at(spec: SamplerSpec, model, objective: Objective, budget: Budg
                  float(ta.target))
 
 
-__all__ = ["EDGE_RTOL", "FRACTIONS", "Point", "Surface", "default_n_values", "stability_edge", "surfaces",
+__all__ = ["EDGE_RTOL", "FRACTIONS", "PERIODIC_EDGE_RTOL", "Point", "Surface", "default_n_values", "stability_edge",
+           "surfaces",
            "time_average_at"]

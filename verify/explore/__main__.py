@@ -40,10 +40,14 @@ from theory.tradeoffs.spotcheck import MAX_WORK
 
 from .data import check_design, check_n_grid, default_n_grid, read_csv
 from .grid import PAGE_BUDGETS, PAGE_N_DATA, PAGE_OBJECTIVES, GridSpec, coordinate_objective, explorer_data
+from .limits import cpu_seconds, one_blas_thread, warm
 from .page import MAX_BYTES, write_page
 from .table import stream_table
 
 DEFAULT_OUT = Path("output/explore/explorer.html")
+#: Seconds the table takes at most by default (the page: ``--page-seconds``); with the start-up, the data's checks
+#: and the page's writing, table and page finish in under 2 minutes (benchmarks/explorer_real_data.py).
+TABLE_SECONDS = 60.0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -59,8 +63,10 @@ def parser() -> argparse.ArgumentParser:
                         "with --data N/4, N/2, N)")
     p.add_argument("--budget", type=float, default=1e5, help="the table's budget (default 1e5)")
     p.add_argument("--unit", default="gradients", choices=UNITS, help="budget unit")
-    p.add_argument("--budgets", type=float, nargs="+", default=list(PAGE_BUDGETS),
-                   help="the page's budgets, in per-datum gradient evaluations")
+    p.add_argument("--budgets", type=float, nargs="+", default=None,
+                   help="the page's budgets, in per-datum gradient evaluations (default 1e3 ... 1e7; with --data the "
+                        "table's budget and the two decades below it: the larger budgets' long windows cost seconds "
+                        "per point at d = 30)")
     p.add_argument("--burn-in", type=float, default=None,
                    help="fraction of the steps discarded, in [0, 1) (default 0; 0.1 with --data)")
     p.add_argument("--objective", default="mean", choices=KINDS, help="the table's objective")
@@ -77,9 +83,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-slow", action="store_true",
                    help="compute SVRG-LD / vrSG-MCMC with quadratic or variance objectives (seconds per point)")
     p.add_argument("--seconds", type=float, default=None,
-                   help="time allowed per sampler in the table (default: 50 s x workers / samplers); rows run "
-                        "from the largest n down and the table says which n were left out")
-    p.add_argument("--page-seconds", type=float, default=25.0, help="time allowed for the page's grid (default 25)")
+                   help="time limit per sampler in the table (default: 60 s x workers / samplers; time a quicker "
+                        "sampler leaves passes on); a sampler's process is stopped at it, its finished rows (from "
+                        "the largest n down) kept and the rest named as left out")
+    p.add_argument("--page-seconds", type=float, default=45.0,
+                   help="time limit of the page's grid, shared by its cells as the table's (default 45)")
     p.add_argument("--n1", type=int, default=None, help="vrSG-MCMC anchor batch (default min(N, 10 n2))")
     p.add_argument("--m", type=int, default=10, help="epoch length of SVRG-LD and vrSG-MCMC")
     p.add_argument("--alpha", type=float, default=0.1, help="SGHMC friction")
@@ -132,8 +140,26 @@ def model_spec(args):
     return spec.at(max(args.N))
 
 
+def _page_budgets(args, budget: Budget) -> tuple[float, ...]:
+    """The page's budgets: ``--budgets``, else the default grid, or with --data the table's budget (in gradient
+    evaluations) and the two decades below it."""
+    if args.budgets:
+        return tuple(args.budgets)
+    if not args.data:
+        return tuple(PAGE_BUDGETS)
+    top = budget.gradients(max(args.N))
+    return (top / 100.0, top / 10.0, top)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+    start = time.perf_counter()
+    warm()  # the workers' forkserver imports the theory while the data are read
+    with one_blas_thread():  # this process's own work (the optima of stopped tasks) runs beside the workers
+        return _run(args, start)
+
+
+def _run(args, start: float) -> int:
     try:
         _check(args)
         spec = model_spec(args)
@@ -144,16 +170,17 @@ def main(argv: list[str] | None = None) -> int:
         obj = coordinate_objective(args.objective, args.coordinate, spec.dim)
         if not args.no_table:
             t0 = time.perf_counter()
-            seconds = args.seconds or 50.0 * args.workers / len(args.samplers)
+            seconds = args.seconds or TABLE_SECONDS * min(args.workers, len(args.samplers)) / len(args.samplers)
             question = Tradeoff(spec, budget, obj, options, max_inflation=args.max_inflation)
             stream_table(question, list(args.samplers), args.workers, fractions=fractions,
                          spot_chains=args.spot_chains, max_work=args.spot_work, allow_slow=args.allow_slow,
                          seconds=seconds)
-            print(f"(table: {time.perf_counter() - t0:.1f} s; {seconds:.0f} s allowed per sampler)\n", flush=True)
+            print(f"(table: {time.perf_counter() - t0:.1f} s; {seconds:.0f} s allowed per sampler at the start)\n",
+                  flush=True)
         if not args.no_page:
             t0 = time.perf_counter()
             kinds = args.page_objectives or (["mean"] if args.data else list(PAGE_OBJECTIVES))
-            grid = GridSpec(spec, tuple(args.N), tuple(args.budgets), tuple(kinds), tuple(args.samplers),
+            grid = GridSpec(spec, tuple(args.N), _page_budgets(args, budget), tuple(kinds), tuple(args.samplers),
                             options=options, burn_in=burn_in, max_inflation=args.max_inflation,
                             coordinate=args.coordinate, seconds=args.page_seconds)
             path = write_page(explorer_data(grid, workers=args.workers), args.out)
@@ -163,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
             if size > MAX_BYTES:
                 print(f"warning: the page exceeds {MAX_BYTES / 1e6:.0f} MB; use fewer --N or --budgets",
                       file=sys.stderr)
+        print(f"(total: {time.perf_counter() - start:.1f} s wall, {cpu_seconds():.1f} CPU s in this process and its "
+              "workers)", flush=True)
     except ParameterError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

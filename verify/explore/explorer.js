@@ -225,8 +225,13 @@ function syncControls(c) {
   $("N").value = S.k;
   $("budget").value = S.b;
 }
+function showNote(c) {  // what this cell leaves out (time limit, points found unstable): the cell's note
+  $("cell-note").textContent = c.note ? `Note: ${c.note}.` : "";
+  $("cell-note").hidden = !c.note;
+}
 function render() {
   const c = cell();
+  showNote(c);
   const N = DATA.N[S.k], T = DATA.budgets[S.b];
   $("N-out").textContent = N;
   $("budget-out").textContent = `${fmt(T)} gradient evaluations (${fmt(T / N)} data passes)`;
@@ -244,7 +249,8 @@ function render() {
   syncControls(c);
   const i = S.i, j = S.j, b = S.b, h = c.h[i][j];
   $("n-out").textContent = `${c.n[i]}` + (c.settings[i] ? ` (${c.settings[i]})` : "");
-  $("h-out").textContent = `${fmt(h, 4)} = ${fmt(DATA.fractions[j], 3)} \u00d7 the stability edge ${fmt(c.edge[i], 4)}`;
+  $("h-out").textContent = `${fmt(h, 4)} = ${fmt(DATA.fractions[j], 3)} \u00d7 the stability edge ${fmt(c.edge[i], 4)}` +
+    (c.h_langevin ? ` (SGHMC's eta; matched Langevin step 2 eta/alpha = ${fmt(c.h_langevin[i][j], 4)})` : "");
   const L = c.L[b][i];
   $("readout").innerHTML = L < 0 ? `<p>This budget buys no step at n = ${c.n[i]} (cost ${fmt(c.cost[i])} per step).</p>` :
     `<table class="kv"><tr><td>steps L (burn-in)</td><td>${L} (${c.burn[b][i]})</td></tr>` +

@@ -4,16 +4,15 @@ budget, n, h), computed once in Python and embedded in the page, whose sliders o
 One task per (objective, sampler, N) computes :func:`theory.tradeoffs.surfaces` for every budget (the laws are
 shared across budgets), the explanation of each budget's grid optimum (:func:`theory.tradeoffs.optimum` without
 refinement, so the page's optimum is the grid's) and, where they apply, the papers' regimes (:mod:`.regimes`).
-Tasks run in ``workers`` processes (forkserver: the theory is imported once).
+Tasks run in ``workers`` processes (forkserver: the theory is imported once), each under a hard time limit
+(:mod:`.limits`) when the grid has one.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,6 +24,7 @@ from theory.tradeoffs import (
     ModelSpec,
     Objective,
     SamplerOptions,
+    langevin_equivalent_step,
     optimum,
     sampler_spec,
     surfaces,
@@ -32,6 +32,7 @@ from theory.tradeoffs import (
 from theory.tradeoffs.api import slow_reason
 
 from . import regimes
+from .limits import SOFT_SHARE, run_limited
 
 #: The page's default grid (written in well under 30 s on a 2-core machine).
 PAGE_FRACTIONS = tuple(np.concatenate([np.geomspace(1e-3, 0.9, 7), [0.95, 0.98, 0.995]]).tolist())
@@ -56,7 +57,8 @@ class GridSpec:
     """What the page precomputes: the model at each N, the budgets (per-datum gradient evaluations), the
     objectives, samplers, candidate n (each N adds N itself) and h as fractions of each n's stability edge; the
     inflation limit of the optima, the coordinate theta_i the objectives read, and the time allowed for the whole grid
-    (None: no limit; else shared equally by the tasks, each task's rows running from the largest n down)."""
+    (None: no limit; else shared by the tasks under hard limits, :func:`.limits.run_limited`, each task's rows running
+    from the largest n down)."""
 
     model: ModelSpec
     n_data: tuple[int, ...] = PAGE_N_DATA
@@ -83,10 +85,12 @@ def _round(a) -> list:
     return np.array(out, dtype=object).reshape(arr.shape).tolist()
 
 
-def cell(model: ModelSpec, objective: str, sampler: str, grid: GridSpec, deadline: float | None = None) -> dict:
+def cell(model: ModelSpec, objective: str, sampler: str, grid: GridSpec, deadline: float | None = None,
+         report=None) -> dict:
     """The page's data for one (objective, sampler, N): surfaces per budget, grid optima and their explanations
     (with the warning of :meth:`theory.tradeoffs.LawAccuracy.warning`); rows not done by ``deadline`` are left out
-    and named in the cell's ``note``."""
+    and named in the cell's ``note``; ``report`` (optional) is called with the surfaces after each finished row
+    (:func:`cell_data` makes a cell of them when the task is stopped at its hard time limit)."""
     spec = sampler_spec(sampler)
     obj = coordinate_objective(objective, grid.coordinate, model.dim)
     slow = slow_reason(spec, obj, grid.options)
@@ -97,16 +101,25 @@ def cell(model: ModelSpec, objective: str, sampler: str, grid: GridSpec, deadlin
     theta0 = None if grid.theta0 is None else np.asarray(grid.theta0, dtype=float)
     try:
         surf = surfaces(spec, model.model, obj, budgets, grid.ns(model.n_data), fractions=grid.fractions,
-                        options=grid.options, theta0=theta0, deadline=deadline)
+                        options=grid.options, theta0=theta0, deadline=deadline, on_row=report)
     except ParameterError as e:
         return {"error": str(e)}
-    s0 = surf[0]
-    if s0.n.size == 0:
-        return {"error": "Not precomputed for the page: no minibatch size was evaluated in the time allowed "
-                         "(--page-seconds)."}
+    return cell_data(model, objective, sampler, grid, surf, "left out: time limit (--page-seconds)")
+
+
+def cell_data(model: ModelSpec, objective: str, sampler: str, grid: GridSpec, surf, why_skipped: str) -> dict:
+    """The page's data for one (objective, sampler, N) from its surfaces (one per budget; the rows not evaluated
+    named in the ``note`` with ``why_skipped``)."""
+    spec = sampler_spec(sampler)
+    obj = coordinate_objective(objective, grid.coordinate, model.dim)
+    budgets = [Budget(b, "gradients", grid.burn_in) for b in grid.budgets]
+    theta0 = None if grid.theta0 is None else np.asarray(grid.theta0, dtype=float)
+    s0 = surf[0] if surf else None
+    if s0 is None or s0.n.size == 0:
+        return {"error": f"Not precomputed for the page: no minibatch size was evaluated ({why_skipped})."}
     note = []
     if s0.skipped_n:
-        note.append(f"n = {', '.join(map(str, s0.skipped_n))} not evaluated in the time allowed (--page-seconds)")
+        note.append(f"n = {', '.join(map(str, s0.skipped_n))} {why_skipped}")
     if s0.unstable:
         note.append(f"{s0.unstable} grid point(s) below the certified edge found unstable by the engine, left out")
     out = {"error": None, "note": "; ".join(note), "n": s0.n.tolist(),
@@ -116,6 +129,9 @@ def cell(model: ModelSpec, objective: str, sampler: str, grid: GridSpec, deadlin
            "L": [s.n_steps.tolist() for s in surf], "burn": [s.burn_in.tolist() for s in surf],
            "bias2": [_round(s.bias2) for s in surf], "var": [_round(s.variance) for s in surf],
            "mse": [_round(s.mse) for s in surf], "opt": []}
+    if sampler == "sghmc":  # its h is eta: the matched Langevin step beside it
+        out["h_langevin"] = _round([[langevin_equivalent_step(float(x), grid.options.alpha) for x in row]
+                                    for row in s0.h])
     for s, budget in zip(surf, budgets, strict=True):
         o = optimum(s, spec, model.model, obj, budget, options=grid.options, theta0=theta0, refine=False,
                     max_inflation=grid.max_inflation)
@@ -130,11 +146,9 @@ def cell(model: ModelSpec, objective: str, sampler: str, grid: GridSpec, deadlin
     return out
 
 
-def _task(args) -> tuple[tuple[int, int, int], dict, float]:
-    key, model, objective, sampler, grid, seconds = args
-    t0 = time.perf_counter()
+def _task(model, objective, sampler, grid, seconds, report) -> dict:
     deadline = None if seconds is None else time.time() + seconds
-    return key, cell(model, objective, sampler, grid, deadline), time.perf_counter() - t0
+    return cell(model, objective, sampler, grid, deadline, report)
 
 
 def _models(grid: GridSpec) -> list[ModelSpec]:
@@ -142,29 +156,30 @@ def _models(grid: GridSpec) -> list[ModelSpec]:
 
 
 def explorer_data(grid: GridSpec, workers: int = 2) -> dict:
-    """The page's data (see the module docstring); ``workers`` processes (1: in this process)."""
+    """The page's data (see the module docstring); ``workers`` processes (1 and no time limit: in this process).
+
+    With ``grid.seconds``, the cells share that time under hard limits (:func:`.limits.run_limited`): a cell
+    starts no row after :data:`.limits.SOFT_SHARE` of its limit and is stopped at the limit, its finished rows kept (the
+    engine's exact numbers) and the rest named in its ``note`` as left out for the time limit.
+    """
     t0 = time.perf_counter()
     models = _models(grid)
     bare = dataclasses.replace(grid, model=models[0])  # picklable: no rebuild closure
-    n_tasks = len(grid.objectives) * len(grid.samplers) * len(models)
-    per = None if grid.seconds is None else grid.seconds * max(workers, 1) / n_tasks
-    tasks = [((o, s, k), models[k], grid.objectives[o], grid.samplers[s], bare, per)
-             for o in range(len(grid.objectives)) for s in range(len(grid.samplers)) for k in range(len(models))]
-    tasks.sort(key=lambda t: -(SAMPLERS[t[3]].periodic * 3 + 1) * t[1].n_data ** 0.1)  # long tasks first
-    cells: dict = {}
-    if workers <= 1:
-        results = map(_task, tasks)
-    else:
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["verify.explore.grid"])
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
-        results = pool.map(_task, tasks)
-    seconds = {}
-    for key, data, sec in results:
-        cells[key] = data
-        seconds[key] = sec
-    if workers > 1:
-        pool.shutdown()
+    keys = [(o, s, k) for o in range(len(grid.objectives)) for s in range(len(grid.samplers))
+            for k in range(len(models))]
+    keys.sort(key=lambda t: -(SAMPLERS[grid.samplers[t[1]]].periodic * 3 + 1) * models[t[2]].n_data ** 0.1)
+    tasks = [((o, s, k), _task, (models[k], grid.objectives[o], grid.samplers[s], bare), None) for o, s, k in keys]
+    cells, seconds = {}, {}
+    for oc in run_limited(tasks, workers, grid.seconds, soft=SOFT_SHARE):
+        o, s, k = oc.key
+        if oc.status == "error":
+            raise RuntimeError(f"the page's task {oc.key} failed:\n{oc.value}")
+        if oc.status == "stopped":
+            why = f"left out: time limit (this cell's process was stopped at {oc.limit:.1f} s; --page-seconds)"
+            cells[oc.key] = cell_data(models[k], grid.objectives[o], grid.samplers[s], bare, oc.value, why)
+        else:
+            cells[oc.key] = oc.value
+        seconds[oc.key] = oc.seconds
     o_n, s_n, k_n = len(grid.objectives), len(grid.samplers), len(models)
     nested = [[[cells[(o, s, k)] for k in range(k_n)] for s in range(s_n)] for o in range(o_n)]
     return {
@@ -180,5 +195,4 @@ def explorer_data(grid: GridSpec, workers: int = 2) -> dict:
 
 
 __all__ = ["PAGE_BUDGETS", "PAGE_FRACTIONS", "PAGE_N", "PAGE_N_DATA", "PAGE_OBJECTIVES", "GridSpec", "cell",
-           "coordinate_objective",
-           "explorer_data"]
+           "cell_data", "coordinate_objective", "explorer_data"]

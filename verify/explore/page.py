@@ -51,7 +51,8 @@ h runs over fractions of each n's mean-square stability edge. Precomputed in {t[
 </div>
 <div class="answer">Optimum at this budget (smallest exact MSE over the grid of n and h):
  <b id="optimum"></b><button id="to-optimum" type="button">go to the optimum</button><br>
- <span id="explanation"></span></div>
+ <span id="explanation"></span>
+ <p id="cell-note" class="cellnote"></p></div>
 <div class="layout">
  <div>
   <div class="panel"><h2>Bias&sup2;, variance and MSE against h at this n and budget</h2><div id="curves"></div>
