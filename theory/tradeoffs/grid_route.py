@@ -199,7 +199,7 @@ class LaplaceGap:
 
 
 def laplace_versus_exact(model: LogisticRegressionModel, budget, objective, sampler: str = "sgld", *, n_values,
-                         fractions, theta0=None) -> LaplaceGap:
+                         fractions, theta0=None, exact=None, options=None) -> LaplaceGap:
     """How far the Laplace answer's optimum (h, n) and MSE are from the exact one (module docstring).
 
     For one sampler of :data:`theory.tradeoffs.SAMPLERS` on a logistic regression.
@@ -220,6 +220,11 @@ def laplace_versus_exact(model: LogisticRegressionModel, budget, objective, samp
         The step sizes searched, as fractions of the stability edge.
     theta0 : array_like, optional
         The start (default 0).
+    exact : Optimum, optional
+        The exact optimum when it is already known (e.g. the explorer's table, over the same grid): it is not
+        computed again, and only the Laplace surface (exact engine) and one grid law at its optimum are.
+    options : SamplerOptions, optional
+        The settings held fixed (default ``SamplerOptions()``).
 
     Returns
     -------
@@ -236,13 +241,13 @@ def laplace_versus_exact(model: LogisticRegressionModel, budget, objective, samp
     from .samplers import SamplerOptions, sampler_spec
     from .surface import surfaces, time_average_at
 
-    spec, opts = sampler_spec(sampler), SamplerOptions()
+    spec, opts = sampler_spec(sampler), options or SamplerOptions()
     lin = laplace_linearised(model)
     out = []
-    for m in (model, lin):
+    for m in (lin,) if exact is not None else (model, lin):
         (surf,) = surfaces(spec, m, objective, [budget], n_values, fractions=fractions, options=opts, theta0=theta0)
         out.append(optimum(surf, spec, m, objective, budget, options=opts, theta0=theta0, refine=False))
-    exact, lap = out
+    exact, lap = (exact, out[0]) if exact is not None else out
     if exact is None or lap is None:
         raise ParameterError("budget: no (h, n) of the grid fits in the budget")
     point = time_average_at(spec, model, objective, budget, lap.n, lap.h, options=opts, theta0=theta0)
