@@ -22,8 +22,10 @@ from simulate.validation import ParameterError
 from ..grid import GridLaw, grid_law
 from ..linear_gaussian import exact_law
 
-#: Accuracy of the grid laws the explorer uses.
+#: Accuracy of the grid laws the explorer uses: 1-D posteriors, and 2-D ones (where 1e-6 needs grids of more nodes
+#: than the grid law allows once the window's start widens them, and minutes per point).
 GRID_TOL = 1e-6
+GRID_TOL_2D = 1e-4
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,8 @@ class GridRouteLaw:
 
 
 def law_for_sampler(sampler, theta0=None):
-    """The exact law the explorer uses: :func:`theory.exact_law` on affine models, the grid law otherwise.
+    """The exact law the explorer uses: :func:`theory.exact_law` on affine models, the grid law otherwise (to
+    :data:`GRID_TOL` in 1-D, :data:`GRID_TOL_2D` in 2-D).
 
     Parameters
     ----------
@@ -132,7 +135,7 @@ def law_for_sampler(sampler, theta0=None):
     """
     if hasattr(sampler.model, "affine_parts"):
         return exact_law(sampler, theta0)
-    return GridRouteLaw(grid_law(sampler, theta0, tol=GRID_TOL))
+    return GridRouteLaw(grid_law(sampler, theta0, tol=GRID_TOL if sampler.model.dim == 1 else GRID_TOL_2D))
 
 
 def linearised(model):
@@ -165,7 +168,7 @@ def linearised(model):
                          "a logistic regression (its Laplace linearisation gives the edge)")
 
 
-__all__ = ["GRID_TOL", "GridRouteLaw", "law_for_sampler", "linearised"]
+__all__ = ["GRID_TOL", "GRID_TOL_2D", "GridRouteLaw", "law_for_sampler", "linearised"]
 
 
 @dataclass(frozen=True)
