@@ -98,7 +98,8 @@ def laplace_lines(question, keys, *, n_values, fractions, theta0, options) -> li
                                        n_values=n_values, fractions=fractions, theta0=theta0, exact=res.optimum,
                                        options=options)
         except ParameterError as e:
-            lines.append(f"  {res.spec.label}: no comparison ({e})")
+            lines.append(f"  {res.spec.label}: exact optimum n = {res.optimum.n}, h = {res.optimum.h:.4g}, MSE "
+                         f"{res.optimum.mse:.4g}; the Laplace optimum has no exact MSE: {e}")
             continue
         lines.append(f"  {res.spec.label}: {gap.describe()}")
     return lines
