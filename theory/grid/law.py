@@ -27,7 +27,7 @@ from simulate.validation import ParameterError, check_finite_array, check_int, c
 from ..linear_gaussian.solve import blas_threads_for
 from .chain import Chain
 from .grid import TAPER, Grid
-from .kernels import AffineStep, columns, step_law
+from .kernels import AffineStep, columns, gradient_law, step_law
 from .region import CUT, Frame, log_density, posterior_frame
 
 #: Largest widening of the posterior's region before the chain is said to escape.
@@ -151,7 +151,7 @@ class GridLaw:
     # ------------------------------------------------------------------ construction
     def _frame(self, region) -> Frame:
         if region is None:
-            f = posterior_frame(self.model, min(CUT, max(20.0, math.log(1.0 / self.tol) + 10.0)))
+            f = posterior_frame(self.model, self._cut)
         else:
             r = check_finite_array("region", region, ndim=(2,))
             if r.shape != (self.d, 2) or np.any(r[:, 1] <= r[:, 0]):
@@ -223,7 +223,9 @@ class GridLaw:
         if sizes is None:
             sizes = tuple(max(8, 2 * math.ceil(hj / dz)) for hj in half)
         grid = Grid(frame.centre, frame.frame, half, sizes)
-        widened = 1.0
+        widened = 1.0 if self._user_sizes else self._noise_widening(grid)
+        if widened > 1.0:
+            grid = grid.widened(widened)
         for _ in range(12):
             if grid.n_nodes > MAX_NODES:
                 raise ParameterError(f"n_grid: the grid law would need {grid.sizes} nodes (more than {MAX_NODES}) to "
@@ -260,6 +262,33 @@ class GridLaw:
                 continue
             return fine, coarse
         raise ParameterError(f"tol = {self.tol:g} not reached on grids up to {grid.sizes}; loosen tol")
+
+    @property
+    def _cut(self) -> float:
+        """The posterior region's cut: log pi falls by this much from the mode at its edge."""
+        return min(CUT, max(20.0, math.log(1.0 / self.tol) + 10.0))
+
+    def _noise_widening(self, grid: Grid) -> float:
+        """The first region's widening: sqrt(r log(10 / tol) / cut), r = max_j 1 + (G Cov(g) G^T)_jj / (Q_z)_jj at the
+        region's centre (the gradient noise's variance per step over the injected noise's, in z), within
+        [1, MAX_WIDEN / 1.3].
+
+        A first-order step with Euler's contraction and r times its noise has a stationary law about sqrt(r) times as
+        wide (the Ornstein-Uhlenbeck approximation at the mode): its log density falls by cut / r at the posterior
+        region's edge, and by log(10 / tol) (a leak below tol / 10) at the widened edge. The first grid then holds
+        the law instead of leaking and being discarded for one 1.3 times wider (new).
+        """
+        if self.D != self.d:
+            return 1.0
+        pos = np.asarray(grid.centre, float)[None, :]
+        G = grid.frame_inv @ self.step.B
+        Rz = np.einsum("ij,pjk->pik", grid.frame_inv, self.step.root(pos))[0]
+        q = np.einsum("ij,ij->i", Rz, Rz)
+        g = np.einsum("ij,jk,ik->i", G, gradient_law(self.sampler, pos).cov()[0], G)
+        if np.any(q <= 0.0) or not np.all(np.isfinite(g)):
+            return 1.0
+        r = 1.0 + max(float(np.max(g / q)), 0.0)
+        return float(min(max(math.sqrt(r * math.log(10.0 / self.tol) / self._cut), 1.0), MAX_WIDEN / 1.3))
 
     @property
     def _user_sizes(self) -> bool:

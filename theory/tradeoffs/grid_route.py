@@ -22,8 +22,10 @@ from simulate.validation import ParameterError
 from ..grid import GridLaw, grid_law
 from ..linear_gaussian import exact_law
 
-#: Accuracy of the grid laws the explorer uses.
+#: Accuracy of the grid laws the explorer uses: 1-D posteriors, and 2-D ones (where 1e-6 needs grids of more nodes
+#: than the grid law allows once the window's start widens them, and minutes per point).
 GRID_TOL = 1e-6
+GRID_TOL_2D = 1e-4
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,8 @@ class GridRouteLaw:
 
 
 def law_for_sampler(sampler, theta0=None):
-    """The exact law the explorer uses: :func:`theory.exact_law` on affine models, the grid law otherwise.
+    """The exact law the explorer uses: :func:`theory.exact_law` on affine models, the grid law otherwise (to
+    :data:`GRID_TOL` in 1-D, :data:`GRID_TOL_2D` in 2-D).
 
     Parameters
     ----------
@@ -132,7 +135,7 @@ def law_for_sampler(sampler, theta0=None):
     """
     if hasattr(sampler.model, "affine_parts"):
         return exact_law(sampler, theta0)
-    return GridRouteLaw(grid_law(sampler, theta0, tol=GRID_TOL))
+    return GridRouteLaw(grid_law(sampler, theta0, tol=GRID_TOL if sampler.model.dim == 1 else GRID_TOL_2D))
 
 
 def linearised(model):
@@ -165,7 +168,7 @@ def linearised(model):
                          "a logistic regression (its Laplace linearisation gives the edge)")
 
 
-__all__ = ["GRID_TOL", "GridRouteLaw", "law_for_sampler", "linearised"]
+__all__ = ["GRID_TOL", "GRID_TOL_2D", "GridRouteLaw", "law_for_sampler", "linearised"]
 
 
 @dataclass(frozen=True)
@@ -199,7 +202,7 @@ class LaplaceGap:
 
 
 def laplace_versus_exact(model: LogisticRegressionModel, budget, objective, sampler: str = "sgld", *, n_values,
-                         fractions, theta0=None) -> LaplaceGap:
+                         fractions, theta0=None, exact=None, options=None) -> LaplaceGap:
     """How far the Laplace answer's optimum (h, n) and MSE are from the exact one (module docstring).
 
     For one sampler of :data:`theory.tradeoffs.SAMPLERS` on a logistic regression.
@@ -220,6 +223,11 @@ def laplace_versus_exact(model: LogisticRegressionModel, budget, objective, samp
         The step sizes searched, as fractions of the stability edge.
     theta0 : array_like, optional
         The start (default 0).
+    exact : Optimum, optional
+        The exact optimum when it is already known (e.g. the explorer's table, over the same grid): it is not
+        computed again, and only the Laplace surface (exact engine) and one grid law at its optimum are.
+    options : SamplerOptions, optional
+        The settings held fixed (default ``SamplerOptions()``).
 
     Returns
     -------
@@ -236,13 +244,13 @@ def laplace_versus_exact(model: LogisticRegressionModel, budget, objective, samp
     from .samplers import SamplerOptions, sampler_spec
     from .surface import surfaces, time_average_at
 
-    spec, opts = sampler_spec(sampler), SamplerOptions()
+    spec, opts = sampler_spec(sampler), options or SamplerOptions()
     lin = laplace_linearised(model)
     out = []
-    for m in (model, lin):
+    for m in (lin,) if exact is not None else (model, lin):
         (surf,) = surfaces(spec, m, objective, [budget], n_values, fractions=fractions, options=opts, theta0=theta0)
         out.append(optimum(surf, spec, m, objective, budget, options=opts, theta0=theta0, refine=False))
-    exact, lap = out
+    exact, lap = (exact, out[0]) if exact is not None else out
     if exact is None or lap is None:
         raise ParameterError("budget: no (h, n) of the grid fits in the budget")
     point = time_average_at(spec, model, objective, budget, lap.n, lap.h, options=opts, theta0=theta0)

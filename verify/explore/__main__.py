@@ -5,7 +5,8 @@ interactive explorer page (one self-contained HTML file).
     python -m verify.explore --objective quadratic --budget 1e6 --N 1000
     python -m verify.explore --model linreg --data my.csv      # your linear regression (last column: y)
     python -m verify.explore --model linreg --data my.csv --sigma 0.5 --coordinate 3 --burn-in 0.2
-    python -m verify.explore --model logistic                  # logistic regression, Laplace approximation
+    python -m verify.explore --model logistic                  # 2-D logistic regression, exact (grid law)
+    python -m verify.explore --model logistic --route laplace  # through its Laplace approximation
 
 The table comes from :func:`theory.tradeoffs.answer` per sampler, streamed as each finishes (optimum refined in h
 when time allows, with its law's accuracy and a simulation spot-check); the page from
@@ -22,7 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-from simulate.models.logistic import LogisticRegressionModel
 from simulate.validation import ParameterError
 from theory.tradeoffs import (
     FRACTIONS,
@@ -32,7 +32,6 @@ from theory.tradeoffs import (
     SamplerOptions,
     Tradeoff,
     linear_regression,
-    logistic_laplace,
     preset,
 )
 from theory.tradeoffs.objective import KINDS, UNITS
@@ -41,6 +40,7 @@ from theory.tradeoffs.spotcheck import MAX_WORK
 from .data import check_design, check_n_grid, default_n_grid, read_csv
 from .grid import PAGE_BUDGETS, PAGE_N_DATA, PAGE_OBJECTIVES, GridSpec, coordinate_objective, explorer_data
 from .limits import cpu_seconds, one_blas_thread, warm
+from .logistic import EXACT_FRACTIONS, ROUTES, exact_defaults, laplace_lines, logistic_spec
 from .page import MAX_BYTES, write_page
 from .table import stream_table
 
@@ -56,6 +56,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="toy", choices=["toy", "gaussian", "linreg", "logistic"])
     p.add_argument("--data", help="CSV of your data for --model linreg / logistic: features, then y in the last "
                                   "column (labels -1/+1 or 0/1 for logistic); a header line is skipped")
+    p.add_argument("--route", default=None, choices=ROUTES,
+                   help="--model logistic: exact (the grid law, d <= 2; default) or laplace (its Laplace "
+                        "approximation; the exact route prints it as the comparison)")
     p.add_argument("--sigma", type=float, default=1.0, help="linreg noise s.d. (default 1: standardise y)")
     p.add_argument("--sigma0", type=float, default=10.0, help="prior s.d. of every coefficient (default 10)")
     p.add_argument("--N", type=int, nargs="+", default=None,
@@ -66,7 +69,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--budgets", type=float, nargs="+", default=None,
                    help="the page's budgets, in per-datum gradient evaluations (default 1e3 ... 1e7; with --data the "
                         "table's budget and the two decades below it: the larger budgets' long windows cost seconds "
-                        "per point at d = 30)")
+                        "per point at d = 30; the exact logistic route: the table's budget)")
     p.add_argument("--burn-in", type=float, default=None,
                    help="fraction of the steps discarded, in [0, 1) (default 0; 0.1 with --data)")
     p.add_argument("--objective", default="mean", choices=KINDS, help="the table's objective")
@@ -122,6 +125,10 @@ def _check(args) -> None:
 
 def model_spec(args):
     """The ModelSpec of the options, at the largest N (the --N grid is set from the data when not given)."""
+    if args.route is not None and args.model != "logistic":
+        raise ParameterError("--route applies to --model logistic")
+    if args.model == "logistic":
+        return _logistic(args)
     if args.data is None:
         args.N = args.N or list(PAGE_N_DATA)
         if args.model == "linreg":
@@ -133,11 +140,29 @@ def model_spec(args):
     X, y = a[:, :-1], a[:, -1]
     check_design(X, args.sigma0)
     args.N = list(check_n_grid(args.N, X.shape[0]) if args.N else default_n_grid(X.shape[0]))
-    if args.model == "linreg":
-        spec = linear_regression(X, y, sigma=args.sigma, sigma0=args.sigma0)
-    else:
-        spec = logistic_laplace(LogisticRegressionModel(X, np.where(y > 0, 1.0, -1.0), sigma0=args.sigma0))
-    return spec.at(max(args.N))
+    return linear_regression(X, y, sigma=args.sigma, sigma0=args.sigma0).at(max(args.N))
+
+
+def _logistic(args):
+    """The logistic ModelSpec on the chosen route; the exact route's N is the data's (no N slider)."""
+    route = args.route or "exact"
+    X = y = None
+    if args.data is not None:
+        a = read_csv(args.data)
+        X, y = a[:, :-1], np.where(a[:, -1] > 0, 1.0, -1.0)
+        check_design(X, args.sigma0)
+    if route == "laplace":
+        if X is None:
+            args.N = args.N or list(PAGE_N_DATA)
+        else:
+            args.N = list(check_n_grid(args.N, X.shape[0]) if args.N else default_n_grid(X.shape[0]))
+        return logistic_spec(X, y, route=route, sigma0=args.sigma0, N=max(args.N) if X is None else None).at(
+            max(args.N))
+    spec = logistic_spec(X, y, route=route, sigma0=args.sigma0)
+    if args.N and list(args.N) != [spec.n_data]:
+        raise ParameterError(f"--N: the exact route answers the data's own N = {spec.n_data} only")
+    args.N = [spec.n_data]
+    return spec
 
 
 def _page_budgets(args, budget: Budget) -> tuple[float, ...]:
@@ -164,7 +189,9 @@ def _run(args, start: float) -> int:
         _check(args)
         spec = model_spec(args)
         burn_in = args.burn_in if args.burn_in is not None else (0.1 if args.data else 0.0)
-        fractions = tuple(args.fractions) if args.fractions else FRACTIONS
+        exact_logistic = spec.key == "logistic_exact"
+        fractions = tuple(args.fractions) if args.fractions else (EXACT_FRACTIONS if exact_logistic else FRACTIONS)
+        n_values, theta0 = exact_defaults(spec) if exact_logistic else (None, None)
         options = SamplerOptions(args.n1, args.m, args.alpha)
         budget = Budget(args.budget, args.unit, burn_in)
         obj = coordinate_objective(args.objective, args.coordinate, spec.dim)
@@ -174,15 +201,24 @@ def _run(args, start: float) -> int:
             question = Tradeoff(spec, budget, obj, options, max_inflation=args.max_inflation)
             stream_table(question, list(args.samplers), args.workers, fractions=fractions,
                          spot_chains=args.spot_chains, max_work=args.spot_work, allow_slow=args.allow_slow,
-                         seconds=seconds)
+                         seconds=seconds, n_values=n_values, theta0=theta0)
             print(f"(table: {time.perf_counter() - t0:.1f} s; {seconds:.0f} s allowed per sampler at the start)\n",
                   flush=True)
+            if exact_logistic:
+                t0 = time.perf_counter()
+                print("\n".join(laplace_lines(question, list(args.samplers), n_values=n_values, fractions=fractions,
+                                              theta0=theta0, options=options)))
+                print(f"(comparison: {time.perf_counter() - t0:.1f} s)\n", flush=True)
         if not args.no_page:
             t0 = time.perf_counter()
-            kinds = args.page_objectives or (["mean"] if args.data else list(PAGE_OBJECTIVES))
-            grid = GridSpec(spec, tuple(args.N), _page_budgets(args, budget), tuple(kinds), tuple(args.samplers),
+            kinds = args.page_objectives or (["mean"] if args.data or exact_logistic else list(PAGE_OBJECTIVES))
+            budgets = ((budget.gradients(max(args.N)),) if exact_logistic and not args.budgets
+                       else _page_budgets(args, budget))
+            extra = {} if not exact_logistic else {"n_values": n_values, "fractions": fractions,
+                                                   "theta0": tuple(theta0.tolist())}
+            grid = GridSpec(spec, tuple(args.N), tuple(budgets), tuple(kinds), tuple(args.samplers),
                             options=options, burn_in=burn_in, max_inflation=args.max_inflation,
-                            coordinate=args.coordinate, seconds=args.page_seconds)
+                            coordinate=args.coordinate, seconds=args.page_seconds, **extra)
             path = write_page(explorer_data(grid, workers=args.workers), args.out)
             size = path.stat().st_size
             print(f"page: {path} ({size / 1e6:.2f} MB, written in {time.perf_counter() - t0:.1f} s; it shows each "

@@ -184,6 +184,7 @@ def explorer_data(grid: GridSpec, workers: int = 2) -> dict:
     nested = [[[cells[(o, s, k)] for k in range(k_n)] for s in range(s_n)] for o in range(o_n)]
     return {
         "model": grid.model.label, "approximation": grid.model.approximation,
+        "law": "theory.grid_law" if grid.model.key == "logistic_exact" else "theory.exact_law",
         "N": list(grid.n_data), "budgets": list(grid.budgets), "fractions": _round(grid.fractions),
         "objectives": [{"key": o, "label": Objective(o).label} for o in grid.objectives],
         "samplers": [{"key": s, "label": SAMPLERS[s].label} for s in grid.samplers],

@@ -33,7 +33,8 @@ def render_page(data: dict) -> str:
 <style>{_asset("explorer.css")}</style></head>
 <body>
 <h1>Step size and minibatch size under a budget: exact answers</h1>
-<p class="sub">Model: {html.escape(data["model"])}. Every number is the exact engine's (<code>theory.exact_law</code>):
+<p class="sub">Model: {html.escape(data["model"])}. Every number is the exact law's
+(<code>{html.escape(data.get("law", "theory.exact_law"))}</code>):
 the mean, variance and MSE of the time average (1/L) &sum;<sub>k=b</sub><sup>b+L-1</sup> &phi;(&theta;<sub>k</sub>)
 as an estimate of its posterior expectation, with the steps L (and burn-in b, {data["burn_in"]:.0%} of the steps)
 that the budget buys at the chosen n; chains start at &theta;<sub>0</sub> = {html.escape(data["theta0"])}.
