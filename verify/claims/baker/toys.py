@@ -2,13 +2,13 @@
 divide-and-conquer and SG-MCMC.
 
 Exact checks with z-tests: consensus Monte Carlo is exact for Gaussian subposteriors (Scott et al. 2016), the
-fixed-step SGLD / SGHMC laws on the Gaussian toy (the exact engine, theory.exact_law; new), label symmetry of SGLD on
-the mixture.
+fixed-step SGLD / SGHMC laws on the Gaussian toy (the exact engine, theory.exact_law; new). The mixture (Fig. 2) is in
+:mod:`verify.claims.baker.mixture`, against the exact posterior.
 Qualitative statements of Figs. 2-4 are orderings that must be shown, in the Holm family (OrderingCheck, Student t
 with R - 1 degrees of freedom over R replicate experiments, Welch for two independent samples): each holds when the
 data support it past the family's threshold, fails when they contradict it, and is inconclusive otherwise. A
 statistic with no spread across the replicates is judged exactly (strictly: a tie is not shown) and labelled
-"degenerate". Scales the paper omits are the workbench's (simulate.models: bivariate_t, gaussian_mixture,
+"degenerate". Scales the paper omits are the workbench's (simulate.models: bivariate_t, scalar_mixture,
 warped_gaussian, gaussian); the mixture uses N = 2000 instead of 10^4 to fit the time budget.
 """
 
@@ -45,7 +45,6 @@ WARPED_REPS = 20
 KL_NS = (500, 2000, 8000)
 KL_REPS = (200, 100, 40)
 SG_DIM, SG_N, SG_n = 4, 800, 50
-MIX_N = 2000
 DIMS = (1, 4, 10)
 
 
