@@ -18,7 +18,7 @@ from ..validation import check_finite_array, check_int, check_positive
 from .log_density import LogDensityModel
 
 #: Points per chunk of :meth:`ScalarMixtureLocation.log_post`.
-POINT_CHUNK = 1024
+_POINT_CHUNK = 1024
 
 
 @dataclass
@@ -140,7 +140,7 @@ class ScalarMixtureLocation(LogDensityModel):
         return -0.5 * np.einsum("...i,...i->...", theta, theta) / s2, -theta / s2
 
     def log_post(self, theta: np.ndarray) -> np.ndarray:
-        """Unnormalised log posterior, without the gradients (points in chunks of :data:`POINT_CHUNK`).
+        """Unnormalised log posterior, without the gradients (the points in chunks of 1024).
 
         Parameters
         ----------
@@ -150,15 +150,15 @@ class ScalarMixtureLocation(LogDensityModel):
         Returns
         -------
         numpy.ndarray, shape (M,)
-            log pi(theta) up to a constant: -|theta|^2/(2 sigma0^2) + sum_i log((N(x_i | theta_1, s^2) +
-            N(x_i | theta_2, s^2))/2) + const.
+            log pi(theta) up to a constant: -``|theta|^2`` / (2 sigma0^2) + sum_i log((N(x_i | theta_1, s^2) +
+            N(x_i | theta_2, s^2)) / 2) + const.
         """
         th = np.asarray(theta, float).reshape(-1, 2)
         x = self.data[:, 0] / self.scale
         out = self.prior_terms(th)[0]
-        for a in range(0, th.shape[0], POINT_CHUNK):
-            t = th[a:a + POINT_CHUNK, :, None] / self.scale
-            out[a:a + POINT_CHUNK] += np.logaddexp(-0.5 * (x - t[:, 0]) ** 2, -0.5 * (x - t[:, 1]) ** 2).sum(axis=1)
+        for a in range(0, th.shape[0], _POINT_CHUNK):
+            t = th[a:a + _POINT_CHUNK, :, None] / self.scale
+            out[a:a + _POINT_CHUNK] += np.logaddexp(-0.5 * (x - t[:, 0]) ** 2, -0.5 * (x - t[:, 1]) ** 2).sum(axis=1)
         return out - self.n_data * np.log(2.0)
 
     def approx_cov(self, n_data: int, prior_power: float = 1.0) -> np.ndarray:
