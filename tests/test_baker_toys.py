@@ -8,6 +8,7 @@ import pytest
 import simulate.analysis.divide_conquer as dc
 from simulate.analysis.kl import gaussian_kl, knn_kl_divergence
 from simulate.models import BivariateTLocation, GaussianMeanModel, GaussianMixtureLocation, WarpedGaussian
+from simulate.models.scalar_mixture import ScalarMixtureLocation
 from simulate.samplers import sghmc, sgld
 from simulate.validation import ParameterError
 from theory import exact_law
@@ -22,6 +23,7 @@ FAST = Settings(chains=2000, seed=7, alpha=0.01)
 MODELS = {
     "t": lambda: BivariateTLocation.simulate_data(200, seed=1),
     "mixture": lambda: GaussianMixtureLocation.simulate_data(300, seed=1),
+    "scalar_mixture": lambda: ScalarMixtureLocation.simulate_data(300, seed=1),
     "warped": lambda: WarpedGaussian.simulate_data(200, seed=1),
     "gauss": lambda: GaussianMeanModel.simulate_data(200, dim=3, theta_true=0.0, Sigma=GaussianMeanModel.ar1_cov(3),
                                                      sigma0=2.0, seed=1),
@@ -90,6 +92,33 @@ def test_mixture_mala_reference_is_label_symmetric():
     model = GaussianMixtureLocation.simulate_data(400, seed=4)
     ref = dc.reference_draws(model, 400, seed=3, chains=20, n_burn=100, thin=1)
     assert abs(ref[:, :2].mean() - ref[:, 2:].mean()) < 0.3
+
+
+def test_scalar_mixture_log_post_cluster_means_and_labels():
+    model = ScalarMixtureLocation.simulate_data(300, seed=2)
+    th = np.random.default_rng(0).standard_normal((7, 2))
+    np.testing.assert_allclose(model.log_post(th) - model.log_post(th[:1]),
+                               model.log_post_and_grad(th)[0] - model.log_post_and_grad(th[:1])[0], atol=1e-9)
+    np.testing.assert_allclose(model.log_post(th), model.log_post(model.swap_labels(th)), atol=1e-9)
+    x = np.sort(model.data[:, 0])  # exact 1-D 2-means against brute force over every split
+    sse = [((x[:j] - x[:j].mean()) ** 2).sum() + ((x[j:] - x[j:].mean()) ** 2).sum() for j in range(1, x.size)]
+    j = int(np.argmin(sse)) + 1
+    np.testing.assert_allclose(model.cluster_means().ravel(), [x[:j].mean(), x[j:].mean()])
+
+
+def test_mixture_exact_reference():
+    """The grid cubature of one label mode: draws agree with its mean, both labels equally, error << s.e."""
+    from verify.claims.baker.mixture import mixture_reference
+
+    model = ScalarMixtureLocation.simulate_data(1000, seed=4)
+    ref = mixture_reference(model, 3)
+    assert ref.error < 1e-6 and ref.between < 1e-6
+    np.testing.assert_allclose(ref.b, ref.a[::-1])
+    d = ref.draws
+    in_a = d[:, 0] < d[:, 1]
+    assert abs(in_a.mean() - 0.5) < 5 * 0.5 / np.sqrt(d.shape[0])
+    se = d[in_a].std(0) / np.sqrt(in_a.sum())
+    assert np.all(np.abs(d[in_a].mean(0) - ref.a) < 5 * se)
 
 
 def test_kdemc_and_weierstrass_shapes_and_location():

@@ -28,7 +28,7 @@ from ..linear_gaussian.solve import blas_threads_for
 from .chain import Chain
 from .grid import TAPER, Grid
 from .kernels import AffineStep, columns, gradient_law, step_law
-from .region import CUT, Frame, log_density, posterior_frame
+from .region import CUT, Frame, log_density, posterior_frame, posterior_masses
 
 #: Largest widening of the posterior's region before the chain is said to escape.
 MAX_WIDEN = 4.0
@@ -517,8 +517,7 @@ class GridLaw:
         if self.D != self.d:  # SGHMC: weight the theta axis only (the momentum axis repeats)
             v = lv.grid.points[:, 1]
             lp = lp - 0.5 * v**2 / max(self.h, 1e-300)
-        w = np.exp(lp - lp.max())
-        return w / w.sum()
+        return posterior_masses(lp)
 
     def _need_start(self) -> None:
         if self._transient[0].chain.start is None:

@@ -189,4 +189,36 @@ def posterior_frame(model, cut: float = CUT) -> Frame:
     return Frame(mean, L, half)
 
 
-__all__ = ["CUT", "Frame", "log_density", "posterior_frame"]
+def posterior_masses(log_values: np.ndarray) -> np.ndarray:
+    """The posterior's masses at a uniform grid's nodes from its log density there: the cubature of every posterior
+    expectation on the grid (the rule converges spectrally for a smooth density that vanishes at the box's edge).
+
+    Parameters
+    ----------
+    log_values : numpy.ndarray, shape (n_nodes,)
+        log pi at the nodes, up to a constant (-inf allowed where pi vanishes; at least one finite).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_nodes,)
+        exp(log pi) normalised to sum 1.
+
+    Raises
+    ------
+    ParameterError
+        When no node has a finite log density.
+
+    References
+    ----------
+    Trefethen & Weideman (2014), "The exponentially convergent trapezoidal rule", SIAM Review 56(3), 385-458 (the
+    trapezoidal rule for smooth integrands that decay at the ends of the interval; here a box holding the mass).
+    """
+    lp = np.asarray(log_values, dtype=float)
+    top = np.max(lp) if lp.size else -np.inf
+    if not np.isfinite(top):
+        raise ParameterError("the log posterior is not finite at any node of the grid")
+    w = np.exp(lp - top)
+    return w / w.sum()
+
+
+__all__ = ["CUT", "Frame", "log_density", "posterior_frame", "posterior_masses"]

@@ -65,3 +65,20 @@ register_mutant(Mutant(
     patch=_sghmc_patch,
     claims=("baker.sec3.sghmc_exact_gaussian",),
 ))
+
+
+def _sorted_starts_patch():
+    from simulate.models.scalar_mixture import ScalarMixtureLocation
+
+    original = ScalarMixtureLocation.init_draws
+    return mock.patch.object(ScalarMixtureLocation, "init_draws",
+                             lambda self, rng, shape, xb: np.sort(original(self, rng, shape, xb), axis=-1))
+
+
+register_mutant(Mutant(
+    id="baker_toys.mixture_starts_one_label",
+    description="the mixture's chains start with theta_1 < theta_2 (label-symmetric starts broken): every chain "
+                "falls into one label mode",
+    patch=_sorted_starts_patch,
+    claims=("baker.sec3.mixture_consensus_between_modes",),
+))

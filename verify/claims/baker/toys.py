@@ -2,13 +2,13 @@
 divide-and-conquer and SG-MCMC.
 
 Exact checks with z-tests: consensus Monte Carlo is exact for Gaussian subposteriors (Scott et al. 2016), the
-fixed-step SGLD / SGHMC laws on the Gaussian toy (the exact engine, theory.exact_law; new), label symmetry of SGLD on
-the mixture.
+fixed-step SGLD / SGHMC laws on the Gaussian toy (the exact engine, theory.exact_law; new). The mixture (Fig. 2) is in
+:mod:`verify.claims.baker.mixture`, against the exact posterior.
 Qualitative statements of Figs. 2-4 are orderings that must be shown, in the Holm family (OrderingCheck, Student t
 with R - 1 degrees of freedom over R replicate experiments, Welch for two independent samples): each holds when the
 data support it past the family's threshold, fails when they contradict it, and is inconclusive otherwise. A
 statistic with no spread across the replicates is judged exactly (strictly: a tie is not shown) and labelled
-"degenerate". Scales the paper omits are the workbench's (simulate.models: bivariate_t, gaussian_mixture,
+"degenerate". Scales the paper omits are the workbench's (simulate.models: bivariate_t, scalar_mixture,
 warped_gaussian, gaussian); the mixture uses N = 2000 instead of 10^4 to fit the time budget.
 """
 
@@ -19,7 +19,6 @@ import numpy as np
 from simulate.analysis import divide_conquer
 from simulate.analysis.kl import gaussian_kl, knn_kl_divergence, knn_kl_replicates
 from simulate.models.gaussian import GaussianMeanModel
-from simulate.models.gaussian_mixture import GaussianMixtureLocation
 from simulate.models.warped_gaussian import WarpedGaussian
 from simulate.runtime.runner import run
 from simulate.samplers import sgld
@@ -46,7 +45,6 @@ WARPED_REPS = 20
 KL_NS = (500, 2000, 8000)
 KL_REPS = (200, 100, 40)
 SG_DIM, SG_N, SG_n = 4, 800, 50
-MIX_N = 2000
 DIMS = (1, 4, 10)
 
 
@@ -296,87 +294,6 @@ def sgld_exact(settings: Settings) -> ClaimResult:
        family="baker_toys")
 def sghmc_exact(settings: Settings) -> ClaimResult:
     return sg_exact_result("sghmc", settings)
-
-
-# ---------------------------------------------------------------------------------------- mixture
-@simulation_cache
-def mixture_sim(seed: int) -> dict:
-    """Consensus, KDEMC, Weierstrass and SGLD draws on the bimodal mixture (10 replicates), a MALA reference, and
-    the KL of consensus and SGLD."""
-    model = GaussianMixtureLocation.simulate_data(MIX_N, seed=35)
-    rng = np.random.default_rng(seed)
-    R, M, C = 10, 200, 4
-    draws = divide_conquer.subposterior_draws(model, S_SUB, R, M, rng, chains_per_rep=1, n_burn=150, thin=2)
-    cons = divide_conquer.consensus(draws)
-    kde = divide_conquer.kdemc(draws, rng, M)
-    wei = divide_conquer.weierstrass(draws, rng, accept=0.1)
-    ref = divide_conquer.reference_draws(model, 2000, seed + 1, chains=40, n_burn=100, thin=2)
-    h = 0.2 / (model.n_data / 2)
-    sg = divide_conquer.sg_draws(sgld(model, h, 50), R, C, M // C, n_burn=300, thin=5, seed=seed + 2)
-    return dict(model=model, cons=cons, sg=sg, ref=ref, kde=kde, wei=wei,
-                kl_cons=knn_kl_replicates(cons, ref, KL_K), kl_sg=knn_kl_replicates(sg, ref, KL_K), C=C)
-
-
-def label_modes(ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The two label modes a, b of theta_1 in the reference draws."""
-    near0 = ref[:, :2].sum(1) < ref[:, 2:].sum(1)
-    return ref[near0, :2].mean(0), ref[~near0, :2].mean(0)
-
-
-def segment_position(th: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Position of theta_1 along the segment a -> b (0 at a, 1 at b)."""
-    ab = b - a
-    return (th[..., :2] - a) @ ab / (ab @ ab)
-
-
-def between_modes(t: np.ndarray) -> np.ndarray:
-    """Per replicate, the fraction of draws strictly between the modes (t in (0.1, 0.9))."""
-    return ((t > 0.1) & (t < 0.9)).mean(axis=1)
-
-
-def sgld_mode_indicator(sim: dict, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Per SGLD chain (final state): 1 if theta_1 sits in the mode near a, else 0."""
-    sg = sim["sg"]
-    R, MM, _ = sg.shape
-    C = sim["C"]
-    last = sg.reshape(R, C, MM // C, 4)[:, :, -1].reshape(-1, 4)
-    return (np.linalg.norm(last[:, :2] - a, axis=1) < np.linalg.norm(last[:, :2] - b, axis=1)).astype(float)
-
-
-def mixture_checks(sim: dict, a: np.ndarray, b: np.ndarray) -> list:
-    """Consensus, KDEMC and Weierstrass put their mass between the modes; SGLD finds both; KL ordering."""
-    out = [ordering("consensus: fraction of theta_1 draws between the modes (t in (0.1, 0.9) on the segment a -> b) "
-                    "> 1/2", between_modes(segment_position(sim["cons"], a, b)), 0.5, "greater")]
-    for name, lab in (("kde", "KDEMC"), ("wei", "Weierstrass")):
-        out.append(ordering(f"{lab} not bimodal either: fraction of theta_1 draws between the modes > 1/2",
-                            between_modes(segment_position(sim[name], a, b)), 0.5, "greater"))
-    in_a = sgld_mode_indicator(sim, a, b)
-    fm, fse = mean_and_se(in_a)
-    out.append(Check("SGLD: fraction of chains with theta_1 in the mode near a (label symmetry: 1/2)", 0.5, fm, fse,
-                     {"chains": in_a.size}))
-    out.append(ordering("KL(consensus) - KL(SGLD) > 0 (paired over replicates)", sim["kl_cons"] - sim["kl_sg"], 0.0,
-                        "greater"))
-    return out
-
-
-def mixture_notes(sim: dict, a: np.ndarray, b: np.ndarray) -> list[str]:
-    t_cons, t_ref = segment_position(sim["cons"], a, b), segment_position(sim["ref"], a, b)
-    ref_between = float(((t_ref > 0.1) & (t_ref < 0.9)).mean())
-    return [f"consensus per-replicate sd of t {t_cons.std(axis=1).mean():.3f} (one tight cluster); exact posterior "
-            f"(reference) fraction between the modes {ref_between:.4f}; modes a = {a.round(2)}, b = {b.round(2)}",
-            f"N = {MIX_N} (paper 10^4), S = {S_SUB}, subposteriors by one MALA chain each (as in the paper) from "
-            "label-symmetric starts; SGLD pooled over 4 chains per replicate; the reference carries both label modes"]
-
-
-@claim("baker.sec3.mixture_consensus_between_modes", paper=PAPER, source="Baker et al. Sec. 3.2, Fig. 2",
-       statement="On the bimodal Gaussian mixture consensus puts its mass between the posterior modes (KDEMC and "
-                 "Weierstrass do not capture the bimodality either), while SGLD chains find both (label) modes and "
-                 "SGLD has smaller KL than consensus.",
-       family="baker_toys")
-def mixture(settings: Settings) -> ClaimResult:
-    sim = mixture_sim(settings.seed_for("baker.sec3.mixture"))
-    a, b = label_modes(sim["ref"])
-    return ClaimResult(notes=mixture_notes(sim, a, b)).add(*mixture_checks(sim, a, b))
 
 
 # ---------------------------------------------------------------------------------------- dimension (Fig. 4)
