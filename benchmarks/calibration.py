@@ -200,7 +200,7 @@ def summarize(seeds: list[dict], alpha: float) -> dict:
 
 # ------------------------------------------------------------------------------------------ the page
 def _histogram_svg(hist: list[int], caption: str = "") -> str:
-    top, W, H = max(max(hist), 1), 520, 200
+    top, W, H = max(max(hist), 1), 600, 200
     bars = "".join(f'<rect x="{40 + i * 24}" y="{10 + (H - 40) * (1 - c / top):.1f}" width="22" '
                    f'height="{(H - 40) * c / top:.1f}" fill="#1b5fb4"><title>p in [{i / 20:.2f}, {(i + 1) / 20:.2f}):'
                    f' {c}</title></rect>' for i, c in enumerate(hist))
@@ -208,8 +208,8 @@ def _histogram_svg(hist: list[int], caption: str = "") -> str:
     axis = "".join(f'<text x="{40 + i * 24 * 4}" y="{H - 12}" font-size="11" text-anchor="middle">{i / 5:.1f}</text>'
                    for i in range(6))
     top_pad = 20 if caption else 0
-    cap = f'<text x="{40 + 240}" y="14" font-size="12" text-anchor="middle">{caption}</text>' if caption else ""
-    return (f'<svg width="{W}" height="{H + top_pad}" role="img" '
+    cap = f'<text x="{W // 2}" y="14" font-size="12" text-anchor="middle">{caption}</text>' if caption else ""
+    return (f'<svg width="{W}" height="{H + top_pad + 6}" role="img" '
             f'aria-label="histogram of p-values">{cap}<g transform="translate(0,{top_pad})">{bars}<line x1="40" '
             f'x2="{40 + 20 * 24}" y1="{flat:.1f}" y2="{flat:.1f}" stroke="#c0392b" stroke-dasharray="5 3"/>{axis}'
             f'<text x="{40 + 240}" y="{H}" font-size="12" text-anchor="middle">p-value (pooled two-sided checks '
