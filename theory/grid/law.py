@@ -224,8 +224,10 @@ class GridLaw:
             sizes = tuple(max(8, 2 * math.ceil(hj / dz)) for hj in half)
         grid = Grid(frame.centre, frame.frame, half, sizes)
         widened = 1.0 if self._user_sizes else self._noise_widening(grid)
-        if widened > 1.0:
+        if widened > 1.0 and grid.widened(widened).n_nodes <= MAX_NODES:
             grid = grid.widened(widened)
+        else:  # a widened first region past the node limit: start from the posterior's and widen only on a leak
+            widened = 1.0
         for _ in range(12):
             if grid.n_nodes > MAX_NODES:
                 raise ParameterError(f"n_grid: the grid law would need {grid.sizes} nodes (more than {MAX_NODES}) to "
