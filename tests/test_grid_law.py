@@ -125,6 +125,22 @@ def test_minibatch_cf_against_enumeration(N, n, replace):
             assert np.abs(mb._newton(W, n, M, axes) - cf).max() <= mb.truncation_bound(N, k, M) * (1 + 1e-9) + 1e-13
 
 
+def test_newton_kernel_matches_the_recursion_written_in_numpy():
+    """The numba kernel of the power-sum recursion against the same recursion as whole-array numpy (the route it
+    replaced), including M < k (a ring buffer of M + 1 terms) and M = k."""
+    from simulate._fast import kernels
+
+    rng = np.random.default_rng(7)
+    for M, k in ((3, 11), (5, 5), (1, 4)):
+        psi = rng.normal(size=(M, 50)) + 1j * rng.normal(size=(M, 50))
+        c = mb.recursion_coefficients(40, k, M)
+        hist = [np.ones(50, complex)]
+        for j in range(1, k + 1):
+            hist.append(sum((c[j, m] * psi[m - 1]) * hist[j - m] for m in range(1, min(j, M) + 1)))
+        got = kernels.newton_elementary(psi, c, k)
+        assert np.abs(got - hist[k]).max() <= 1e-13 * max(1.0, np.abs(hist[k]).max())
+
+
 def test_minibatch_plan_refuses_what_it_cannot_bound():
     with pytest.raises(ParameterError, match=r"n = 200 of N = 569.*use n <= \d+ or n >= \d+, or replace=True"):
         mb.plan(569, 200, False, 1e-11)

@@ -4,6 +4,7 @@
   difference, per-datum terms, SAGA's table; ``call`` runs a parallel kernel or shares it with a helper thread
   (:mod:`._team`, used while drawing ahead);
 * Gaussian models: minibatch data sums; the Langevin update (:mod:`._elementwise`);
+* the grid law's power-sum recursion for minibatch sums without replacement (:mod:`._newton`);
 * fixed-order linear algebra and libm's exp (:mod:`._fixed`): the same bits on every CPU, unlike BLAS/LAPACK;
 * SGLD's whole step on a chain block, several steps per call, for the isotropic Gaussian mean model and logistic
   regression (:mod:`._fused_sgld`: draws, gradient, update and time-average sums, no GIL, nothing allocated);
@@ -26,6 +27,7 @@ from ._fused_sgld import gaussian_parallel as sgld_steps_gaussian_parallel
 from ._fused_sgld import logistic as sgld_steps_logistic
 from ._fused_sgld import logistic_parallel as sgld_steps_logistic_parallel
 from ._logistic import concurrent_calls_safe, diff_sum, diff_sum_shared, grad_sum, grad_sum_shared, n_items
+from ._newton import newton_elementary
 from ._simd import ALIGN, LANES, blocks, padded
 from ._team import Team, current
 
@@ -86,6 +88,7 @@ def saga_scatter_total(table, idx, g_new, g_old, total) -> None:
 
 __all__ = ["ALIGN", "LANES", "Team", "blocks", "call", "cholesky", "concurrent_calls_safe", "current", "diff_sum",
            "diff_sum_shared", "eigvalsh", "exp", "gram", "grad_sum", "grad_sum_shared", "kernel_threads",
-           "langevin_step", "matmul", "n_items", "padded", "per_datum", "prefer_passive_wait", "saga_gather_diff",
-           "saga_scatter_total", "saga_table", "sgld_steps_gaussian", "sgld_steps_gaussian_parallel",
-           "sgld_steps_logistic", "sgld_steps_logistic_parallel", "solve_spd", "take_sum_flat", "take_sum_rows"]
+           "langevin_step", "matmul", "n_items", "newton_elementary", "padded", "per_datum", "prefer_passive_wait",
+           "saga_gather_diff", "saga_scatter_total", "saga_table", "sgld_steps_gaussian",
+           "sgld_steps_gaussian_parallel", "sgld_steps_logistic", "sgld_steps_logistic_parallel", "solve_spd",
+           "take_sum_flat", "take_sum_rows"]

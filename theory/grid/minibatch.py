@@ -26,6 +26,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
+from simulate._fast import kernels
 from simulate.validation import ParameterError
 
 #: Largest number of minibatches enumerated as a finite mixture.
@@ -341,15 +342,7 @@ def _newton(W: np.ndarray, n: int, M: int, axes) -> np.ndarray:
                 e *= e1
         psi.append(tensor_sum(Em) / N)
     c = recursion_coefficients(N, k, M)
-    hist = [np.ones_like(psi[0])]
-    for kk in range(1, k + 1):
-        acc = np.zeros_like(psi[0])
-        for m in range(1, min(kk, M) + 1):
-            acc += (c[kk, m] * psi[m - 1]) * hist[-m]
-        hist.append(acc)
-        if len(hist) > M:
-            hist.pop(0)
-    res = hist[-1]
+    res = kernels.newton_elementary(np.stack(psi).reshape(M, -1), c, k).reshape(psi[0].shape)
     if k != n:
         res = res * tensor_sum(phases(W.sum(axis=1)[:, None, :], axes))
     return res
