@@ -35,3 +35,19 @@ def test_laplace_answer_is_compared_with_the_exact_one():
                                   fractions=(0.1, 0.4, 0.9))
     assert gap.exact.mse <= gap.laplace_exact_mse * (1 + 1e-9)  # the exact optimum is optimal for the exact MSE
     assert "exactly" in gap.describe()
+
+
+def test_msgld_answers_on_the_exact_route_with_the_refused_points_named():
+    """mSGLD has no law on the Laplace linearisation (its noise matrix depends on theta there): its edge is the
+    simulator's own bound, and the points where the grid law refuses it (past h Cov(g) / 8 ~ I its injected noise
+    vanishes and the law is not resolved) are left out and counted, not an error for the whole sampler."""
+    m = small_logistic_1d()
+    edge = tr.surface.stability_edge(tr.sampler_spec("msgld"), m, 3, tr.SamplerOptions())
+    cap = tr.sampler_spec("sgld").build(m, 0.1, 3, tr.SamplerOptions()).integrator.step_bound(m.grad_lipschitz)[0]
+    assert edge == pytest.approx(cap, rel=1e-8)
+    ans = tr.tradeoffs(tr.logistic_exact(m), tr.Budget(600), tr.Objective.mean(), samplers=["msgld"],
+                       n_values=(3, 12), fractions=(0.1, 0.4, 0.9))
+    res = ans.results["msgld"]
+    assert res.error is None and res.optimum is not None and res.optimum.n == 3
+    assert res.surface.unresolved == 1 and np.isnan(res.surface.mse[0, 2])
+    assert any("refused by the grid law" in note for note in res.notes)

@@ -12,12 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
+from simulate.validation import ParameterError
+
 from .accuracy import LawAccuracy, law_accuracy
 from .explanation import explain
 from .grid_route import law_for_sampler
 from .objective import Budget, Objective
 from .samplers import SamplerOptions, SamplerSpec
-from .surface import EDGE_RTOL, Surface
+from .surface import EDGE_RTOL, Surface, _refused
 
 #: Evaluations a refinement in h takes, at most (to judge whether the deadline leaves time for it).
 REFINE_EVALUATIONS = 20
@@ -180,20 +182,27 @@ def optimum(surface: Surface, spec: SamplerSpec, model, objective: Objective, bu
     sampler, law, b, L, ta = ev(h)
     cost = time.time() - t0
     refined = refine and (deadline is None or time.time() + REFINE_EVALUATIONS * cost < deadline)
-    if refined:
-        h_ref = _refine(surface, i, j, lambda lh: ev(math.exp(lh))[-1].mse)
-        out = ev(h_ref)
-        acc = _accuracy(out[1], n, objective, out[2:4], budget.gradients(model.n_data))
-        if h_ref != h and (acc is None or not acc.inflation > max_inflation):
-            h, (sampler, law, b, L, ta) = h_ref, out
-        refined = h == h_ref
-    if refined:
-        up, down = min(h * 1.01, surface.edge[i] * (1 - 10 * EDGE_RTOL)), h / 1.01
-        hi, lo = ev(up)[-1], ev(down)[-1]
-        dlog = math.log(up / down)
-        slopes = (((hi.mean - hi.target) ** 2 - (lo.mean - lo.target) ** 2) / dlog,
-                  (hi.variance - lo.variance) / dlog)
-    else:
+    grid_point = h, (sampler, law, b, L, ta)
+    slopes = None
+    try:
+        if refined:
+            h_ref = _refine(surface, i, j, lambda lh: ev(math.exp(lh))[-1].mse)
+            out = ev(h_ref)
+            acc = _accuracy(out[1], n, objective, out[2:4], budget.gradients(model.n_data))
+            if h_ref != h and (acc is None or not acc.inflation > max_inflation):
+                h, (sampler, law, b, L, ta) = h_ref, out
+            refined = h == h_ref
+        if refined:
+            up, down = min(h * 1.01, surface.edge[i] * (1 - 10 * EDGE_RTOL)), h / 1.01
+            hi, lo = ev(up)[-1], ev(down)[-1]
+            dlog = math.log(up / down)
+            slopes = (((hi.mean - hi.target) ** 2 - (lo.mean - lo.target) ** 2) / dlog,
+                      (hi.variance - lo.variance) / dlog)
+    except ParameterError as e:  # the grid law refused an h of the refinement: the grid point stands
+        if not _refused(e):
+            raise
+        (h, (sampler, law, b, L, ta)), refined = grid_point, False
+    if slopes is None:
         slopes = _grid_slopes(surface, i, j)
     stat = objective.stationary_value(law)
     acc = _accuracy(law, n, objective, (b, L), budget.gradients(model.n_data))

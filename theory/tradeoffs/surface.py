@@ -88,6 +88,10 @@ class Surface:
         Grid points below the certified stability edge that the engine found not mean-square stable (left NaN).
     inflation : numpy.ndarray, shape (k, J), optional
         The stationary variance inflation max_i C_ii / Sigma_ii at each point (NaN where not computed).
+    unresolved : int
+        Grid points the grid law refused (a non-affine model): the chain escapes the grid's region at that h, or the
+        grid does not reach its tolerance there (mSGLD past h Cov(g) / 8 ~ I, where its injected noise vanishes);
+        left NaN.
     """
 
     sampler: str
@@ -104,6 +108,7 @@ class Surface:
     skipped_n: tuple[int, ...] = ()
     unstable: int = 0
     inflation: np.ndarray | None = None
+    unresolved: int = 0
 
     @property
     def bias2(self) -> np.ndarray:
@@ -158,19 +163,33 @@ def stability_edge(spec: SamplerSpec, model, n: int, options: SamplerOptions, rt
     -------
     float
         h_max(n): ``theory.ExactLaw.stability_limit`` (the bracket's upper end), or for a periodic sampler the
-        bracket's certified stable lower end.
+        bracket's certified stable lower end. On a non-affine model it is capped by the simulator's own bound
+        (``integrator.step_bound``), and where the engine has no law of the sampler on the linearisation (mSGLD, whose
+        noise matrix depends on theta there) that bound alone is the edge; the grid law then refuses the steps at
+        which the chain escapes.
+
+    Raises
+    ------
+    simulate.validation.ParameterError
+        When the engine refuses the sampler on an affine model.
 
     References
     ----------
     New (the engine's certified stability bracket, ``theory.ExactLaw.stability_bracket``).
     """
     probe = 1.0 / float(getattr(model, "grad_lipschitz", 1.0))
-    law = exact_law(spec.build(linearised(model), probe, n, options))
-    if spec.periodic:
-        edge = law.stability_bracket(max(rtol, PERIODIC_EDGE_RTOL)).lo
-    else:
-        edge = law.stability_limit(rtol=rtol)
-    if linearised(model) is not model and model.grad_lipschitz:  # the simulator's own bound for the real model
+    lin = linearised(model)
+    try:
+        law = exact_law(spec.build(lin, probe, n, options))
+    except ParameterError:
+        if lin is model or not model.grad_lipschitz:
+            raise
+        law = None  # no law of this sampler on the linearisation (mSGLD): the simulator's bound alone
+    edge = math.inf
+    if law is not None:
+        edge = law.stability_bracket(max(rtol, PERIODIC_EDGE_RTOL)).lo if spec.periodic else law.stability_limit(
+            rtol=rtol)
+    if lin is not model and model.grad_lipschitz:  # the simulator's own bound for the real model
         cap = spec.build(model, probe, n, options).integrator.step_bound(model.grad_lipschitz)[0]
         edge = min(edge, cap * (1.0 - 1e-9))
     return edge
@@ -231,45 +250,53 @@ def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budge
     infl = np.full((k, J), np.nan)
     windows = np.full((B, 2, k), -1, dtype=np.int64)
     cost = np.zeros(k)
-    target, done, unstable = math.nan, np.zeros(k, bool), 0
+    target, done, unstable, unresolved = math.nan, np.zeros(k, bool), 0, 0
     for i in range(k - 1, -1, -1):  # the largest n first: the cheapest rows (shortest windows, fastest mixing)
         if deadline is not None and time.time() > deadline:
             break
         row = _row(spec, model, objective, budgets, int(ns[i]), fr, options, theta0, deadline)
         if row is None:
             break
-        edge[i], h[i], stats[:, :, i], windows[:, :, i], cost[i], t, bad, infl[i] = row
+        edge[i], h[i], stats[:, :, i], windows[:, :, i], cost[i], t, (bad, refused), infl[i] = row
         target = t if math.isfinite(t) else target
-        done[i], unstable = True, unstable + bad
+        done[i], unstable, unresolved = True, unstable + bad, unresolved + refused
         if on_row is not None:
-            on_row(_assemble(spec, ns, done, edge, h, stats, windows, cost, target, unstable, infl))
-    return _assemble(spec, ns, done, edge, h, stats, windows, cost, target, unstable, infl)
+            on_row(_assemble(spec, ns, done, edge, h, stats, windows, cost, target, (unstable, unresolved), infl))
+    return _assemble(spec, ns, done, edge, h, stats, windows, cost, target, (unstable, unresolved), infl)
 
 
-def _assemble(spec, ns, done, edge, h, stats, windows, cost, target, unstable, infl) -> list[Surface]:
-    """The surfaces (one per budget) of the rows ``done``; the others are listed as skipped."""
+def _assemble(spec, ns, done, edge, h, stats, windows, cost, target, left_out, infl) -> list[Surface]:
+    """The surfaces (one per budget) of the rows ``done``; the others are listed as skipped. ``left_out`` is
+    (unstable, unresolved)."""
     skipped = tuple(int(n) for n in ns[~done])
     return [Surface(spec.key, ns[done], edge[done], h[done], stats[b, 0][done], stats[b, 1][done],
                     stats[b, 2][done], windows[b, 0][done], windows[b, 1][done], cost[done], target, skipped,
-                    unstable, infl[done]) for b in range(stats.shape[0])]
+                    left_out[0], infl[done], left_out[1]) for b in range(stats.shape[0])]
 
 
 def _row(spec, model, objective, budgets, n, fr, options, theta0, deadline):
-    """One row of :func:`surfaces` (edge, h, stats, windows, cost, target, unstable points), or None when the deadline
-    passes before it is complete. A grid point the engine finds not mean-square stable below the certified edge is
-    left NaN and counted (never a raw error for the whole sampler)."""
+    """One row of :func:`surfaces` (edge, h, stats, windows, cost, target, (unstable, unresolved) points), or None
+    when the deadline passes before it is complete. A grid point the engine finds not mean-square stable below the
+    certified edge, or that the grid law refuses (:func:`_refused`), is left NaN and counted (never a raw error for
+    the whole sampler)."""
     edge = stability_edge(spec, model, n, options)
     h = edge * fr
     stats = np.full((len(budgets), 3, fr.size), np.nan)
     windows = np.full((len(budgets), 2), -1, dtype=np.int64)
     infl = np.full(fr.size, np.nan)
-    target, cost, bad = math.nan, 0.0, 0
+    target, cost, bad, refused = math.nan, 0.0, 0, 0
     for j in range(fr.size):
         if deadline is not None and time.time() > deadline:
             return None
         sampler = spec.build(model, float(h[j]), n, options)
         cost = sampler.grads_per_step()
-        law = law_for_sampler(sampler, theta0)
+        try:
+            law = law_for_sampler(sampler, theta0)
+        except ParameterError as e:
+            if not _refused(e):
+                raise
+            refused += 1
+            continue
         infl[j] = _inflation(law)
         for b, budget in enumerate(budgets):
             win = budget.steps(sampler)
@@ -285,7 +312,13 @@ def _row(spec, model, objective, budgets, n, fr, options, theta0, deadline):
             stats[b, :, j] = ta.mean, ta.variance, ta.mse
             windows[b] = win
             target = ta.target
-    return edge, h, stats, windows, cost, target, bad, infl
+    return edge, h, stats, windows, cost, target, (bad, refused), infl
+
+
+def _refused(e: ParameterError) -> bool:
+    """Whether the grid law refused one (h, n) of a non-affine model: the chain escapes the grid's region, or the
+    grid does not reach its tolerance (theory.grid.law's messages)."""
+    return "escapes the grid's region" in str(e) or " not reached on grids up to " in str(e)
 
 
 def _inflation(law) -> float:
