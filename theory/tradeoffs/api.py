@@ -404,8 +404,8 @@ def _settle(res: SamplerResult, q: Tradeoff, theta0, refine: bool, deadline, why
         res.notes.append(f"{surf.unstable} grid point(s) below the certified stability edge were found not "
                          "mean-square stable by the engine and left out")
     if surf.unresolved:
-        res.notes.append(f"{surf.unresolved} grid point(s) refused by the grid law (the chain escapes its region, or "
-                         "the grid does not reach its tolerance at that h) and left out")
+        res.notes.append(f"{surf.unresolved} grid point(s) refused by the grid law (the chain escapes its region, the "
+                         "grid does not reach its tolerance, or the law needs more nodes than allowed) and left out")
     try:
         res.optimum = optimum(surf, spec, model.model, q.objective, budget, options=options, theta0=theta0,
                               refine=refine, max_inflation=q.max_inflation, deadline=deadline)

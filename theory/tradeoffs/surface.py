@@ -89,9 +89,9 @@ class Surface:
     inflation : numpy.ndarray, shape (k, J), optional
         The stationary variance inflation max_i C_ii / Sigma_ii at each point (NaN where not computed).
     unresolved : int
-        Grid points the grid law refused (a non-affine model): the chain escapes the grid's region at that h, or the
-        grid does not reach its tolerance there (mSGLD past h Cov(g) / 8 ~ I, where its injected noise vanishes);
-        left NaN.
+        Grid points the grid law refused (a non-affine model): the chain escapes the grid's region at that h, the grid
+        does not reach its tolerance there (mSGLD past h Cov(g) / 8 ~ I, where its injected noise vanishes), or the
+        law would need more nodes than the grid law allows (a wide law of a small minibatch in 2-D); left NaN.
     """
 
     sampler: str
@@ -316,9 +316,10 @@ def _row(spec, model, objective, budgets, n, fr, options, theta0, deadline):
 
 
 def _refused(e: ParameterError) -> bool:
-    """Whether the grid law refused one (h, n) of a non-affine model: the chain escapes the grid's region, or the
-    grid does not reach its tolerance (theory.grid.law's messages)."""
-    return "escapes the grid's region" in str(e) or " not reached on grids up to " in str(e)
+    """Whether the grid law refused one (h, n) of a non-affine model: the chain escapes the grid's region, the grid
+    does not reach its tolerance, or it would need more nodes than the grid law allows (theory.grid.law's messages)."""
+    return any(m in str(e) for m in ("escapes the grid's region", " not reached on grids up to ",
+                                     "the grid law would need "))
 
 
 def _inflation(law) -> float:

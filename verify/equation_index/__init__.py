@@ -14,6 +14,7 @@ names the claim's runner uses (:func:`theory_functions`). Each page links the pa
 
 from __future__ import annotations
 
+import inspect
 import json
 import types
 from collections.abc import Iterator
@@ -106,6 +107,8 @@ def theory_functions(run, _seen: set | None = None) -> list[str]:
         names = set(co.co_names)
         for name in names:
             obj = glob.get(name)
+            if callable(obj) and hasattr(obj, "__wrapped__"):  # a cached helper (functools.cache, simulation_cache)
+                obj = inspect.unwrap(obj)
             module = getattr(obj, "__module__", None) or ""
             if isinstance(obj, types.ModuleType) and obj.__name__.startswith("theory"):
                 short = obj.__name__.removeprefix("theory.")
