@@ -34,6 +34,27 @@ def test_cli_exact_route_with_the_laplace_comparison(csv_1d, capsys):
     assert lap_own != pytest.approx(lap_exact, rel=1e-3)  # the Laplace law's own MSE is not the exact one
 
 
+def test_cli_exact_route_page_is_the_table(csv_1d, tmp_path, capsys, monkeypatch):
+    """On the exact route the page asks what the table answered (its objective and budget at the data's N): its
+    cells are made from the table's surfaces and optima, none is computed again; mSGLD answers too."""
+    import verify.explore.grid as page_grid
+
+    real = page_grid.run_limited
+
+    def no_recomputation(tasks, *args, **kwargs):
+        assert not tasks, f"the page computed again: {[t[0] for t in tasks]}"
+        return real(tasks, *args, **kwargs)
+
+    monkeypatch.setattr(page_grid, "run_limited", no_recomputation)
+    out = tmp_path / "page.html"
+    rc = main(["--model", "logistic", "--data", str(csv_1d), "--sigma0", "2", "--budget", "600", "--samplers", "sgld",
+               "msgld", "--fractions", "0.2", "0.5", "--spot-chains", "0", "--workers", "1", "--out", str(out)])
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    assert re.search(r"^mSGLD\s+\d+\s", text, re.M), text
+    assert out.exists() and "mSGLD" in out.read_text()
+
+
 def test_cli_laplace_route_and_bad_options(csv_1d, tmp_path, capsys):
     rc = main(["--model", "logistic", "--route", "laplace", "--data", str(csv_1d), "--N", "12", "--budget", "600",
                "--samplers", "sgld", "--fractions", "0.2", "0.5", "--spot-chains", "0", "--workers", "1",

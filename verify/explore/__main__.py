@@ -40,7 +40,7 @@ from theory.tradeoffs.spotcheck import MAX_WORK
 from .data import check_design, check_n_grid, default_n_grid, read_csv
 from .grid import PAGE_BUDGETS, PAGE_N_DATA, PAGE_OBJECTIVES, GridSpec, coordinate_objective, explorer_data
 from .limits import cpu_seconds, one_blas_thread, warm
-from .logistic import EXACT_FRACTIONS, ROUTES, exact_defaults, laplace_lines, logistic_spec
+from .logistic import EXACT_FRACTIONS, EXACT_SECONDS_2D, ROUTES, exact_defaults, laplace_lines, logistic_spec
 from .page import MAX_BYTES, write_page
 from .table import stream_table
 
@@ -86,8 +86,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-slow", action="store_true",
                    help="compute SVRG-LD / vrSG-MCMC with quadratic or variance objectives (seconds per point)")
     p.add_argument("--seconds", type=float, default=None,
-                   help="time limit per sampler in the table (default: 60 s x workers / samplers; time a quicker "
-                        "sampler leaves passes on); a sampler's process is stopped at it, its finished rows (from "
+                   help="time limit per sampler in the table (default: 60 s x workers / samplers, or 900 s on the "
+                        "exact 2-D logistic route; time a quicker sampler leaves passes on); a sampler's process is "
+                        "stopped at it, its finished rows (from "
                         "the largest n down) kept and the rest named as left out")
     p.add_argument("--page-seconds", type=float, default=45.0,
                    help="time limit of the page's grid, shared by its cells as the table's (default 45)")
@@ -184,6 +185,16 @@ def main(argv: list[str] | None = None) -> int:
         return _run(args, start)
 
 
+def _table_cells(question, spec, kinds, budgets, budget: Budget) -> dict:
+    """The table's surfaces and optima as the page's cells, where the page asks what the table answered (the exact
+    logistic route: the table's objective and budget at the data's N), so that the page does not compute them again."""
+    if list(kinds) != [question.objective.kind] or list(budgets) != [budget.gradients(spec.n_data)]:
+        return {}
+    return {(question.objective.kind, key, spec.n_data): ([res.surface], [res.optimum],
+                                                          "left out: time limit (the table's --seconds)")
+            for key, res in question.results.items() if res.surface is not None}
+
+
 def _run(args, start: float) -> int:
     try:
         _check(args)
@@ -195,9 +206,14 @@ def _run(args, start: float) -> int:
         options = SamplerOptions(args.n1, args.m, args.alpha)
         budget = Budget(args.budget, args.unit, burn_in)
         obj = coordinate_objective(args.objective, args.coordinate, spec.dim)
+        question = None
         if not args.no_table:
             t0 = time.perf_counter()
             seconds = args.seconds or TABLE_SECONDS * min(args.workers, len(args.samplers)) / len(args.samplers)
+            if exact_logistic and spec.dim == 2 and not args.seconds:
+                seconds = EXACT_SECONDS_2D
+                print(f"(the exact 2-D route: each (h, n) point is a 2-D grid law, tens of seconds; up to "
+                      f"{seconds:.0f} s per sampler, --seconds to cap it)", flush=True)
             question = Tradeoff(spec, budget, obj, options, max_inflation=args.max_inflation)
             stream_table(question, list(args.samplers), args.workers, fractions=fractions,
                          spot_chains=args.spot_chains, max_work=args.spot_work, allow_slow=args.allow_slow,
@@ -216,10 +232,11 @@ def _run(args, start: float) -> int:
                        else _page_budgets(args, budget))
             extra = {} if not exact_logistic else {"n_values": n_values, "fractions": fractions,
                                                    "theta0": tuple(theta0.tolist())}
+            table_cells = _table_cells(question, spec, kinds, budgets, budget) if exact_logistic and question else {}
             grid = GridSpec(spec, tuple(args.N), tuple(budgets), tuple(kinds), tuple(args.samplers),
                             options=options, burn_in=burn_in, max_inflation=args.max_inflation,
                             coordinate=args.coordinate, seconds=args.page_seconds, **extra)
-            path = write_page(explorer_data(grid, workers=args.workers), args.out)
+            path = write_page(explorer_data(grid, workers=args.workers, precomputed=table_cells), args.out)
             size = path.stat().st_size
             print(f"page: {path} ({size / 1e6:.2f} MB, written in {time.perf_counter() - t0:.1f} s; it shows each "
                   "grid optimum unrefined)")

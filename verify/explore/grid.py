@@ -107,9 +107,11 @@ def cell(model: ModelSpec, objective: str, sampler: str, grid: GridSpec, deadlin
     return cell_data(model, objective, sampler, grid, surf, "left out: time limit (--page-seconds)")
 
 
-def cell_data(model: ModelSpec, objective: str, sampler: str, grid: GridSpec, surf, why_skipped: str) -> dict:
+def cell_data(model: ModelSpec, objective: str, sampler: str, grid: GridSpec, surf, why_skipped: str,
+              optima=None) -> dict:
     """The page's data for one (objective, sampler, N) from its surfaces (one per budget; the rows not evaluated
-    named in the ``note`` with ``why_skipped``)."""
+    named in the ``note`` with ``why_skipped``); ``optima`` (one per budget) are the grid optima when already known
+    (the table's, on the exact logistic route), else computed here."""
     spec = sampler_spec(sampler)
     obj = coordinate_objective(objective, grid.coordinate, model.dim)
     budgets = [Budget(b, "gradients", grid.burn_in) for b in grid.budgets]
@@ -135,9 +137,9 @@ def cell_data(model: ModelSpec, objective: str, sampler: str, grid: GridSpec, su
     if sampler == "sghmc":  # its h is eta: the matched Langevin step beside it
         out["h_langevin"] = _round([[langevin_equivalent_step(float(x), grid.options.alpha) for x in row]
                                     for row in s0.h])
-    for s, budget in zip(surf, budgets, strict=True):
-        o = optimum(s, spec, model.model, obj, budget, options=grid.options, theta0=theta0, refine=False,
-                    max_inflation=grid.max_inflation)
+    for b, (s, budget) in enumerate(zip(surf, budgets, strict=True)):
+        o = optima[b] if optima is not None else optimum(s, spec, model.model, obj, budget, options=grid.options,
+                                                         theta0=theta0, refine=False, max_inflation=grid.max_inflation)
         if o is None:
             out["opt"].append(None)
             continue
@@ -158,21 +160,30 @@ def _models(grid: GridSpec) -> list[ModelSpec]:
     return [dataclasses.replace(grid.model.at(N), rebuild=None) for N in grid.n_data]
 
 
-def explorer_data(grid: GridSpec, workers: int = 2) -> dict:
+def explorer_data(grid: GridSpec, workers: int = 2, precomputed: dict | None = None) -> dict:
     """The page's data (see the module docstring); ``workers`` processes (1 and no time limit: in this process).
 
     With ``grid.seconds``, the cells share that time under hard limits (:func:`.limits.run_limited`): a cell
     starts no row after :data:`.limits.SOFT_SHARE` of its limit and is stopped at the limit, its finished rows kept (the
-    engine's exact numbers) and the rest named in its ``note`` as left out for the time limit.
+    engine's exact numbers) and the rest named in its ``note`` as left out for the time limit. ``precomputed`` maps
+    (objective, sampler, N) to (surfaces, optima, why_skipped) already computed (the table's, on the exact logistic
+    route): those cells are made from them, not computed again.
     """
+    precomputed = precomputed or {}
     t0 = time.perf_counter()
     models = _models(grid)
     bare = dataclasses.replace(grid, model=models[0])  # picklable: no rebuild closure
     keys = [(o, s, k) for o in range(len(grid.objectives)) for s in range(len(grid.samplers))
             for k in range(len(models))]
     keys.sort(key=lambda t: -(SAMPLERS[grid.samplers[t[1]]].periodic * 3 + 1) * models[t[2]].n_data ** 0.1)
-    tasks = [((o, s, k), _task, (models[k], grid.objectives[o], grid.samplers[s], bare), None) for o, s, k in keys]
     cells, seconds = {}, {}
+    for o, s, k in keys:
+        got = precomputed.get((grid.objectives[o], grid.samplers[s], models[k].n_data))
+        if got is not None:
+            cells[(o, s, k)] = cell_data(models[k], grid.objectives[o], grid.samplers[s], bare, got[0], got[2],
+                                         optima=got[1])
+    tasks = [((o, s, k), _task, (models[k], grid.objectives[o], grid.samplers[s], bare), None) for o, s, k in keys
+             if (o, s, k) not in cells]
     for oc in run_limited(tasks, workers, grid.seconds, soft=SOFT_SHARE):
         o, s, k = oc.key
         if oc.status == "error":

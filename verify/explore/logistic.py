@@ -24,6 +24,9 @@ EXACT_FRACTIONS = (0.1, 0.3, 0.6)
 #: than the grid law allows at its 2-D tolerance (a row that fails would cost the sampler its answer).
 EXACT_N = {1: (1, 3, 10), 2: (10, 30)}
 ROUTES = ("exact", "laplace")
+#: The table's default time limit per sampler on the exact route in 2-D: a full surface (3 h x n = 10, 30, N) took
+#: 437 s for SGLD and 709 s for mSGLD on the shared 2-core VM (docs/explorer.md).
+EXACT_SECONDS_2D = 900.0
 
 
 def logistic_spec(X=None, y=None, *, route: str = "exact", sigma0: float = 10.0, N=None) -> ModelSpec:
@@ -123,4 +126,5 @@ def exact_defaults(spec: ModelSpec) -> tuple[tuple[int, ...], np.ndarray]:
     return tuple(sorted({n for n in EXACT_N[spec.dim] if n < N} | {N})), np.asarray(spec.model.posterior_mode(), float)
 
 
-__all__ = ["EXACT_FRACTIONS", "EXACT_N", "ROUTES", "exact_defaults", "laplace_lines", "logistic_spec"]
+__all__ = ["EXACT_FRACTIONS", "EXACT_N", "EXACT_SECONDS_2D", "ROUTES", "exact_defaults", "laplace_lines",
+           "logistic_spec"]
