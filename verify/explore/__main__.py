@@ -187,12 +187,17 @@ def main(argv: list[str] | None = None) -> int:
 
 def _table_cells(question, spec, kinds, budgets, budget: Budget) -> dict:
     """The table's surfaces and optima as the page's cells, where the page asks what the table answered (the exact
-    logistic route: the table's objective and budget at the data's N), so that the page does not compute them again."""
+    logistic route: the table's objective and budget at the data's N), so that the page does not compute them again
+    (only the grid optimum of a row whose table optimum was refined: one more law)."""
     if list(kinds) != [question.objective.kind] or list(budgets) != [budget.gradients(spec.n_data)]:
         return {}
-    return {(question.objective.kind, key, spec.n_data): ([res.surface], [res.optimum],
-                                                          "left out: time limit (the table's --seconds)")
-            for key, res in question.results.items() if res.surface is not None}
+    out = {}
+    for key, res in question.results.items():
+        if res.surface is not None:  # a refined optimum is not the page's (the grid's): the page finds its own
+            optima = None if res.optimum is not None and res.optimum.refined else [res.optimum]
+            out[question.objective.kind, key, spec.n_data] = ([res.surface], optima,
+                                                              "left out: time limit (the table's --seconds)")
+    return out
 
 
 def _run(args, start: float) -> int:

@@ -167,7 +167,7 @@ def explorer_data(grid: GridSpec, workers: int = 2, precomputed: dict | None = N
     starts no row after :data:`.limits.SOFT_SHARE` of its limit and is stopped at the limit, its finished rows kept (the
     engine's exact numbers) and the rest named in its ``note`` as left out for the time limit. ``precomputed`` maps
     (objective, sampler, N) to (surfaces, optima, why_skipped) already computed (the table's, on the exact logistic
-    route): those cells are made from them, not computed again.
+    route; optima None: found by :func:`cell_data`): those cells are made from them, not computed again.
     """
     precomputed = precomputed or {}
     t0 = time.perf_counter()
