@@ -192,7 +192,7 @@ function drawHeat(c) {
   if (g) s += star(left + g.j * cw + cw / 2, top + (rows - 1 - g.i) * ch + ch / 2, "staropt", "optimum");
   s += `<text x="4" y="${top + rows * ch / 2}" class="label">n</text>`;
   return `<svg width="${W}" height="${H}" role="img" aria-label="MSE heat map">${s}</svg>` +
-         `<p class="note">log10 MSE from ${fmt(lo, 3)} (dark) to ${fmt(hi, 3)} (light); grey: no step fits the budget.</p>`;
+         `<p class="note">log10 MSE from ${fmt(lo, 3)} (dark) to ${fmt(hi, 3)} (light); grey: no value (no step fits the budget, or the point is left out: see the note).</p>`;
 }
 
 function bestTable() {
