@@ -203,3 +203,22 @@ def test_additive_noise_potential_agrees_with_the_symbolic_bias():
         c1 = grid_law(s, tol=1e-10).first_order_coefficient(TH2)
         ref = float(wo.leading_bias_coefficient(pot.U, theta**2, method, 0 if est is None else 1.0, route="numeric"))
         assert abs(c1.value - ref) < 1e-7 * max(1.0, abs(ref)) and math.isfinite(c1.error)
+
+
+def test_error_estimates_of_the_posterior_cubature_and_of_the_mse():
+    """The posterior expectation is a cubature of pi: its error is the two grids' difference (and the mass near the
+    edge), not the chain's leak; the MSE's error takes 2 |mean - target| times the target's error, not 2 |mean|.
+    Both still bound the actual error against a law to tol 1e-10."""
+    from simulate.models.low_dim_logistic import small_logistic_1d
+
+    m = small_logistic_1d()
+    s = sgld(m, 0.5 / m.grad_lipschitz, 3)
+    law, ref = grid_law(s, np.array([0.3]), tol=1e-4), grid_law(s, np.array([0.3]), tol=1e-10)
+
+    def _x0(x):
+        return x[:, 0]
+
+    pe, pe_ref = law.posterior_expectation(_x0), ref.posterior_expectation(_x0)
+    assert abs(pe.value - pe_ref.value) <= pe.error < law.fine.leak
+    ta, ta_ref = law.time_average(_x0, n_steps=200, burn_in=5), ref.time_average(_x0, n_steps=200, burn_in=5)
+    assert abs(ta.mse - ta_ref.mse) <= ta.error[2] < 2 * abs(ta.mean) * law.fine.leak

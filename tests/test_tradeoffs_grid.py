@@ -51,3 +51,18 @@ def test_msgld_answers_on_the_exact_route_with_the_refused_points_named():
     assert res.error is None and res.optimum is not None and res.optimum.n == 3
     assert res.surface.unresolved == 1 and np.isnan(res.surface.mse[0, 2])
     assert any("refused by the grid law" in note for note in res.notes)
+    # the refinement towards the refused neighbour (0.9 x the edge) is refused too: the grid point stands
+    assert not res.optimum.refined and res.optimum.h == pytest.approx(0.4 * edge, rel=1e-12)
+
+
+def test_the_grid_laws_refusals_are_the_messages_the_surface_recognises():
+    """A refused point is recognised by its message: each fragment of REFUSALS is in theory.grid's source, so a
+    reworded message fails here instead of turning skipped points back into errors for the whole sampler."""
+    import inspect
+
+    from theory.grid import chain, law
+    from theory.tradeoffs.surface import REFUSALS
+
+    source = inspect.getsource(law) + inspect.getsource(chain)
+    for fragment in REFUSALS:
+        assert fragment.strip() in source, fragment

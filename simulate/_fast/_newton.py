@@ -5,19 +5,19 @@ one lattice point at a time, so the k x M products never materialise k temporari
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def newton_elementary(psi, c, k):
     """E_k from the normalised power sums: E_0 = 1, E_j = sum_{m=1}^{min(j, M)} c[j, m] psi_m E_{j-m}.
 
     ``psi`` has shape (M, S) (psi_m at S lattice points), ``c`` shape (k + 1, M + 1); returns E_k, shape (S,).
-    The terms are added in the order m = 1..M at each j, as the numpy loop does; the lattice points are independent,
-    so the result does not depend on the thread count."""
+    The terms are added in the order m = 1..M at each j, as the numpy loop does. Serial: the grid law runs one BLAS
+    thread per process and the explorer several processes, so a parallel kernel would oversubscribe the cores."""
     M, S = psi.shape
     out = np.empty(S, dtype=np.complex128)
-    for s in prange(S):
+    for s in range(S):
         ring = np.empty(M + 1, dtype=np.complex128)
         ring[0] = 1.0
         for j in range(1, k + 1):

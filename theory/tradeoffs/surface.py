@@ -30,6 +30,10 @@ from .samplers import SamplerOptions, SamplerSpec
 #: Fractions of the stability edge where h is evaluated (16 points: geometric from 1e-3, then dense near 1).
 FRACTIONS = tuple(np.concatenate([np.geomspace(1e-3, 0.9, 13), [0.95, 0.98, 0.995]]).tolist())
 
+#: The grid law's refusals of one (h, n) (parts of theory.grid's messages): such a point is left out and counted.
+REFUSALS = ("escapes the grid's region", " not reached on grids up to ", "the grid law would need ",
+            "has not forgotten its start after")
+
 #: Relative tolerance of the stability edge's bisection.
 EDGE_RTOL = 1e-6
 #: Relative width of the periodic samplers' edge bracket, whose certified stable end is their edge.
@@ -305,6 +309,9 @@ def _row(spec, model, objective, budgets, n, fr, options, theta0, deadline):
             try:
                 ta = objective.exact(law, n_steps=win[1], burn_in=win[0])
             except ParameterError as e:
+                if _refused(e):
+                    refused += 1
+                    break
                 if "not mean-square stable" not in str(e):
                     raise
                 bad += 1
@@ -317,9 +324,9 @@ def _row(spec, model, objective, budgets, n, fr, options, theta0, deadline):
 
 def _refused(e: ParameterError) -> bool:
     """Whether the grid law refused one (h, n) of a non-affine model: the chain escapes the grid's region, the grid
-    does not reach its tolerance, or it would need more nodes than the grid law allows (theory.grid.law's messages)."""
-    return any(m in str(e) for m in ("escapes the grid's region", " not reached on grids up to ",
-                                     "the grid law would need "))
+    does not reach its tolerance, it would need more nodes than the grid law allows, or the chain on the grid mixes
+    too slowly for a time average (theory.grid's messages; tests/test_tradeoffs_grid.py holds them to these)."""
+    return any(m in str(e) for m in REFUSALS)
 
 
 def _inflation(law) -> float:
@@ -420,6 +427,5 @@ def time_average_at(spec: SamplerSpec, model, objective: Objective, budget: Budg
                  float(ta.target))
 
 
-__all__ = ["EDGE_RTOL", "FRACTIONS", "PERIODIC_EDGE_RTOL", "Point", "Surface", "default_n_values", "stability_edge",
-           "surfaces",
-           "time_average_at"]
+__all__ = ["EDGE_RTOL", "FRACTIONS", "PERIODIC_EDGE_RTOL", "REFUSALS", "Point", "Surface", "default_n_values",
+           "stability_edge", "surfaces", "time_average_at"]

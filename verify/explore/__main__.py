@@ -193,8 +193,9 @@ def _table_cells(question, spec, kinds, budgets, budget: Budget) -> dict:
         return {}
     out = {}
     for key, res in question.results.items():
-        if res.surface is not None:  # a refined optimum is not the page's (the grid's): the page finds its own
-            optima = None if res.optimum is not None and res.optimum.refined else [res.optimum]
+        if res.surface is not None:  # the page finds its own grid optimum unless the table's is that one
+            ok = res.error is None and res.optimum is not None and not res.optimum.refined
+            optima = [res.optimum] if ok else None
             out[question.objective.kind, key, spec.n_data] = ([res.surface], optima,
                                                               "left out: time limit (the table's --seconds)")
     return out
