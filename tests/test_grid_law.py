@@ -16,7 +16,7 @@ from simulate.integrators.underdamped import ExplicitEulerSGHMC
 from simulate.models.potentials import PotentialModel, quartic, theta
 from simulate.validation import ParameterError
 from theory import exact_law
-from theory.grid import grid_law
+from theory.grid import GridRefusal, grid_law
 from theory.grid import minibatch as mb
 from theory.laws import law_for, law_of, registered
 
@@ -180,12 +180,13 @@ def test_bad_input():
         grid_law(euler(m3, 0.01))
     m = _toy()
     s = sgld(m, 0.3 / m.grad_lipschitz, 3)
-    with pytest.raises(ParameterError, match=r"n_grid = \(10,\) is too coarse.*smallest grid that works is n_grid"):
-        grid_law(s, n_grid=10, tol=1e-9)
     far = grid_law(s, theta0=[40.0], tol=1e-8)
     with pytest.raises(ParameterError, match="theta0 = .* lies outside the grid's region"):
         far.expectation(TH, 3)
-    with pytest.raises(ParameterError, match="escapes the grid's region.*reduce h"):
+    with pytest.raises(ParameterError, match=r"n_grid = \(10,\) is too coarse.*smallest grid that works is") as bad:
+        grid_law(s, n_grid=10, tol=1e-9)
+    assert not isinstance(bad.value, GridRefusal)  # the user's grid: bad input, not a refusal of the sampler
+    with pytest.raises(GridRefusal, match="escapes the grid's region.*reduce h"):
         grid_law(euler(quartic(), 0.6), tol=1e-8)
     with pytest.raises(ParameterError, match="non-finite gradient at theta"):
         grid_law(euler(_HoledGaussian(), 0.05), tol=1e-8)

@@ -55,14 +55,18 @@ def test_msgld_answers_on_the_exact_route_with_the_refused_points_named():
     assert not res.optimum.refined and res.optimum.h == pytest.approx(0.4 * edge, rel=1e-12)
 
 
-def test_the_grid_laws_refusals_are_the_messages_the_surface_recognises():
-    """A refused point is recognised by its message: each fragment of REFUSALS is in theory.grid's source, so a
-    reworded message fails here instead of turning skipped points back into errors for the whole sampler."""
+def test_the_grid_laws_refusals_are_one_exception_class_the_surface_recognises():
+    """A refused point is a GridRefusal (a ParameterError), raised by theory.grid at each of its four refusals
+    (tests/test_grid_law.py raises one); the surface leaves such a point out and lets any other ParameterError
+    through."""
     import inspect
 
-    from theory.grid import chain, law
-    from theory.tradeoffs.surface import REFUSALS
+    from theory.grid import GridRefusal, chain, law
+    from theory.tradeoffs.surface import _refused
 
     source = inspect.getsource(law) + inspect.getsource(chain)
-    for fragment in REFUSALS:
-        assert fragment.strip() in source, fragment
+    assert source.count("raise GridRefusal(") == 4
+    assert issubclass(GridRefusal, ParameterError)
+    assert _refused(GridRefusal("h = 1: the chain escapes the grid's region"))
+    assert not _refused(ParameterError("h = 1: the chain escapes the grid's region"))
+

@@ -12,9 +12,11 @@ window, the first-order coefficient in h, each with an error estimate from grid 
     kernels      each integrator's conditional law and the transition matrix
     chain        the linear algebra of the discretised chain (stationary law, closed sums)
     law          GridLaw and grid_law
+    refusal      GridRefusal: the settings at which the grid route has no answer
 """
 
 from . import gradient_laws, kernels  # noqa: F401  (registers the laws on the route "grid")
 from .law import GridLaw, GridTimeAverage, Result, grid_law
+from .refusal import GridRefusal
 
-__all__ = ["GridLaw", "Result", "GridTimeAverage", "grid_law"]
+__all__ = ["GridLaw", "GridRefusal", "Result", "GridTimeAverage", "grid_law"]

@@ -15,6 +15,8 @@ from scipy import linalg as sla
 
 from simulate.validation import ParameterError
 
+from .refusal import GridRefusal
+
 #: Relative size below which R^j v is taken as 0.
 DECAY = 1e-17
 #: Longest power sequence (a chain mixing slower than this on the grid is refused).
@@ -141,7 +143,7 @@ class Chain:
 
         Raises
         ------
-        ParameterError
+        GridRefusal
             When the sequence is longer than :data:`J_MAX` (the chain mixes too slowly for the grid route).
         """
         out = [v]
@@ -155,8 +157,8 @@ class Chain:
             if upto is not None and len(out) > upto:
                 return False
             if len(out) >= J_MAX:
-                raise ParameterError(f"the chain on the grid has not forgotten its start after {J_MAX} steps (it mixes "
-                                     "too slowly for the grid route at this h): use a larger h or fewer steps")
+                raise GridRefusal(f"the chain on the grid has not forgotten its start after {J_MAX} steps (it mixes "
+                                  "too slowly for the grid route at this h): use a larger h or fewer steps")
             out.append(apply(out[-1]))
         return True
 

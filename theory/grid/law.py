@@ -28,6 +28,7 @@ from ..linear_gaussian.solve import blas_threads_for
 from .chain import Chain
 from .grid import TAPER, Grid
 from .kernels import AffineStep, columns, gradient_law, step_law
+from .refusal import GridRefusal
 from .region import CUT, Frame, log_density, posterior_frame, posterior_masses
 
 #: Largest widening of the posterior's region before the chain is said to escape.
@@ -230,8 +231,8 @@ class GridLaw:
             widened = 1.0
         for _ in range(12):
             if grid.n_nodes > MAX_NODES:
-                raise ParameterError(f"n_grid: the grid law would need {grid.sizes} nodes (more than {MAX_NODES}) to "
-                                     f"reach tol = {self.tol:g}; loosen tol or give a smaller region")
+                raise GridRefusal(f"n_grid: the grid law would need {grid.sizes} nodes (more than {MAX_NODES}) to "
+                                  f"reach tol = {self.tol:g}; loosen tol or give a smaller region")
             fine = self._level(grid)
             # a large leak is the chain leaving the region: widen (a small one may be discretisation noise: refine
             # first, then widen if it stays)
@@ -256,14 +257,14 @@ class GridLaw:
                     coarse = coarse or self._level(grid.refined(COARSE))
                     return fine, coarse
                 if widened * 1.3 > MAX_WIDEN:
-                    raise ParameterError(
+                    raise GridRefusal(
                         f"h = {self.h:g}: the chain escapes the grid's region (mass {fine.leak:.2g} per step leaves "
                         f"a region {widened:.1f} times the posterior's); the law is not confined at this h (explicit "
                         "steps on a superlinear drift are transient): reduce h")
                 grid, widened = grid.widened(1.3), widened * 1.3
                 continue
             return fine, coarse
-        raise ParameterError(f"tol = {self.tol:g} not reached on grids up to {grid.sizes}; loosen tol")
+        raise GridRefusal(f"tol = {self.tol:g} not reached on grids up to {grid.sizes}; loosen tol")
 
     @property
     def _cut(self) -> float:
@@ -572,7 +573,11 @@ def grid_law(sampler, theta0=None, *, tol: float = 1e-8, n_grid=None, region=Non
     ------
     ParameterError
         Dimension above 2; a grid too coarse (naming the smallest that works); a non-finite gradient; a start outside
-        the region (when a start-dependent result is asked); a step size at which the chain escapes the region.
+        the region (when a start-dependent result is asked).
+    GridRefusal
+        A ``ParameterError`` raised where the grid route has no answer at these settings (by the first result that
+        needs the grid): the chain escapes the region at this h, tol is not reached, the grid would need more than
+        ``MAX_NODES`` nodes, or the chain mixes too slowly for a time average.
 
     References
     ----------

@@ -22,6 +22,7 @@ import numpy as np
 
 from simulate.validation import ParameterError, check_int
 
+from ..grid import GridRefusal
 from ..linear_gaussian import exact_law
 from .grid_route import law_for_sampler, linearised
 from .objective import Budget, Objective
@@ -29,10 +30,6 @@ from .samplers import SamplerOptions, SamplerSpec
 
 #: Fractions of the stability edge where h is evaluated (16 points: geometric from 1e-3, then dense near 1).
 FRACTIONS = tuple(np.concatenate([np.geomspace(1e-3, 0.9, 13), [0.95, 0.98, 0.995]]).tolist())
-
-#: The grid law's refusals of one (h, n) (parts of theory.grid's messages): such a point is left out and counted.
-REFUSALS = ("escapes the grid's region", " not reached on grids up to ", "the grid law would need ",
-            "has not forgotten its start after")
 
 #: Relative tolerance of the stability edge's bisection.
 EDGE_RTOL = 1e-6
@@ -323,10 +320,10 @@ def _row(spec, model, objective, budgets, n, fr, options, theta0, deadline):
 
 
 def _refused(e: ParameterError) -> bool:
-    """Whether the grid law refused one (h, n) of a non-affine model: the chain escapes the grid's region, the grid
-    does not reach its tolerance, it would need more nodes than the grid law allows, or the chain on the grid mixes
-    too slowly for a time average (theory.grid's messages; tests/test_tradeoffs_grid.py holds them to these)."""
-    return any(m in str(e) for m in REFUSALS)
+    """Whether the grid law refused one (h, n) of a non-affine model (:class:`theory.grid.GridRefusal`: the chain
+    escapes the grid's region, the grid does not reach its tolerance, it would need more nodes than the grid law
+    allows, or the chain on the grid mixes too slowly for a time average)."""
+    return isinstance(e, GridRefusal)
 
 
 def _inflation(law) -> float:
@@ -427,5 +424,5 @@ def time_average_at(spec: SamplerSpec, model, objective: Objective, budget: Budg
                  float(ta.target))
 
 
-__all__ = ["EDGE_RTOL", "FRACTIONS", "PERIODIC_EDGE_RTOL", "REFUSALS", "Point", "Surface", "default_n_values",
+__all__ = ["EDGE_RTOL", "FRACTIONS", "PERIODIC_EDGE_RTOL", "Point", "Surface", "default_n_values",
            "stability_edge", "surfaces", "time_average_at"]
