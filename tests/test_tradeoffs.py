@@ -44,6 +44,9 @@ def test_surface_is_the_engine_and_the_optimum_its_minimum(toy):
     assert opt.mse <= surf.mse[i, j] and opt.n == surf.n[i]
     assert opt.bias2 + opt.variance == pytest.approx(opt.mse, rel=1e-10)
     assert opt.startup_bias + opt.stationary_bias == pytest.approx(opt.mean - opt.target, abs=1e-14)
+    # the engine's closed form carries no error estimate: zeros, and no accuracy line in the table
+    assert np.all(surf.mse_error[np.isfinite(surf.mse)] == 0) and opt.mse_error == 0
+    assert surf.grid_accuracy(i, j) == ""
 
 
 def test_tradeoffs_table_spot_checks_and_explanations(toy):

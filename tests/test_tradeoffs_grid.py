@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -70,3 +72,26 @@ def test_the_grid_laws_refusals_are_one_exception_class_the_surface_recognises()
     assert _refused(GridRefusal("h = 1: the chain escapes the grid's region"))
     assert not _refused(ParameterError("h = 1: the chain escapes the grid's region"))
 
+
+
+def test_the_grid_routes_surface_carries_the_grid_laws_error_estimates():
+    """Each point of a grid-route surface keeps the grid law's error estimate of its MSE (the same number the grid law
+    gives at that point); the table says how large it is and which grid points it cannot tell from the optimum."""
+    m = small_logistic_1d()
+    spec, obj, budget = tr.sampler_spec("sgld"), tr.Objective.mean(), tr.Budget(600)
+    (surf,) = tr.surfaces(spec, m, obj, [budget], (3, 12), fractions=(0.1, 0.4, 0.9))
+    ok = np.isfinite(surf.mse)
+    assert np.all(np.isfinite(surf.mse_error[ok])) and np.all(surf.mse_error[ok] > 0)
+    assert np.all(surf.mse_error[ok] < 1e-6 * surf.mse[ok])
+    i, j = surf.grid_optimum()
+    sampler = spec.build(m, float(surf.h[i, j]), int(surf.n[i]), tr.SamplerOptions())
+    b, L = budget.steps(sampler)
+    ref = grid_law(sampler, tol=1e-6).time_average(lambda x: x[:, 0], n_steps=L, burn_in=b)
+    assert surf.mse_error[i, j] == pytest.approx(ref.error[2], rel=1e-9)
+    line = surf.grid_accuracy(i, j)
+    assert "resolved from every other grid point" in line
+    # error estimates as wide as the MSE's spread leave the optimum unresolved, and the line names the ties
+    wide = dataclasses.replace(surf, mse_error=np.where(ok, np.nanmax(surf.mse) - np.nanmin(surf.mse), np.nan))
+    assert "not resolved from" in wide.grid_accuracy(i, j)
+    opt = tr.optimum(surf, spec, m, obj, budget, refine=False)
+    assert opt.mse_error == surf.mse_error[i, j]

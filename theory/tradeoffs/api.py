@@ -145,6 +145,10 @@ class Tradeoff:
                f"{'':26s} {o.explanation}" + (f" [{r.settings}]" if r.settings else "")]
         if not o.refined:
             out.append(f"{'':26s} (h* is the grid's point, as on the page; not refined)")
+        ij = None if r.surface is None else r.surface.grid_optimum(self.max_inflation)
+        grid = "" if ij is None else r.surface.grid_accuracy(*ij)
+        if grid:
+            out.append(f"{'':26s} {grid}")
         if acc is not None:
             out.append(f"{'':26s} {acc.describe()}")
             if acc.warning():
@@ -405,7 +409,8 @@ def _settle(res: SamplerResult, q: Tradeoff, theta0, refine: bool, deadline, why
                          "mean-square stable by the engine and left out")
     if surf.unresolved:
         res.notes.append(f"{surf.unresolved} grid point(s) refused by the grid law (the chain escapes its region, the "
-                         "grid does not reach its tolerance, or the law needs more nodes than allowed) and left out")
+                         "grid does not reach its tolerance, the law needs more nodes than allowed, or the chain mixes "
+                         "too slowly for a time average) and left out")
     try:
         res.optimum = optimum(surf, spec, model.model, q.objective, budget, options=options, theta0=theta0,
                               refine=refine, max_inflation=q.max_inflation, deadline=deadline)

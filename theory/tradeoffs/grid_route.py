@@ -36,6 +36,7 @@ class _Average:
     variance: float
     mse: float
     target: float
+    mse_error: float
 
 
 class GridRouteLaw:
@@ -75,7 +76,8 @@ class GridRouteLaw:
         Returns
         -------
         object
-            With attributes ``mean``, ``variance``, ``mse`` and ``target`` (floats), as the exact engine's.
+            With attributes ``mean``, ``variance``, ``mse`` and ``target`` (floats), as the exact engine's, and
+            ``mse_error``, the grid law's error estimate of the MSE.
 
         Raises
         ------
@@ -92,7 +94,7 @@ class GridRouteLaw:
             return x @ av if av is not None else np.einsum("mi,ij,mj->m", x - c, B, x - c)
 
         ta = self.law.time_average(f, n_steps=n_steps, burn_in=burn_in, target=target)
-        return _Average(float(ta.mean), float(ta.variance), float(ta.mse), float(ta.target))
+        return _Average(float(ta.mean), float(ta.variance), float(ta.mse), float(ta.target), float(ta.error[2]))
 
     def stationary_moments(self, phase=None) -> tuple[np.ndarray, np.ndarray]:
         """(E theta, Cov theta) under the stationary law.

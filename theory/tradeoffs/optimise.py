@@ -65,6 +65,8 @@ class Optimum:
         The stationary law's accuracy and the ESS at h* (None on the grid route: no exact posterior covariance).
     constrained : bool
         Whether the variance-inflation limit excluded a grid point with a smaller MSE.
+    mse_error : float
+        The error estimate of ``mse``: the grid law's on the grid route, 0 for the exact engine's closed form.
     """
 
     sampler: str
@@ -87,6 +89,7 @@ class Optimum:
     refined: bool = False
     accuracy: LawAccuracy | None = None
     constrained: bool = False
+    mse_error: float = 0.0
 
     @property
     def position(self) -> float:
@@ -210,7 +213,7 @@ def optimum(surface: Surface, spec: SamplerSpec, model, objective: Objective, bu
                   float(ta.variance), float(ta.mean), float(ta.target), b, L, sampler.grads_per_step(),
                   float(ta.mean - stat), float(stat - ta.target), slopes,
                   at_grid_bottom=(j == 0 and h <= surface.h[i, 0]), refined=refined, accuracy=acc,
-                  constrained=constrained)
+                  constrained=constrained, mse_error=float(getattr(ta, "mse_error", 0.0)))
     return Optimum(**{**opt.__dict__, "explanation": explain(opt)})
 
 

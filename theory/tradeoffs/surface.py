@@ -93,6 +93,9 @@ class Surface:
         Grid points the grid law refused (a non-affine model): the chain escapes the grid's region at that h, the grid
         does not reach its tolerance there (mSGLD past h Cov(g) / 8 ~ I, where its injected noise vanishes), or the
         law would need more nodes than the grid law allows (a wide law of a small minibatch in 2-D); left NaN.
+    mse_error : numpy.ndarray, shape (k, J), optional
+        The error estimate of ``mse`` at each point: the grid law's on the grid route (a non-affine model), 0 where
+        the law is closed-form (the exact engine, exact to rounding); NaN where ``mse`` is.
     """
 
     sampler: str
@@ -110,6 +113,7 @@ class Surface:
     unstable: int = 0
     inflation: np.ndarray | None = None
     unresolved: int = 0
+    mse_error: np.ndarray | None = None
 
     @property
     def bias2(self) -> np.ndarray:
@@ -137,6 +141,33 @@ class Surface:
             return None
         flat = int(np.argmin(np.where(ok, self.mse, np.inf)))
         return divmod(flat, self.mse.shape[1])
+
+    def grid_accuracy(self, i: int, j: int) -> str:
+        """The grid law's error estimate of the MSE at grid point (i, j), the largest relative one on the surface,
+        and the grid points whose MSE cannot be told from (i, j)'s within the two error estimates.
+
+        Parameters
+        ----------
+        i, j : int
+            The grid point (row n[i], column h[i, j]), normally the grid optimum.
+
+        Returns
+        -------
+        str
+            One line ("" where the surface has no error estimates: the exact engine's closed form).
+        """
+        err = self.mse_error
+        if err is None or not np.nanmax(err, initial=0.0) > 0:
+            return ""
+        ok = np.isfinite(self.mse) & np.isfinite(err)
+        rel = float(np.max(err[ok] / self.mse[ok]))
+        ties = ok & (self.mse - err <= self.mse[i, j] + err[i, j])
+        ties[i, j] = False
+        named = ", ".join(f"n = {self.n[a]}, h = {self.h[a, b]:.3g}" for a, b in zip(*np.nonzero(ties), strict=True))
+        return (f"grid law's error estimate of the MSE at the grid optimum: {err[i, j]:.2g} "
+                f"({err[i, j] / self.mse[i, j]:.2g} relative; the largest on the surface {rel:.2g}); "
+                + (f"not resolved from {named} within the estimates" if named else
+                   "resolved from every other grid point"))
 
 
 def stability_edge(spec: SamplerSpec, model, n: int, options: SamplerOptions, rtol: float = EDGE_RTOL) -> float:
@@ -247,7 +278,7 @@ def surfaces(spec: SamplerSpec, model, objective: Objective, budgets: list[Budge
     k, J, B = ns.size, fr.size, len(budgets)
     edge = np.full(k, np.nan)
     h = np.full((k, J), np.nan)
-    stats = np.full((B, 3, k, J), np.nan)
+    stats = np.full((B, 4, k, J), np.nan)  # mean, variance, mse, mse_error
     infl = np.full((k, J), np.nan)
     windows = np.full((B, 2, k), -1, dtype=np.int64)
     cost = np.zeros(k)
@@ -272,7 +303,7 @@ def _assemble(spec, ns, done, edge, h, stats, windows, cost, target, left_out, i
     skipped = tuple(int(n) for n in ns[~done])
     return [Surface(spec.key, ns[done], edge[done], h[done], stats[b, 0][done], stats[b, 1][done],
                     stats[b, 2][done], windows[b, 0][done], windows[b, 1][done], cost[done], target, skipped,
-                    left_out[0], infl[done], left_out[1]) for b in range(stats.shape[0])]
+                    left_out[0], infl[done], left_out[1], stats[b, 3][done]) for b in range(stats.shape[0])]
 
 
 def _row(spec, model, objective, budgets, n, fr, options, theta0, deadline):
@@ -282,7 +313,7 @@ def _row(spec, model, objective, budgets, n, fr, options, theta0, deadline):
     the whole sampler)."""
     edge = stability_edge(spec, model, n, options)
     h = edge * fr
-    stats = np.full((len(budgets), 3, fr.size), np.nan)
+    stats = np.full((len(budgets), 4, fr.size), np.nan)
     windows = np.full((len(budgets), 2), -1, dtype=np.int64)
     infl = np.full(fr.size, np.nan)
     target, cost, bad, refused = math.nan, 0.0, 0, 0
@@ -313,7 +344,7 @@ def _row(spec, model, objective, budgets, n, fr, options, theta0, deadline):
                     raise
                 bad += 1
                 break
-            stats[b, :, j] = ta.mean, ta.variance, ta.mse
+            stats[b, :, j] = ta.mean, ta.variance, ta.mse, getattr(ta, "mse_error", 0.0)
             windows[b] = win
             target = ta.target
     return edge, h, stats, windows, cost, target, (bad, refused), infl

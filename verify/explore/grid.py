@@ -125,8 +125,8 @@ def cell_data(model: ModelSpec, objective: str, sampler: str, grid: GridSpec, su
     if s0.unstable:
         note.append(f"{s0.unstable} grid point(s) below the certified edge found unstable by the engine, left out")
     if s0.unresolved:
-        note.append(f"{s0.unresolved} grid point(s) refused by the grid law (escape, tolerance or node limit), "
-                    "left out")
+        note.append(f"{s0.unresolved} grid point(s) refused by the grid law (escape, tolerance, node limit or slow "
+                    "mixing), left out")
     out = {"error": None, "note": "; ".join(note), "n": s0.n.tolist(),
            "edge": _round(s0.edge), "h": _round(s0.h), "cost": _round(s0.cost),
            "target": float(s0.target) if math.isfinite(s0.target) else None,
