@@ -188,6 +188,9 @@ def test_bad_input():
     assert not isinstance(bad.value, GridRefusal)  # the user's grid: bad input, not a refusal of the sampler
     with pytest.raises(GridRefusal, match="escapes the grid's region.*reduce h"):
         grid_law(euler(quartic(), 0.6), tol=1e-8)
+    with pytest.raises(ParameterError, match=r"n_grid = \(100, 100\) has 10000 nodes; .* at most 6400") as big:
+        grid_law(sghmc(m, 0.3 / m.grad_lipschitz, 0.3, n=3), n_grid=100)  # (theta, v): two axes
+    assert not isinstance(big.value, GridRefusal)
     with pytest.raises(ParameterError, match="non-finite gradient at theta"):
         grid_law(euler(_HoledGaussian(), 0.05), tol=1e-8)
     with pytest.raises(ParameterError, match="tol must satisfy"):
@@ -223,3 +226,20 @@ def test_error_estimates_of_the_posterior_cubature_and_of_the_mse():
     assert abs(pe.value - pe_ref.value) <= pe.error < law.fine.leak
     ta, ta_ref = law.time_average(_x0, n_steps=200, burn_in=5), ref.time_average(_x0, n_steps=200, burn_in=5)
     assert abs(ta.mse - ta_ref.mse) <= ta.error[2] < 2 * abs(ta.mean) * law.fine.leak
+
+
+def test_the_node_limit_and_slow_mixing_are_refusals(monkeypatch):
+    """The grid law's two refusals that need large problems, raised on a small one by lowering their limits: the
+    node limit (the adaptive grid would need more nodes) and slow mixing (powers of the kernel past J_MAX)."""
+    from theory.grid import chain, law
+
+    m = _toy()
+    s = sgld(m, 0.3 / m.grad_lipschitz, 3)
+    monkeypatch.setattr(law, "MAX_NODES", 12)
+    with pytest.raises(GridRefusal, match="the grid law would need .* nodes"):
+        grid_law(s, tol=1e-8)
+    monkeypatch.undo()
+    gl = grid_law(s, tol=1e-8)
+    monkeypatch.setattr(chain, "J_MAX", 3)
+    with pytest.raises(GridRefusal, match="has not forgotten its start after 3 steps"):
+        gl.time_average(TH, n_steps=50, burn_in=2)

@@ -169,7 +169,11 @@ class GridLaw:
         vals = (n_grid,) * self.D if np.ndim(n_grid) == 0 else tuple(n_grid)
         if len(vals) != self.D:
             raise ParameterError(f"n_grid must be an int or {self.D} ints, got {n_grid!r}")
-        return tuple(check_int("n_grid", int(v) if isinstance(v, np.integer) else v, 10, MAX_NODES) for v in vals)
+        sizes = tuple(check_int("n_grid", int(v) if isinstance(v, np.integer) else v, 10, MAX_NODES) for v in vals)
+        if math.prod(sizes) > MAX_NODES:
+            raise ParameterError(f"n_grid = {sizes} has {math.prod(sizes)} nodes; the grid law allows at most "
+                                 f"{MAX_NODES} (give fewer per axis)")
+        return sizes
 
     @_one_blas_thread
     def _level(self, grid: Grid, ramp: float | None = None) -> _Level:
@@ -366,6 +370,8 @@ class GridLaw:
         ------
         ParameterError
             When ``k`` is negative, theta0 lies outside the grid's region, or ``f`` is malformed.
+        GridRefusal
+            When the chain on the grid mixes too slowly for the grid route at this h.
         """
         k = check_int("k", k, 0)
         self._need_start()
@@ -444,6 +450,8 @@ class GridLaw:
         ParameterError
             When ``n_steps`` or ``burn_in`` is out of range, theta0 lies outside the grid's region, or ``f`` is not
             scalar-valued.
+        GridRefusal
+            When the chain on the grid mixes too slowly for a time average at this h.
 
         References
         ----------
@@ -575,9 +583,9 @@ def grid_law(sampler, theta0=None, *, tol: float = 1e-8, n_grid=None, region=Non
         Dimension above 2; a grid too coarse (naming the smallest that works); a non-finite gradient; a start outside
         the region (when a start-dependent result is asked).
     GridRefusal
-        A ``ParameterError`` raised where the grid route has no answer at these settings (by the first result that
-        needs the grid): the chain escapes the region at this h, tol is not reached, the grid would need more than
-        ``MAX_NODES`` nodes, or the chain mixes too slowly for a time average.
+        A ``ParameterError`` raised where the grid route has no answer at these settings: here when the chain escapes
+        the region at this h, tol is not reached, or the grid would need more than ``MAX_NODES`` nodes; by a time
+        average or a k-step expectation when the chain mixes too slowly for them.
 
     References
     ----------

@@ -13,7 +13,7 @@ class GridRefusal(ParameterError):
 
     * the chain escapes the grid's region (explicit steps on a superlinear drift are transient at this h);
     * the tolerance is not reached on the largest grid tried;
-    * the grid law would need more nodes than :data:`theory.grid.law.MAX_NODES`;
+    * the grid law would need more nodes than it allows (``theory.grid.law.MAX_NODES``);
     * the chain on the grid has not forgotten its start after :data:`theory.grid.chain.J_MAX` steps (it mixes too
       slowly for a time average).
 
