@@ -162,13 +162,15 @@ class Surface:
         if not (math.isfinite(self.mse[i, j]) and math.isfinite(err[i, j])):
             return f"grid law's error estimate of the MSE: none at (n = {self.n[i]}, h = {self.h[i, j]:.3g})"
         ok = np.isfinite(self.mse) & np.isfinite(err)
-        rel = float(np.max(err[ok] / self.mse[ok]))
+        rel = np.where(ok, err / np.where(ok, self.mse, 1.0), -np.inf)
+        a, b = divmod(int(np.argmax(rel)), rel.shape[1])
         ties = ok & (np.abs(self.mse - self.mse[i, j]) <= err + err[i, j])  # the two intervals overlap
         ties[i, j] = False
-        pts = [f"(n = {self.n[a]}, h = {self.h[a, b]:.3g})" for a, b in zip(*np.nonzero(ties), strict=True)]
+        pts = [f"(n = {self.n[p]}, h = {self.h[p, q]:.3g})" for p, q in zip(*np.nonzero(ties), strict=True)]
         named = ", ".join(pts[:5]) + (f" and {len(pts) - 5} more" if len(pts) > 5 else "")
         return (f"grid law's error estimate of the MSE at (n = {self.n[i]}, h = {self.h[i, j]:.3g}): {err[i, j]:.2g} "
-                f"({err[i, j] / self.mse[i, j]:.2g} relative; the largest on the surface {rel:.2g}); "
+                f"({err[i, j] / self.mse[i, j]:.2g} relative; the largest on the surface {rel[a, b]:.2g}, at (n = "
+                f"{self.n[a]}, h = {self.h[a, b]:.3g})); "
                 + (f"not resolved from {named} within the estimates" if named else
                    "resolved from every other grid point"))
 
