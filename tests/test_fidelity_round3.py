@@ -110,6 +110,18 @@ def test_surrogate_draws_catch_swapped_stratum_weights(monkeypatch):
     assert any(c.rejected and "CP (Theorem 3.2" in c.label for c in res.checks)
 
 
+def test_rounding_example_catches_a_surrogate_without_its_n_i_squared(monkeypatch):
+    """The fixed example where Algorithm 1's rounded allocation is above uniform's surrogate: a surrogate summing
+    n_i v_i / b_i (one factor n_i dropped) puts it far below, and the check that must hold fails."""
+    import theory.bounds.fu_zhang as fz
+    import verify.claims.fu_zhang.surrogate as sur
+
+    monkeypatch.setattr(sur, "surrogate_objective", lambda n, v, b: float(np.sum(np.asarray(n) * v / np.asarray(b))))
+    assert fz.surrogate_objective is not sur.surrogate_objective
+    bad = _unexpected("fu_zhang.thm32.surrogate_never_above_uniform")
+    assert len(bad) == 1 and "is not bounded by uniform" in bad[0]
+
+
 def test_allocation_draws_catch_swapped_stratum_weights(monkeypatch):
     _swapped_weights(monkeypatch)
     claim, res = _run("fu_zhang.thm32.optimal_allocation")

@@ -21,6 +21,9 @@ from ._common import KMEANS_SEED, PAPER
 
 ET_KS, ET_ITERS, ET_B, ET_DRAWS = (4, 16), (1, 2, 3, 5), 40, 50
 ET_CONVERGED = 300
+#: Seed of the ET_DRAWS posterior draws: the checks judge a posterior average by a 5% threshold, so their draws are
+#: fixed (drawn from the run's seed, breast cancer at k = 16 would miss it about once in 1e5 seeds).
+ET_SEED = 6
 
 
 def digits_binary_design() -> tuple[np.ndarray, np.ndarray]:
@@ -84,12 +87,12 @@ def early_termination_checks(name: str, X: np.ndarray, grads: list[np.ndarray]) 
        family="fu_zhang_exact")
 def early_termination(settings: Settings) -> ClaimResult:
     out = ClaimResult()
-    rng = np.random.default_rng(settings.seed_for("fidelity2.fz.early"))
+    rng = np.random.default_rng(ET_SEED)
     for name, (X, y) in (("breast cancer", breast_cancer_design()), ("digits >= 5", digits_binary_design())):
         checks, notes = early_termination_checks(name, X, posterior_gradients(X, y, rng))
         out.add(*checks)
         out.notes += notes
-    out.notes.append("stand-ins for the LIBSVM data of Figs. 2 and 6 (not shipped); 50 draws from the Laplace "
-                     "approximation; nothing is simulated (exact variances), so this checks the figures' mechanism, "
-                     "not their ESS curves")
+    out.notes.append("stand-ins for the LIBSVM data of Figs. 2 and 6 (not shipped); 50 fixed draws (ET_SEED) "
+                     "from the Laplace approximation; nothing is simulated (exact variances), so this checks the "
+                     "figures' mechanism, not their ESS curves")
     return out
