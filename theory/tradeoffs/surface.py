@@ -90,10 +90,10 @@ class Surface:
     inflation : numpy.ndarray, shape (k, J), optional
         The stationary variance inflation max_i C_ii / Sigma_ii at each point (NaN where not computed).
     unresolved : int
-        Grid points the grid law refused (a non-affine model; :class:`theory.grid.GridRefusal`): the chain escapes
-        the grid's region at that h, the grid does not reach its tolerance there (mSGLD past h Cov(g) / 8 ~ I, where
-        its injected noise vanishes), the law would need more nodes than the grid law allows (a wide law of a small
-        minibatch in 2-D), or the chain on the grid mixes too slowly for a time average; left NaN.
+        Grid points the grid law refused (a non-affine model; :class:`theory.grid.refusal.GridRefusal`): the chain
+        escapes the grid's region at that h, the grid does not reach its tolerance there (mSGLD past h Cov(g) / 8 ~ I,
+        where its injected noise vanishes), the law would need more nodes than the grid law allows (a wide law of a
+        small minibatch in 2-D), or the chain on the grid mixes too slowly for a time average; left NaN.
     mse_error : numpy.ndarray, shape (k, J), optional
         The error estimate of ``mse`` at each point: the grid law's on the grid route (a non-affine model), 0 where
         the law is closed-form (the exact engine, exact to rounding); NaN where ``mse`` is.
@@ -357,9 +357,9 @@ def _row(spec, model, objective, budgets, n, fr, options, theta0, deadline):
 
 
 def _refused(e: ParameterError) -> bool:
-    """Whether the grid law refused one (h, n) of a non-affine model (:class:`theory.grid.GridRefusal`: the chain
-    escapes the grid's region, the grid does not reach its tolerance, it would need more nodes than the grid law
-    allows, or the chain on the grid mixes too slowly for a time average)."""
+    """Whether the grid law refused one (h, n) of a non-affine model (:class:`theory.grid.refusal.GridRefusal`: the
+    chain escapes the grid's region, the grid does not reach its tolerance, it would need more nodes than the grid
+    law allows, or the chain on the grid mixes too slowly for a time average)."""
     return isinstance(e, GridRefusal)
 
 
